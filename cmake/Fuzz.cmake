@@ -1,0 +1,13 @@
+# add_fuzz_target(<name> <source> LIBS ...): a libFuzzer binary with clang; with other compilers, the same
+# LLVMFuzzerTestOneInput linked to a driver that replays corpus files, so every build still exercises it.
+function(add_fuzz_target name source)
+  cmake_parse_arguments(ARG "" "" "LIBS" ${ARGN})
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS})
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_compile_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer,address,undefined)
+  else()
+    target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/fuzz/replay_main.cpp)
+  endif()
+endfunction()

@@ -1,0 +1,27 @@
+# The JDK whose headers build the JVMTI agent and whose tools (javac, jfr) the tests use.
+set(JFRBPF_JDK_HOME "" CACHE PATH "JDK used to build the agent and run the tests")
+if(NOT JFRBPF_JDK_HOME)
+  foreach(candidate $ENV{JAVA_HOME} /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/default-java)
+    if(candidate AND EXISTS ${candidate}/include/jvmti.h)
+      set(JFRBPF_JDK_HOME ${candidate} CACHE PATH "JDK used to build the agent and run the tests" FORCE)
+      break()
+    endif()
+  endforeach()
+endif()
+if(NOT EXISTS ${JFRBPF_JDK_HOME}/include/jvmti.h)
+  message(FATAL_ERROR "No JDK with jvmti.h found: install openjdk-17-jdk-headless (scripts/setup does) "
+                      "or pass -DJFRBPF_JDK_HOME=<jdk>")
+endif()
+set(JDK_INCLUDE_DIRS ${JFRBPF_JDK_HOME}/include ${JFRBPF_JDK_HOME}/include/linux)
+
+# A JDK 25 is the side-by-side reference for JEP 509/520 when installed; tests skip its parts when absent.
+set(JFRBPF_JDK25_HOME "" CACHE PATH "Optional JDK 25 for side-by-side comparisons")
+if(NOT JFRBPF_JDK25_HOME)
+  file(GLOB jdk25_candidates /usr/lib/jvm/*25*)
+  foreach(candidate ${jdk25_candidates})
+    if(EXISTS ${candidate}/bin/jfr)
+      set(JFRBPF_JDK25_HOME ${candidate} CACHE PATH "Optional JDK 25 for side-by-side comparisons" FORCE)
+      break()
+    endif()
+  endforeach()
+endif()
