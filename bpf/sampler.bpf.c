@@ -93,8 +93,9 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   rec->reserved = 0;
 
   long kbytes = 0;
-  /* CPL 3 in the saved code segment: the overflow interrupted user mode, so there is no kernel stack. */
-  if ((ctx->regs.cs & 3) != 3) {
+  /* x86_64 kernel text lives in the upper half of the address space: an interrupted pc there means the
+   * overflow hit kernel mode, so there is a kernel stack to take. */
+  if ((long)ctx->regs.ip < 0) {
     rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
     kbytes = bpf_get_stack(ctx, rec->pcs, JFRBPF_MAX_KERNEL_FRAMES * sizeof(__u64), 0);
     if (kbytes < 0) {

@@ -8,9 +8,22 @@
 
 namespace jfrbpf {
 
+// What kind of problem it is decides the process exit code (see userspace/cli/exit_codes.h).
+enum class ErrorKind {
+  Runtime,      // something failed while working
+  Usage,        // bad command line
+  Environment,  // privileges, kernel features, tools missing
+  Target,       // no such process, it exited, command not found
+};
+
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message, ErrorKind kind = ErrorKind::Runtime)
+      : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  ErrorKind kind_;
 };
 
 // "<what>: <strerror(errno)>", for failed system calls.

@@ -1,0 +1,104 @@
+// The BPF sampler on its own, in the real kernel: records arrive for the target and only for it, and
+// every overflow that hit the target is either a record or a counted loss.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+
+#include "tests/record/bpf_test_support.h"
+#include "userspace/record/bpf_sampler.h"
+#include "userspace/record/cpu_clock_event.h"
+#include "userspace/record/online_cpus.h"
+#include "userspace/record/ring_buffer_reader.h"
+
+namespace jfrbpf::record {
+namespace {
+
+pid_t spawnSpinner() {
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive a crashed test
+    volatile uint64_t x = 0;
+    for (;;) x = x + 1;
+  }
+  return pid;
+}
+
+struct Harvest {
+  uint64_t records = 0;
+  std::set<uint32_t> tgids;
+  uint64_t withUserStack = 0;
+};
+
+Harvest harvestSamples(uint32_t ringBytes, uint64_t periodNs, pid_t target, int millis, SamplerCounters& counters) {
+  SamplerConfig config;
+  config.ringBufferBytes = ringBytes;
+  BpfSampler sampler(config);
+  std::vector<CpuClockEvent> clocks;
+  std::vector<int> fds;
+  for (int cpu : onlineCpus()) {
+    clocks.emplace_back(cpu, periodNs);
+    fds.push_back(clocks.back().fd());
+  }
+  sampler.attach(fds);
+  sampler.addTarget(static_cast<uint32_t>(target));
+  Harvest harvest;
+  RingBufferReader ring(sampler.ringBufferMapFd(), [&](const void* data, size_t size) {
+    ASSERT_GE(size, static_cast<size_t>(JFRBPF_SAMPLE_HEADER_SIZE));
+    const auto& rec = *static_cast<const jfrbpf_sample_record*>(data);
+    harvest.records++;
+    harvest.tgids.insert(rec.tgid);
+    if (rec.user_depth > 0) harvest.withUserStack++;
+  });
+  for (auto& clock : clocks) clock.enable();
+  // A tiny ring is filled on purpose: don't read until the end.
+  if (ringBytes > 4096) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(millis);
+    while (std::chrono::steady_clock::now() < deadline) ring.poll(50);
+  } else {
+    usleep(static_cast<useconds_t>(millis) * 1000);
+  }
+  for (auto& clock : clocks) clock.disable();
+  sampler.detach();
+  ring.drain();
+  counters = sampler.readCounters();
+  return harvest;
+}
+
+TEST(SamplerTest, SamplesOnlyTheTargetAndAccountsForEveryOverflow) {
+  JFRBPF_REQUIRE_BPF();
+  pid_t child = spawnSpinner();
+  SamplerCounters counters{};
+  Harvest h = harvestSamples(1u << 22, 1'000'000, child, 1000, counters);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+
+  EXPECT_EQ(h.tgids, std::set<uint32_t>{static_cast<uint32_t>(child)});
+  EXPECT_GT(h.records, 500u) << "a spinning process on a 1 ms clock for 1 s";
+  EXPECT_EQ(h.withUserStack, h.records);
+  EXPECT_EQ(counters[JFRBPF_COUNTER_SAMPLED], h.records);
+  EXPECT_EQ(counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET],
+            counters[JFRBPF_COUNTER_SAMPLED] + counters[JFRBPF_COUNTER_LOST_RINGBUF_FULL] +
+                counters[JFRBPF_COUNTER_LOST_SCRATCH]);
+}
+
+TEST(SamplerTest, TinyRingBufferLosesSamplesButCountsEachOne) {
+  JFRBPF_REQUIRE_BPF();
+  pid_t child = spawnSpinner();
+  SamplerCounters counters{};
+  Harvest h = harvestSamples(4096, 200'000, child, 500, counters);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+
+  EXPECT_GT(counters[JFRBPF_COUNTER_LOST_RINGBUF_FULL], 0u) << "a 4 KiB ring cannot hold 0.5 s at 5 kHz";
+  EXPECT_EQ(counters[JFRBPF_COUNTER_SAMPLED], h.records);
+  EXPECT_EQ(counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET],
+            h.records + counters[JFRBPF_COUNTER_LOST_RINGBUF_FULL]);
+}
+
+}  // namespace
+}  // namespace jfrbpf::record

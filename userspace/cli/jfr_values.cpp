@@ -1,0 +1,98 @@
+#include "userspace/cli/jfr_values.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "userspace/base/error.h"
+
+namespace jfrbpf::cli {
+namespace {
+
+struct Unit {
+  std::string_view name;
+  int64_t nanos;
+};
+
+// Order matters only for readability; matching is exact on the whole suffix.
+constexpr Unit kUnits[] = {{"ns", 1},
+                           {"us", 1'000},
+                           {"ms", 1'000'000},
+                           {"s", 1'000'000'000},
+                           {"m", 60LL * 1'000'000'000},
+                           {"h", 3600LL * 1'000'000'000},
+                           {"d", 86400LL * 1'000'000'000}};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+const Unit* findUnit(std::string_view name) {
+  for (const Unit& unit : kUnits) {
+    if (unit.name == name) return &unit;
+  }
+  return nullptr;
+}
+
+// Splits "12.5 ms" into 12.5 and "ms"; false when the number part is malformed.
+bool splitNumber(std::string_view text, double& number, std::string_view& suffix) {
+  size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  if (end == 0) return false;
+  std::string digits(text.substr(0, end));
+  char* parsedEnd = nullptr;
+  number = std::strtod(digits.c_str(), &parsedEnd);
+  if (parsedEnd != digits.c_str() + digits.size() || !std::isfinite(number)) return false;
+  suffix = trim(text.substr(end));
+  return true;
+}
+
+}  // namespace
+
+int64_t parseDuration(std::string_view text, std::string_view option, bool allowInfinity) {
+  std::string_view value = trim(text);
+  if (allowInfinity && value == "infinity") return std::numeric_limits<int64_t>::max();
+  double number = 0;
+  std::string_view suffix;
+  const Unit* unit = nullptr;
+  if (splitNumber(value, number, suffix)) unit = findUnit(suffix);
+  if (!unit) {
+    throw Error("invalid " + std::string(option) + " '" + std::string(text) +
+                "': expected a number and a unit (ns, us, ms, s, m, h, d), e.g. 10ms or 30 s",
+                ErrorKind::Usage);
+  }
+  double nanos = number * static_cast<double>(unit->nanos);
+  if (nanos >= 9.2e18) throw Error("invalid " + std::string(option) + " '" + std::string(text) + "': too large", ErrorKind::Usage);
+  return static_cast<int64_t>(std::llround(nanos));
+}
+
+double parseRate(std::string_view text, std::string_view option) {
+  std::string_view value = trim(text);
+  size_t slash = value.find('/');
+  double count = 0;
+  std::string_view rest;
+  const Unit* unit = nullptr;
+  if (slash != std::string_view::npos && splitNumber(trim(value.substr(0, slash)), count, rest) && rest.empty()) {
+    unit = findUnit(trim(value.substr(slash + 1)));
+  }
+  if (!unit || count <= 0) {
+    throw Error("invalid " + std::string(option) + " '" + std::string(text) +
+                "': expected events per time unit, e.g. 500/s or 10/ms",
+                ErrorKind::Usage);
+  }
+  return count * 1e9 / static_cast<double>(unit->nanos);
+}
+
+std::string formatDuration(int64_t nanos) {
+  if (nanos == std::numeric_limits<int64_t>::max()) return "infinity";
+  // Walk from the largest unit down and take the first that divides exactly.
+  for (auto it = std::rbegin(kUnits); it != std::rend(kUnits); ++it) {
+    if (nanos != 0 && nanos % it->nanos == 0) return std::to_string(nanos / it->nanos) + " " + std::string(it->name);
+  }
+  return std::to_string(nanos) + " ns";
+}
+
+}  // namespace jfrbpf::cli

@@ -1,0 +1,19 @@
+#pragma once
+// Command-line values in JFR's own syntax: durations ("10ms", "1 s", "2m", "infinity") and rates
+// ("500/s", "20/ms"), as -XX:StartFlightRecording and .jfc files accept them.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace jfrbpf::cli {
+
+// Nanoseconds; INT64_MAX for "infinity" when allowed. Throws jfrbpf::Error naming the value and the syntax.
+int64_t parseDuration(std::string_view text, std::string_view option, bool allowInfinity = false);
+
+// Events per second.
+double parseRate(std::string_view text, std::string_view option);
+
+// "10 ms", "1 s", "2 m": the shortest exact JFR spelling, as jdk.ActiveSetting values show it.
+std::string formatDuration(int64_t nanos);
+
+}  // namespace jfrbpf::cli

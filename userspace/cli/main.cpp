@@ -1,0 +1,50 @@
+// jfrbpf: profiles JVMs (and any process) from outside with eBPF, writing JDK Flight Recorder files.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "userspace/base/error.h"
+#include "userspace/cli/arguments.h"
+#include "userspace/cli/exit_codes.h"
+#include "userspace/cli/record_command.h"
+
+namespace {
+
+constexpr const char* kHelp = R"(Usage: jfrbpf COMMAND [options]
+
+Profiles running processes (JVMs first of all) from outside with eBPF and writes JDK Flight Recorder
+(.jfr) files that `jfr`, JDK Mission Control and IntelliJ open.
+
+Commands:
+  record    sample CPU time of a process (-p PID) or of a command (-- CMD ARGS) into a .jfr file
+
+Run `jfrbpf COMMAND --help` for the options of a command.
+
+Example:
+  sudo jfrbpf record -p $(pgrep -f MyApp) -d 30s -o app.jfr
+
+Exit codes: 0 success; 1 failure while working; 2 bad command line;
+            3 not permitted or not supported here; 4 target unusable.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace jfrbpf::cli;
+  if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
+    std::fputs(kHelp, argc < 2 ? stderr : stdout);
+    return argc < 2 ? kExitUsage : kExitOk;
+  }
+  try {
+    Arguments args(argc, argv, 2);
+    if (std::strcmp(argv[1], "record") == 0) return runRecordCommand(args);
+    std::fprintf(stderr, "jfrbpf: unknown command '%s' (see jfrbpf --help)\n", argv[1]);
+    return kExitUsage;
+  } catch (const jfrbpf::Error& e) {
+    std::fprintf(stderr, "jfrbpf: %s\n", e.what());
+    return exitCodeFor(e.kind());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "jfrbpf: unexpected error: %s\n", e.what());
+    return kExitFailure;
+  }
+}

@@ -1,0 +1,196 @@
+#include "userspace/cli/record_command.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+
+#include "bpf/sampler_abi.h"
+#include "userspace/base/error.h"
+#include "userspace/cli/exit_codes.h"
+#include "userspace/cli/jfr_values.h"
+#include "userspace/record/online_cpus.h"
+#include "userspace/record/progress_line.h"
+#include "userspace/record/recorder.h"
+
+namespace jfrbpf::cli {
+namespace {
+
+constexpr const char* kRecordHelp = R"(Usage: jfrbpf record [options] -p PID[,PID...]
+       jfrbpf record [options] -- COMMAND [ARGS...]
+
+Samples the CPU time of running processes (or of COMMAND, from its first instruction) with eBPF and writes
+a JDK Flight Recorder file of jdk.CPUTimeSample events with kernel and native frames, plus
+jdk.CPUTimeSamplesLost events that account for every sample that could not be kept.
+
+Options:
+  -p, --pid PID[,PID...]   process(es) to profile; repeatable
+  -d, --duration TIME      stop after TIME (JFR syntax: 30s, 1 m, 500ms); default: until Ctrl-C,
+                           SIGTERM, or every target has exited
+  -o, --output FILE        where to write the recording; default jfrbpf-PID-DATE-TIME.jfr
+      --interval TIME      CPU time between samples on each CPU (default 10ms, as JFR's profile.jfc)
+      --rate N/s           samples per second over all CPUs (JEP 509's throttle form: the period is
+                           CPUs x 1 s / N); use either --interval or --rate
+      --stack-depth N      deepest user stack kept, 1..512 (default 512; deeper stacks are marked truncated)
+      --ring-buffer SIZE   BPF ring buffer size in bytes, a power of two (default 16m; k/m suffixes)
+  -h, --help               this text
+
+Examples:
+  sudo jfrbpf record -p 4242 -d 30s -o app.jfr
+  sudo jfrbpf record --interval 1ms -- ./my-benchmark --iterations 10
+  jfr print --events jdk.CPUTimeSample app.jfr
+
+Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE) and a kernel with BTF.
+Exit codes: 0 recording written; 1 failure while recording; 2 bad command line;
+            3 not permitted or not supported here; 4 target unusable (no such process, exited, not found).
+)";
+
+uint64_t parseCount(const std::string& text, std::string_view option, uint64_t min, uint64_t max) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    throw Error("invalid " + std::string(option) + " '" + text + "': expected a whole number from " +
+                    std::to_string(min) + " to " + std::to_string(max),
+                ErrorKind::Usage);
+  }
+  return value;
+}
+
+uint32_t parseRingBufferSize(const std::string& text) {
+  std::string digits = text;
+  uint64_t scale = 1;
+  if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K')) scale = 1024;
+  if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M')) scale = 1024 * 1024;
+  if (scale != 1) digits.pop_back();
+  uint64_t bytes = parseCount(digits, "--ring-buffer", 1, 1u << 30) * scale;
+  long page = sysconf(_SC_PAGESIZE);
+  if (bytes < static_cast<uint64_t>(page) || (bytes & (bytes - 1)) != 0 || bytes > (1u << 30)) {
+    throw Error("invalid --ring-buffer '" + text + "': expected a power of two from 4k to 1024m", ErrorKind::Usage);
+  }
+  return static_cast<uint32_t>(bytes);
+}
+
+void parsePids(const std::string& text, std::vector<pid_t>& pids) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    pids.push_back(static_cast<pid_t>(parseCount(part, "--pid", 1, 4194304)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+}
+
+std::string defaultOutputName(const record::RecordConfig& config) {
+  char stamp[32];
+  time_t now = time(nullptr);
+  tm local{};
+  localtime_r(&now, &local);
+  strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  std::string who = config.pids.empty() ? "launch" : std::to_string(config.pids.front());
+  return "jfrbpf-" + who + "-" + stamp + ".jfr";
+}
+
+// Under sudo, the file belongs to the user who asked for it.
+void giveToSudoUser(const std::string& path) {
+  const char* uid = std::getenv("SUDO_UID");
+  const char* gid = std::getenv("SUDO_GID");
+  if (!uid || !gid || geteuid() != 0) return;
+  if (chown(path.c_str(), static_cast<uid_t>(std::strtoul(uid, nullptr, 10)),
+            static_cast<gid_t>(std::strtoul(gid, nullptr, 10))) != 0) {
+    std::perror(("jfrbpf: cannot hand " + path + " to the sudo user").c_str());
+  }
+}
+
+void printSummary(const record::RecordSummary& s, int64_t periodNs) {
+  using record::groupThousands;
+  double cpuSeconds = static_cast<double>(s.samples) * static_cast<double>(periodNs) / 1e9;
+  std::printf("jfrbpf: wrote %s (%.1f s, %s)\n", s.outputPath.c_str(), s.seconds, record::describe(s.stopReason));
+  std::printf("  samples  %s (%.2f s of CPU time at %s per sample)", groupThousands(s.samples).c_str(), cpuSeconds,
+              formatDuration(periodNs).c_str());
+  if (s.failedStacks) std::printf(", %s without a user stack", groupThousands(s.failedStacks).c_str());
+  std::printf("\n  lost     %s", groupThousands(s.lost).c_str());
+  if (s.samples + s.lost > 0 && s.lost > 0) {
+    std::printf(" (%.2f %%:", 100.0 * static_cast<double>(s.lost) / static_cast<double>(s.samples + s.lost));
+    for (const auto& [cause, count] : s.lostByCause) std::printf(" %s %s", groupThousands(count).c_str(), cause.c_str());
+    std::printf(")");
+  }
+  std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
+}
+
+}  // namespace
+
+int runRecordCommand(Arguments& args) {
+  record::RecordConfig config;
+  std::string value;
+  std::string interval;
+  std::string rate;
+  while (!args.done()) {
+    if (args.flag("-h", "--help")) {
+      std::fputs(kRecordHelp, stdout);
+      return kExitOk;
+    } else if (args.flag("", "--")) {
+      config.command = args.rest();
+    } else if (args.option("-p", "--pid", value)) {
+      parsePids(value, config.pids);
+    } else if (args.option("-d", "--duration", value)) {
+      config.durationNs = parseDuration(value, "--duration", /*allowInfinity=*/true);
+      if (config.durationNs == INT64_MAX) config.durationNs = 0;
+      if (config.durationNs < 0) throw Error("invalid --duration '" + value + "'", ErrorKind::Usage);
+    } else if (args.option("-o", "--output", value)) {
+      config.outputPath = value;
+    } else if (args.option("", "--interval", value)) {
+      interval = value;
+    } else if (args.option("", "--rate", value)) {
+      rate = value;
+    } else if (args.option("", "--stack-depth", value)) {
+      config.stackDepth = static_cast<uint32_t>(parseCount(value, "--stack-depth", 1, JFRBPF_MAX_USER_FRAMES));
+    } else if (args.option("", "--ring-buffer", value)) {
+      config.ringBufferBytes = parseRingBufferSize(value);
+    } else {
+      throw Error("unknown option '" + args.peek() + "' (see jfrbpf record --help)", ErrorKind::Usage);
+    }
+  }
+  if (config.pids.empty() && config.command.empty()) {
+    throw Error("nothing to profile: give -p PID or -- COMMAND (see jfrbpf record --help)", ErrorKind::Usage);
+  }
+  if (!config.pids.empty() && !config.command.empty()) {
+    throw Error("give either -p PID or -- COMMAND, not both", ErrorKind::Usage);
+  }
+  if (!interval.empty() && !rate.empty()) {
+    throw Error("give either --interval or --rate, not both", ErrorKind::Usage);
+  }
+  std::string throttle = "10 ms";
+  if (!interval.empty()) {
+    config.periodNs = parseDuration(interval, "--interval");
+    if (config.periodNs < 10'000) {
+      throw Error("invalid --interval '" + interval + "': must be at least 10us", ErrorKind::Usage);
+    }
+    throttle = formatDuration(config.periodNs);
+  } else if (!rate.empty()) {
+    double perSecond = parseRate(rate, "--rate");
+    double cpus = static_cast<double>(record::onlineCpus().size());
+    config.periodNs = static_cast<int64_t>(cpus * 1e9 / perSecond);
+    if (config.periodNs < 10'000) throw Error("invalid --rate '" + rate + "': too high", ErrorKind::Usage);
+    throttle = rate;
+  }
+  if (config.outputPath.empty()) config.outputPath = defaultOutputName(config);
+  config.progressLine = isatty(STDERR_FILENO) != 0;
+  config.settings = {
+      {"jdk.CPUTimeSample", "enabled", "true"},
+      {"jdk.CPUTimeSample", "throttle", throttle},
+      {"jdk.CPUTimeSample", "stackTrace", "true"},
+      {"jdk.CPUTimeSamplesLost", "enabled", "true"},
+  };
+
+  record::RecordSummary summary = record::record(config);
+  giveToSudoUser(summary.outputPath);
+  printSummary(summary, config.periodNs);
+  return kExitOk;
+}
+
+}  // namespace jfrbpf::cli

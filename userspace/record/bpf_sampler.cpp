@@ -1,0 +1,106 @@
+#include "userspace/record/bpf_sampler.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include "sampler.skel.h"
+#include "userspace/base/error.h"
+
+namespace jfrbpf::record {
+namespace {
+
+std::string loadFailureHint(int err) {
+  if (err == EPERM || err == EACCES) {
+    return "loading the BPF sampler was refused: run as root or grant CAP_BPF and CAP_PERFMON";
+  }
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+    return "loading the BPF sampler failed: this kernel has no BTF (/sys/kernel/btf/vmlinux); "
+           "jfrbpf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y";
+  }
+  return std::string("loading the BPF sampler failed: ") + std::strerror(err);
+}
+
+}  // namespace
+
+BpfSampler::BpfSampler(const SamplerConfig& config) {
+  skel_ = sampler::open();
+  if (!skel_) throw Error(loadFailureHint(errno), ErrorKind::Environment);
+  skel_->rodata->user_stack_depth = config.userStackDepth;
+  bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);
+  int err = sampler::load(skel_);
+  if (err) {
+    sampler::destroy(skel_);
+    skel_ = nullptr;
+    throw Error(loadFailureHint(-err), ErrorKind::Environment);
+  }
+}
+
+BpfSampler::~BpfSampler() {
+  detach();
+  sampler::destroy(skel_);
+}
+
+void BpfSampler::addTarget(uint32_t tgid) {
+  jfrbpf_target value{};
+  if (bpf_map__update_elem(skel_->maps.targets, &tgid, sizeof(tgid), &value, sizeof(value), BPF_ANY) != 0) {
+    throw systemError("adding process " + std::to_string(tgid) + " to the BPF target map");
+  }
+}
+
+void BpfSampler::removeTarget(uint32_t tgid) {
+  bpf_map__delete_elem(skel_->maps.targets, &tgid, sizeof(tgid), 0);
+}
+
+void BpfSampler::attach(const std::vector<int>& perfEventFds) {
+  for (int fd : perfEventFds) {
+    bpf_link* link = bpf_program__attach_perf_event(skel_->progs.on_cpu_clock, fd);
+    if (!link) throw systemError("attaching the BPF sampler to a cpu-clock event");
+    links_.push_back(link);
+  }
+}
+
+void BpfSampler::detach() {
+  for (bpf_link* link : links_) bpf_link__destroy(link);
+  links_.clear();
+}
+
+int BpfSampler::ringBufferMapFd() const { return bpf_map__fd(skel_->maps.samples); }
+
+int BpfSampler::programFd() const { return bpf_program__fd(skel_->progs.on_cpu_clock); }
+
+SamplerCounters BpfSampler::readCounters() const {
+  SamplerCounters totals{};
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return totals;
+  std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
+  for (uint32_t key = 0; key < JFRBPF_COUNTER_COUNT; ++key) {
+    if (bpf_map__lookup_elem(skel_->maps.counters, &key, sizeof(key), perCpu.data(),
+                             perCpu.size() * sizeof(uint64_t), 0) != 0) {
+      continue;
+    }
+    for (uint64_t v : perCpu) totals[key] += v;
+  }
+  return totals;
+}
+
+std::vector<ThreadLoss> BpfSampler::readThreadLosses() const {
+  std::vector<ThreadLoss> losses;
+  uint32_t key = 0;
+  uint32_t next = 0;
+  const uint32_t* previous = nullptr;
+  while (bpf_map__get_next_key(skel_->maps.thread_losses, previous, &next, sizeof(next)) == 0) {
+    jfrbpf_thread_loss value{};
+    if (bpf_map__lookup_elem(skel_->maps.thread_losses, &next, sizeof(next), &value, sizeof(value), 0) == 0) {
+      losses.push_back({next, value.tgid, value.lost_ringbuf_full});
+    }
+    key = next;
+    previous = &key;
+  }
+  return losses;
+}
+
+}  // namespace jfrbpf::record

@@ -1,0 +1,40 @@
+#pragma once
+// Turns the sampler's cumulative loss counters into JFR events: jdk.CPUTimeSamplesLost per thread with the
+// count lost since the last report (as JDK 25 does), and jfrbpf.SampleLoss with the cause, so that for every
+// thread: overflows seen = CPUTimeSample events + lostSamples.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/jfr/writer/recording.h"
+#include "userspace/record/bpf_sampler.h"
+#include "userspace/record/thread_registry.h"
+
+namespace jfrbpf::record {
+
+inline constexpr const char* kCauseRingBufferFull = "ring buffer full";
+inline constexpr const char* kCauseKernelThrottling = "kernel throttling";
+inline constexpr const char* kCauseThreadTableFull = "loss table full (thread unknown)";
+
+class LossLedger {
+ public:
+  LossLedger(jfr::Recording& out, ThreadRegistry& threads) : out_(out), threads_(threads) {}
+
+  // `losses` holds cumulative per-thread counts; only the growth since the last call is reported.
+  void reportThreadLosses(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
+  // Losses that belong to no known thread (kernel throttling, full loss table).
+  void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
+
+  uint64_t total() const { return total_; }
+  const std::unordered_map<std::string, uint64_t>& byCause() const { return byCause_; }
+
+ private:
+  jfr::Recording& out_;
+  ThreadRegistry& threads_;
+  std::unordered_map<uint32_t, uint64_t> reported_;  // tid -> cumulative count already written
+  std::unordered_map<std::string, uint64_t> byCause_;
+  uint64_t total_ = 0;
+};
+
+}  // namespace jfrbpf::record

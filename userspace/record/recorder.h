@@ -1,0 +1,49 @@
+#pragma once
+// One recording from start to finished file: targets, the BPF sampler on per-CPU cpu-clock events, the
+// consumer thread that turns ring-buffer records into JFR events, and the stop conditions (duration,
+// SIGINT/SIGTERM, every target gone).
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "formats/jfr/writer/recording.h"
+
+namespace jfrbpf::record {
+
+struct RecordConfig {
+  std::vector<pid_t> pids;             // -p (one or more)
+  std::vector<std::string> command;    // launch mode: CMD ARGS...
+  int64_t durationNs = 0;              // 0: until stopped or every target exits
+  std::string outputPath;
+  int64_t periodNs = 10'000'000;       // CPU time between samples, per CPU
+  uint32_t stackDepth = 512;           // user frames
+  uint32_t ringBufferBytes = 16u << 20;
+  bool progressLine = false;           // live status on stderr
+  std::vector<jfr::Setting> settings;  // recorded as jdk.ActiveSetting
+};
+
+enum class StopReason { Duration, Interrupted, Terminated, TargetsExited };
+
+struct RecordSummary {
+  std::string outputPath;
+  StopReason stopReason = StopReason::Duration;
+  double seconds = 0;
+  uint64_t samples = 0;
+  uint64_t failedStacks = 0;
+  uint64_t lost = 0;
+  std::map<std::string, uint64_t> lostByCause;
+  uint64_t threads = 0;
+  int launchedExitStatus = -1;         // wait status of the launched command, if any
+};
+
+// Runs the whole recording. Throws jfrbpf::Error for anything that prevents a useful recording (in which
+// case no output file and no attached program is left behind).
+RecordSummary record(const RecordConfig& config);
+
+const char* describe(StopReason reason);
+
+}  // namespace jfrbpf::record

@@ -1,0 +1,54 @@
+#pragma once
+// The consumer side of a recording, run on its own thread: ring-buffer records -> JFR events, plus the
+// periodic work that keeps the accounting exact (per-thread losses, kernel throttling) and rotates chunks.
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "formats/jfr/writer/recording.h"
+#include "userspace/record/bpf_sampler.h"
+#include "userspace/record/cpu_clock_event.h"
+#include "userspace/record/loss_ledger.h"
+#include "userspace/record/ring_buffer_reader.h"
+#include "userspace/record/stack_resolver.h"
+#include "userspace/record/thread_registry.h"
+
+namespace jfrbpf::record {
+
+class SamplePipeline {
+ public:
+  SamplePipeline(jfr::Recording& out, BpfSampler& sampler, std::vector<CpuClockEvent>& clocks, int64_t periodNs);
+
+  // Consumes until `stop` is set, then drains what is left and writes the final loss reports.
+  // Call finish() only after the perf events are disabled, so nothing arrives afterwards.
+  void runUntil(const std::atomic<bool>& stop);
+  void finish();
+
+  uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
+  uint64_t failedStacks() const { return failed_.load(std::memory_order_relaxed); }
+  uint64_t lost() const { return lost_.load(std::memory_order_relaxed); }
+  const LossLedger& ledger() const { return ledger_; }
+  size_t threads() const { return threads_.size(); }
+
+ private:
+  void onRecord(const void* data, size_t size);
+  void periodicWork(jfr::Ticks now);
+
+  jfr::Recording& out_;
+  BpfSampler& sampler_;
+  std::vector<CpuClockEvent>& clocks_;
+  int64_t periodNs_;
+  symbolize::KernelSymbolizer kernelSymbols_;
+  symbolize::ProcessSymbolizer nativeSymbols_;
+  ThreadRegistry threads_;
+  StackResolver stacks_;
+  LossLedger ledger_;
+  RingBufferReader ring_;
+  std::vector<jfr::StackFrame> frames_;  // reused for every sample
+  uint64_t reportedThreadMapFull_ = 0;
+  std::atomic<uint64_t> samples_{0};
+  std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> lost_{0};
+};
+
+}  // namespace jfrbpf::record

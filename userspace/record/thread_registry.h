@@ -1,0 +1,40 @@
+#pragma once
+// Every sampled thread gets one JFR Thread constant: OS tid and name from /proc at first sight, and the Java
+// name and id once the JVM agent tells us.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "formats/jfr/writer/recording.h"
+
+namespace jfrbpf::record {
+
+class ThreadRegistry {
+ public:
+  explicit ThreadRegistry(jfr::Recording& out) : out_(out) {}
+
+  // The JFR thread for (tgid, tid), created on first use. `procRoot` is "/proc" unless tests redirect it.
+  jfr::ThreadId threadFor(pid_t tgid, pid_t tid);
+
+  // Java identity learnt from the agent; applies to the existing constant or to the one created later.
+  void setJavaIdentity(pid_t tgid, pid_t tid, const std::string& javaName, int64_t javaThreadId, bool isVirtual);
+
+  size_t size() const { return threads_.size(); }
+
+ private:
+  struct Entry {
+    jfr::ThreadId id = 0;
+    jfr::ThreadInfo info;
+  };
+  static uint64_t key(pid_t tgid, pid_t tid) { return (static_cast<uint64_t>(tgid) << 32) | static_cast<uint32_t>(tid); }
+
+  jfr::Recording& out_;
+  std::unordered_map<uint64_t, Entry> threads_;
+};
+
+// The kernel's name of a thread (/proc/TGID/task/TID/comm), or "" if it is gone.
+std::string threadComm(pid_t tgid, pid_t tid);
+
+}  // namespace jfrbpf::record
