@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /* CPU-time sampler: runs on every PERF_COUNT_SW_CPU_CLOCK overflow of every online CPU, keeps the ones that
- * interrupted a profiled process, and sends each one (kernel and user stack) to userspace. Nothing is
- * aggregated here: JFR wants every sample with its own timestamp. */
+ * interrupted a profiled process, walks its user stack (native, interpreted, compiled and stub frames) and
+ * kernel stack, and sends each sample to userspace. Nothing is aggregated here: JFR wants every sample
+ * with its own timestamp. Every way a sample can be lost has its own counter. */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "sampler_abi.h"
+
+#include "walker_state.bpf.h"
+#include "hotspot_frames.bpf.h"
+#include "native_frames.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the loader before load. */
-const volatile __u32 user_stack_depth = 512;
+const volatile __u32 user_stack_depth = JFRBPF_MAX_USER_FRAMES;
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
@@ -20,8 +25,22 @@ struct {
 } targets SEC(".maps");
 
 struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32); /* tgid */
+  __type(value, struct jfrbpf_hotspot);
+} hotspot_jvms SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u32); /* tid */
+  __type(value, __u64); /* JavaThread* */
+} java_threads SEC(".maps");
+
+struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
-  __uint(max_entries, 8 << 20); /* resized by the loader */
+  __uint(max_entries, 16 << 20); /* resized by the loader */
 } samples SEC(".maps");
 
 struct {
@@ -37,13 +56,6 @@ struct {
   __type(key, __u32); /* tid */
   __type(value, struct jfrbpf_thread_loss);
 } thread_losses SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, struct jfrbpf_sample_record);
-} scratch SEC(".maps");
 
 static __always_inline void count(enum jfrbpf_counter which) {
   __u32 key = which;
@@ -67,6 +79,79 @@ static __always_inline void charge_loss(__u32 tgid, __u32 tid) {
   count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
 }
 
+static __always_inline long step_native(struct sampler_scratch* s) {
+  struct walk* w = &s->walk;
+  /* A return address points after the call: look up the call itself, which may end its function. */
+  __u64 lookup_pc = w->exact_pc ? w->pc : w->pc - 1;
+  w->exact_pc = 0;
+  const struct jfrbpf_unwind_row* row = find_unwind_row(w->tgid, lookup_pc);
+  if (row) {
+    int applied = apply_unwind_row(w, row);
+    if (applied <= 0) return applied < 0 ? 1 : 0;
+  }
+  if (unwind_by_frame_pointer(w)) return 0;
+  if (w->has_jvm && jump_to_java_anchor(w, &s->jvm)) {
+    count(JFRBPF_COUNTER_WALK_ANCHOR_USED);
+    return 0;
+  }
+  return walk_stop(w, row ? JFRBPF_WALK_BAD_FRAME : JFRBPF_WALK_NO_UNWIND_INFO);
+}
+
+/* One frame per call: record it, then find its caller. Returns 1 to stop the loop. */
+static long walk_step(__u32 index, void* unused) {
+  struct sampler_scratch* s = get_scratch();
+  if (!s) return 1;
+  struct walk* w = &s->walk;
+  __u32 depth = w->depth;
+  if (depth >= w->max_depth || depth >= JFRBPF_MAX_USER_FRAMES) return walk_stop(w, JFRBPF_WALK_DEPTH_LIMIT);
+  __u64 pc = w->pc;
+  if (pc == 0) return walk_stop(w, JFRBPF_WALK_ROOT);
+  __u32 slot = (depth & (JFRBPF_MAX_USER_FRAMES - 1)) * 2;
+  s->record.data[slot] = pc;
+  s->record.data[slot + 1] = 0;
+  w->depth = depth + 1;
+  if (w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high) {
+    w->exact_pc = 0;
+    return step_interpreted(s, slot);
+  }
+  if (w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high) {
+    w->exact_pc = 0;
+    return step_code_cache(s);
+  }
+  return step_native(s);
+}
+
+/* Fills the walk's start registers with the user-mode registers of the interrupted thread. */
+static __always_inline bool start_registers(struct bpf_perf_event_data* ctx, struct sampler_scratch* s) {
+  struct walk* w = &s->walk;
+  /* x86_64 kernel text lives in the upper half of the address space: an interrupted pc there means the
+   * overflow hit kernel mode, and the user registers are the ones saved at kernel entry. */
+  if ((long)ctx->regs.ip >= 0) {
+    w->pc = ctx->regs.ip;
+    w->sp = ctx->regs.sp;
+    w->fp = ctx->regs.bp;
+    s->record.top_bcp_register = ctx->regs.r13;
+    return false;
+  }
+  struct pt_regs* user = (struct pt_regs*)bpf_task_pt_regs(bpf_get_current_task_btf());
+  w->pc = BPF_CORE_READ(user, ip);
+  w->sp = BPF_CORE_READ(user, sp);
+  w->fp = BPF_CORE_READ(user, bp);
+  s->record.top_bcp_register = BPF_CORE_READ(user, r13);
+  return true;
+}
+
+static __always_inline void end_count(enum jfrbpf_walk_end end) {
+  switch (end) {
+    case JFRBPF_WALK_ROOT: count(JFRBPF_COUNTER_WALK_ROOT); break;
+    case JFRBPF_WALK_DEPTH_LIMIT: count(JFRBPF_COUNTER_USER_STACK_TRUNCATED); break;
+    case JFRBPF_WALK_READ_FAULT: count(JFRBPF_COUNTER_WALK_READ_FAULT); break;
+    case JFRBPF_WALK_UNKNOWN_CODE: count(JFRBPF_COUNTER_WALK_UNKNOWN_CODE); break;
+    case JFRBPF_WALK_NO_UNWIND_INFO: count(JFRBPF_COUNTER_WALK_NO_UNWIND_INFO); break;
+    case JFRBPF_WALK_BAD_FRAME: count(JFRBPF_COUNTER_WALK_BAD_FRAME); break;
+  }
+}
+
 SEC("perf_event")
 int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   count(JFRBPF_COUNTER_OVERFLOWS);
@@ -77,14 +162,13 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     count(JFRBPF_COUNTER_NOT_TARGET);
     return 0;
   }
-
-  __u32 zero = 0;
-  struct jfrbpf_sample_record* rec = bpf_map_lookup_elem(&scratch, &zero);
-  if (!rec) {
+  struct sampler_scratch* s = get_scratch();
+  if (!s) {
     count(JFRBPF_COUNTER_LOST_SCRATCH);
     charge_loss(tgid, tid);
     return 0;
   }
+  struct jfrbpf_sample_record* rec = &s->record;
   rec->time_ns = bpf_ktime_get_ns();
   rec->tgid = tgid;
   rec->tid = tid;
@@ -92,38 +176,50 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   rec->flags = 0;
   rec->reserved = 0;
 
-  long kbytes = 0;
-  /* x86_64 kernel text lives in the upper half of the address space: an interrupted pc there means the
-   * overflow hit kernel mode, so there is a kernel stack to take. */
-  if ((long)ctx->regs.ip < 0) {
-    rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
-    kbytes = bpf_get_stack(ctx, rec->pcs, JFRBPF_MAX_KERNEL_FRAMES * sizeof(__u64), 0);
+  struct walk* w = &s->walk;
+  w->tgid = tgid;
+  w->depth = 0;
+  w->max_depth = user_stack_depth;
+  w->end = JFRBPF_WALK_ROOT;
+  w->anchor_used = 0;
+  w->exact_pc = 1;
+  w->java_thread = 0;
+  const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
+  w->has_jvm = jvm != 0;
+  if (jvm) {
+    s->jvm = *jvm;
+    rec->flags |= JFRBPF_SAMPLE_JVM;
+    __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
+    if (java_thread) w->java_thread = *java_thread;
+  }
+  if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
+
+  bpf_loop(JFRBPF_MAX_USER_FRAMES, walk_step, 0, 0);
+  __u32 udepth = w->depth;
+  if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
+  rec->user_depth = udepth;
+  rec->walk_end = w->end;
+  end_count(w->end);
+  if (w->end == JFRBPF_WALK_DEPTH_LIMIT) rec->flags |= JFRBPF_SAMPLE_USER_STACK_TRUNCATED;
+  if (udepth == 0) {
+    rec->flags |= JFRBPF_SAMPLE_USER_STACK_FAILED;
+    count(JFRBPF_COUNTER_USER_STACK_FAILED);
+  }
+
+  __u32 kdepth = 0;
+  if (rec->flags & JFRBPF_SAMPLE_IN_KERNEL) {
+    long kbytes = bpf_get_stack(ctx, &rec->data[udepth * 2], JFRBPF_MAX_KERNEL_FRAMES * sizeof(__u64), 0);
     if (kbytes < 0) {
       rec->flags |= JFRBPF_SAMPLE_KERNEL_STACK_FAILED;
       count(JFRBPF_COUNTER_KERNEL_STACK_FAILED);
-      kbytes = 0;
+    } else {
+      kdepth = (__u32)kbytes / sizeof(__u64);
     }
   }
-  __u32 kdepth = (__u32)kbytes / sizeof(__u64);
   if (kdepth > JFRBPF_MAX_KERNEL_FRAMES) kdepth = JFRBPF_MAX_KERNEL_FRAMES;
   rec->kernel_depth = kdepth;
 
-  __u32 udepth_max = user_stack_depth;
-  if (udepth_max > JFRBPF_MAX_USER_FRAMES) udepth_max = JFRBPF_MAX_USER_FRAMES;
-  long ubytes = bpf_get_stack(ctx, &rec->pcs[kdepth], udepth_max * sizeof(__u64), BPF_F_USER_STACK);
-  if (ubytes <= 0) {
-    rec->flags |= JFRBPF_SAMPLE_USER_STACK_FAILED;
-    count(JFRBPF_COUNTER_USER_STACK_FAILED);
-    ubytes = 0;
-  } else if (ubytes >= (long)(udepth_max * sizeof(__u64))) {
-    rec->flags |= JFRBPF_SAMPLE_USER_STACK_TRUNCATED;
-    count(JFRBPF_COUNTER_USER_STACK_TRUNCATED);
-  }
-  __u32 udepth = (__u32)ubytes / sizeof(__u64);
-  if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
-  rec->user_depth = udepth;
-
-  __u64 size = JFRBPF_SAMPLE_HEADER_SIZE + (__u64)(kdepth + udepth) * sizeof(__u64);
+  __u64 size = JFRBPF_SAMPLE_HEADER_SIZE + ((__u64)udepth * 2 + kdepth) * sizeof(__u64);
   if (size > sizeof(*rec)) size = sizeof(*rec);
   if (bpf_ringbuf_output(&samples, rec, size, 0) != 0) {
     count(JFRBPF_COUNTER_LOST_RINGBUF_FULL);

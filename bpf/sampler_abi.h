@@ -8,8 +8,7 @@
 #endif
 
 #define JFRBPF_MAX_KERNEL_FRAMES 127
-#define JFRBPF_MAX_USER_FRAMES 512
-#define JFRBPF_MAX_FRAMES (JFRBPF_MAX_KERNEL_FRAMES + JFRBPF_MAX_USER_FRAMES)
+#define JFRBPF_MAX_USER_FRAMES 512 /* a power of two: the walker masks indexes with it */
 
 /* Why an overflow did or did not become a sample record; one per-CPU counter each. */
 enum jfrbpf_counter {
@@ -19,10 +18,26 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_LOST_RINGBUF_FULL,    /* ring buffer had no room: lost, charged to the thread */
   JFRBPF_COUNTER_LOST_SCRATCH,         /* per-CPU scratch unavailable (cannot happen; counted anyway) */
   JFRBPF_COUNTER_KERNEL_STACK_FAILED,  /* sampled, but the kernel stack could not be read */
-  JFRBPF_COUNTER_USER_STACK_FAILED,    /* sampled, but the user stack could not be walked (record marked) */
+  JFRBPF_COUNTER_USER_STACK_FAILED,    /* sampled, but not even the first user frame was known */
   JFRBPF_COUNTER_USER_STACK_TRUNCATED, /* sampled, user stack deeper than the configured depth */
   JFRBPF_COUNTER_LOST_THREAD_MAP_FULL, /* lost and could not even be charged to its thread */
+  JFRBPF_COUNTER_WALK_ROOT,            /* walks that ended at the thread's outermost frame */
+  JFRBPF_COUNTER_WALK_READ_FAULT,      /* ... at memory that could not be read */
+  JFRBPF_COUNTER_WALK_UNKNOWN_CODE,    /* ... at a pc in the code cache that is in no CodeBlob */
+  JFRBPF_COUNTER_WALK_NO_UNWIND_INFO,  /* ... at native code with no table row and no usable frame pointer */
+  JFRBPF_COUNTER_WALK_BAD_FRAME,       /* ... at a frame that failed a plausibility check */
+  JFRBPF_COUNTER_WALK_ANCHOR_USED,     /* walks that jumped to a JavaFrameAnchor (not an end) */
   JFRBPF_COUNTER_COUNT
+};
+
+/* How the user-stack walk ended (jfrbpf_sample_record.walk_end). */
+enum jfrbpf_walk_end {
+  JFRBPF_WALK_ROOT = 0,
+  JFRBPF_WALK_DEPTH_LIMIT = 1,
+  JFRBPF_WALK_READ_FAULT = 2,
+  JFRBPF_WALK_UNKNOWN_CODE = 3,
+  JFRBPF_WALK_NO_UNWIND_INFO = 4,
+  JFRBPF_WALK_BAD_FRAME = 5,
 };
 
 /* Record flags. */
@@ -30,8 +45,12 @@ enum jfrbpf_counter {
 #define JFRBPF_SAMPLE_USER_STACK_TRUNCATED (1u << 1)
 #define JFRBPF_SAMPLE_KERNEL_STACK_FAILED (1u << 2)
 #define JFRBPF_SAMPLE_IN_KERNEL (1u << 3) /* the overflow interrupted kernel mode */
+#define JFRBPF_SAMPLE_JVM (1u << 4)       /* the walker knew this process's JVM layout */
 
-/* Ring-buffer record: header, then kernel_depth kernel pcs, then user_depth user pcs (leaf first). */
+/* Ring-buffer record: this header, then `data`: user_depth user frames (leaf first) as (pc, method) pairs,
+ * then kernel_depth kernel pcs (leaf first). For an interpreted Java frame `method` is the Method* and `pc`
+ * holds the bcp (so the bytecode index follows); for every other frame `method` is 0 and `pc` is the code
+ * address. Kernel pcs follow the user frames directly, so a record is only as long as its stacks. */
 struct jfrbpf_sample_record {
   __u64 time_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC, the JFR tick clock */
   __u32 tgid;
@@ -40,11 +59,13 @@ struct jfrbpf_sample_record {
   __u16 kernel_depth;
   __u16 user_depth;
   __u32 flags;
-  __u32 reserved;
-  __u64 pcs[JFRBPF_MAX_FRAMES];
+  __u16 walk_end; /* enum jfrbpf_walk_end */
+  __u16 reserved;
+  __u64 top_bcp_register; /* r13 when interrupted: the live bcp if the top frame is interpreted */
+  __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES];
 };
 
-#define JFRBPF_SAMPLE_HEADER_SIZE 32
+#define JFRBPF_SAMPLE_HEADER_SIZE 40
 
 /* Per-thread loss ledger, so that for every thread overflows = samples written + samples lost. */
 struct jfrbpf_thread_loss {

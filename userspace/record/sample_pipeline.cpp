@@ -25,8 +25,9 @@ SamplePipeline::SamplePipeline(jfr::Recording& out, BpfSampler& sampler, std::ve
 void SamplePipeline::onRecord(const void* data, size_t size) {
   if (size < JFRBPF_SAMPLE_HEADER_SIZE) return;
   const auto& record = *static_cast<const jfrbpf_sample_record*>(data);
-  const size_t frames = static_cast<size_t>(record.kernel_depth) + record.user_depth;
-  if (frames > JFRBPF_MAX_FRAMES || JFRBPF_SAMPLE_HEADER_SIZE + frames * sizeof(uint64_t) > size) return;
+  if (record.user_depth > JFRBPF_MAX_USER_FRAMES || record.kernel_depth > JFRBPF_MAX_KERNEL_FRAMES) return;
+  const size_t words = 2 * static_cast<size_t>(record.user_depth) + record.kernel_depth;
+  if (JFRBPF_SAMPLE_HEADER_SIZE + words * sizeof(uint64_t) > size) return;
 
   stacks_.resolve(record, frames_);
   const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();

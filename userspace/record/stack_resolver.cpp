@@ -1,5 +1,6 @@
 #include "userspace/record/stack_resolver.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -17,16 +18,20 @@ StackResolver::StackResolver(jfr::Recording& out, const symbolize::KernelSymboli
 
 void StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
   frames.clear();
-  const uint32_t kernelDepth = record.kernel_depth;
-  const uint32_t total = kernelDepth + record.user_depth;
-  for (uint32_t i = 0; i < total && i < JFRBPF_MAX_FRAMES; ++i) {
-    const uint64_t pc = record.pcs[i];
+  const uint32_t userDepth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
+  const uint32_t kernelDepth = std::min<uint32_t>(record.kernel_depth, JFRBPF_MAX_KERNEL_FRAMES);
+  // Kernel frames sit above the user frames of the same sample: they come first, leaf first.
+  const uint64_t* kernel = record.data + 2 * userDepth;
+  for (uint32_t i = 0; i < kernelDepth; ++i) {
     // Return addresses point after the call; step back one byte so the lookup lands inside the caller's
-    // call instruction (and thus its function), except for the interrupted leaf of each part.
-    const bool isLeaf = i == 0 || i == kernelDepth;
-    const uint64_t lookupPc = isLeaf ? pc : pc - 1;
-    jfr::MethodId method = i < kernelDepth ? kernelMethod(lookupPc) : nativeMethod(static_cast<pid_t>(record.tgid), lookupPc);
-    frames.push_back({method, -1, -1, jfr::FrameType::Native});
+    // call instruction (and thus its function), except for the interrupted leaf.
+    frames.push_back({kernelMethod(i == 0 ? kernel[i] : kernel[i] - 1), -1, -1, jfr::FrameType::Native});
+  }
+  for (uint32_t i = 0; i < userDepth; ++i) {
+    const uint64_t pc = record.data[2 * i];
+    const bool exactPc = i == 0;
+    frames.push_back({nativeMethod(static_cast<pid_t>(record.tgid), exactPc ? pc : pc - 1), -1, -1,
+                      jfr::FrameType::Native});
   }
 }
 
@@ -51,11 +56,11 @@ jfr::MethodId StackResolver::nativeMethod(pid_t tgid, uint64_t pc) {
 
 jfr::MethodId StackResolver::methodFor(const symbolize::NativeFrame& frame) {
   jfr::ClassId owner = out_.internClass(frame.library);
-  if (!frame.symbol.empty()) return out_.internMethod(owner, frame.symbol, jfr::kNativeFrameDescriptor);
+  if (!frame.symbol.empty()) return out_.internMethod(owner, frame.symbol, jfr::kNativeMethodDescriptor);
   // No symbol: keep the library and the offset so the frame is still recognisable.
   char name[32];
   std::snprintf(name, sizeof(name), "+0x%llx", static_cast<unsigned long long>(frame.offset));
-  return out_.internMethod(owner, name, jfr::kNativeFrameDescriptor);
+  return out_.internMethod(owner, name, jfr::kNativeMethodDescriptor);
 }
 
 }  // namespace jfrbpf::record

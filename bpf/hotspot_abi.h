@@ -1,0 +1,44 @@
+/* What the BPF stack walker must know about one HotSpot JVM to unwind its Java frames without frame
+ * pointers: where the code cache and the interpreter are, how to find the CodeBlob of a pc through the
+ * segment maps, and where CodeBlob, interpreter frames and JavaFrameAnchor keep what it reads. Userspace
+ * fills it from the JVM's own VMStructs (reported by the agent); nothing here is hard-coded per JDK. */
+#ifndef JFRBPF_HOTSPOT_ABI_H
+#define JFRBPF_HOTSPOT_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define JFRBPF_MAX_CODE_HEAPS 4
+#define JFRBPF_SEGMAP_MAX_HOPS 16 /* the longest chain OTel saw is 9 (JDK 8) */
+
+struct jfrbpf_code_heap {
+  __u64 low;    /* reserved range [low, high) */
+  __u64 high;
+  __u64 segmap; /* address of the segment map's byte array */
+  __u32 log2_segment_size;
+  __u32 reserved;
+};
+
+struct jfrbpf_hotspot {
+  __u64 code_low; /* the whole code cache, for a quick "is this Java code?" test */
+  __u64 code_high;
+  __u64 interpreter_low; /* the template interpreter's code */
+  __u64 interpreter_high;
+  struct jfrbpf_code_heap heaps[JFRBPF_MAX_CODE_HEAPS];
+  __u32 heap_count;
+  __u32 heap_block_header_size;   /* sizeof(HeapBlock): the CodeBlob follows the block header */
+  __u32 blob_frame_size;          /* offsetof(CodeBlob, _frame_size): int, words incl. return address + rbp */
+  __u32 blob_frame_complete;      /* offsetof(CodeBlob, _frame_complete_offset): int, from code begin */
+  __u32 blob_code_begin;          /* offsetof(CodeBlob, _code_begin) (pointer) or _code_offset (int) */
+  __u32 blob_code_begin_is_offset;
+  __s32 interp_method_slot;       /* frame slots, in words from rbp */
+  __s32 interp_bcp_slot;
+  __s32 interp_sender_sp_slot;
+  __u32 anchor_sp;                /* offsets from JavaThread* of _anchor._last_Java_sp/_fp/_pc */
+  __u32 anchor_fp;
+  __u32 anchor_pc;
+  __u32 reserved;
+};
+
+#endif

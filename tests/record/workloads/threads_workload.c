@@ -1,0 +1,89 @@
+/* A process with threads of known behaviour, for the record tests:
+ *   spin-full   burns CPU in spin_full_work() all the time
+ *   spin-half   burns CPU in spin_half_work() about half of the time, sleeps the rest
+ *   syscaller   loops over small write(2)s to /dev/null: most of its time is in the kernel
+ *   sleeper     sleeps: it must get (almost) no samples
+ * Prints "ready <name> <tid>" per thread, then runs until killed or for argv[1] seconds. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void announce(const char* name) {
+  prctl(PR_SET_NAME, name);
+  printf("ready %s %ld\n", name, (long)syscall(SYS_gettid));
+  fflush(stdout);
+}
+
+__attribute__((noinline)) void spin_full_work(void) {
+  for (unsigned long i = 0; i < 100000; ++i) sink += i * 2654435761u;
+}
+
+__attribute__((noinline)) void spin_half_work(void) {
+  double until = now_seconds() + 0.005;
+  while (now_seconds() < until) sink += 1;
+}
+
+__attribute__((noinline)) void syscall_work(int fd) {
+  char byte = 0;
+  for (int i = 0; i < 100; ++i) {
+    if (write(fd, &byte, 1) < 0) sink += 1;
+  }
+}
+
+static void* spin_full(void* arg) {
+  (void)arg;
+  announce("spin-full");
+  for (;;) spin_full_work();
+  return NULL;
+}
+
+static void* spin_half(void* arg) {
+  (void)arg;
+  announce("spin-half");
+  struct timespec rest = {0, 5000000};
+  for (;;) {
+    spin_half_work();
+    nanosleep(&rest, NULL);
+  }
+  return NULL;
+}
+
+static void* syscaller(void* arg) {
+  (void)arg;
+  announce("syscaller");
+  int fd = open("/dev/null", O_WRONLY);
+  for (;;) syscall_work(fd);
+  return NULL;
+}
+
+static void* sleeper(void* arg) {
+  (void)arg;
+  announce("sleeper");
+  for (;;) sleep(1);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  double seconds = argc > 1 ? atof(argv[1]) : 1e9;
+  pthread_t threads[4];
+  void* (*bodies[4])(void*) = {spin_full, spin_half, syscaller, sleeper};
+  for (int i = 0; i < 4; ++i) pthread_create(&threads[i], NULL, bodies[i], NULL);
+  struct timespec tick = {0, 100000000};
+  double end = now_seconds() + seconds;
+  while (now_seconds() < end) nanosleep(&tick, NULL);
+  return 0;
+}
