@@ -1,0 +1,174 @@
+#include "userspace/attach/agent_staging.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "userspace/attach/attach_error.h"
+#include "userspace/attach/jvm_facts.h"
+#include "userspace/attach/proc_io.h"
+
+namespace jfrbpf::attach {
+namespace {
+
+constexpr int kNameAttempts = 16;
+constexpr size_t kMaxLibrarySize = 512 * 1024 * 1024;
+constexpr mode_t kDirectoryMode = 0711;  // the JVM's user may traverse, not list or add
+constexpr mode_t kLibraryMode = 0755;    // readable and mappable by any user, writable by none but root
+
+std::string randomDirectoryName() {
+  unsigned char bytes[9];
+  if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
+    throw systemError("getrandom for the agent directory name");
+  }
+  std::string name = "jfrbpf-";
+  for (unsigned char b : bytes) {
+    char hex[3];
+    std::snprintf(hex, sizeof hex, "%02x", b);
+    name += hex;
+  }
+  return name;
+}
+
+void writeAll(int fd, const char* data, size_t size, const std::string& what) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw systemError("cannot write " + what);
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+void copyFile(int from, int to, const std::string& what) {
+  char buffer[128 * 1024];
+  while (true) {
+    ssize_t n = ::read(from, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw systemError("cannot read the agent library for " + what);
+    if (n == 0) return;
+    writeAll(to, buffer, static_cast<size_t>(n), what);
+  }
+}
+
+UniqueFd openSourceLibrary(const std::string& hostLibraryPath) {
+  UniqueFd source(::open(hostLibraryPath.c_str(), O_RDONLY | O_CLOEXEC));
+  struct stat st {};
+  if (!source || ::fstat(source.get(), &st) != 0) {
+    int err = errno;
+    throw AttachError(AttachFailure::AgentLoadFailed, "cannot read the jfrbpf agent library " + hostLibraryPath + ": " +
+                                                          std::strerror(err) + "; check the installation");
+  }
+  if (!S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) > kMaxLibrarySize) {
+    throw AttachError(AttachFailure::AgentLoadFailed,
+                      hostLibraryPath + " is not a plausible agent library (not a regular file, or too large)");
+  }
+  return source;
+}
+
+UniqueFd openTargetTmp(const TargetProcess& process) {
+  UniqueFd root(::open(procPath(process.pid(), "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) {
+    int err = errno;
+    if (err == EACCES || err == EPERM) {
+      throw AttachError(AttachFailure::PermissionDenied, "cannot open the root directory of " + process.describe() +
+                                                             "; run jfrbpf as root (or with CAP_SYS_PTRACE)");
+    }
+    throw AttachError(AttachFailure::NoSuchProcess, process.describe() + " has exited");
+  }
+  UniqueFd tmp = openInRoot(root.get(), "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  if (!tmp) {
+    int err = errno;
+    throw AttachError(AttachFailure::UnsafeTarget,
+                      "cannot use /tmp of " + process.describe() + " for the agent library: " +
+                          (err == ELOOP ? std::string("it is a symbolic link, which jfrbpf does not follow")
+                                        : std::string(std::strerror(err))) +
+                          "; make /tmp a directory in that container");
+  }
+  struct statvfs fs {};
+  if (::fstatvfs(tmp.get(), &fs) == 0 && (fs.f_flag & ST_NOEXEC)) {
+    throw AttachError(AttachFailure::AgentLoadFailed,
+                      "/tmp of " + process.describe() +
+                          " is mounted noexec, so the JVM cannot map the agent library from there; mount it exec or "
+                          "start the JVM with -agentpath");
+  }
+  return tmp;
+}
+
+}  // namespace
+
+StagedAgent StagedAgent::prepare(const TargetProcess& process, const std::string& hostLibraryPath) {
+  StagedAgent staged;
+  for (const MappedFile& file : process.mappedFiles()) {
+    if (baseName(file.path).starts_with(kAgentFileNamePrefix)) {
+      staged.pathInTarget_ = file.path;
+      staged.reused_ = true;
+      return staged;
+    }
+  }
+
+  UniqueFd source = openSourceLibrary(hostLibraryPath);
+  staged.tmpDir_ = openTargetTmp(process);
+  for (int attempt = 0; attempt < kNameAttempts && !staged.stagingDir_; ++attempt) {
+    std::string name = randomDirectoryName();
+    if (::mkdirat(staged.tmpDir_.get(), name.c_str(), 0700) != 0) {
+      int err = errno;
+      if (err == EEXIST) continue;
+      throw AttachError(AttachFailure::UnsafeTarget,
+                        "cannot create a directory in /tmp of " + process.describe() + ": " + std::strerror(err));
+    }
+    staged.dirName_ = name;
+    staged.stagingDir_ =
+        UniqueFd(::openat(staged.tmpDir_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!staged.stagingDir_) {
+      int err = errno;
+      ::unlinkat(staged.tmpDir_.get(), name.c_str(), AT_REMOVEDIR);
+      throw AttachError(AttachFailure::UnsafeTarget, "the directory jfrbpf created in /tmp of " + process.describe() +
+                                                         " was replaced before it could be opened (" +
+                                                         std::strerror(err) + "); refusing to continue");
+    }
+  }
+  if (!staged.stagingDir_) {
+    throw AttachError(AttachFailure::UnsafeTarget,
+                      "cannot find a free directory name in /tmp of " + process.describe());
+  }
+  // From here on the destructor removes whatever exists.
+  if (::fchmod(staged.stagingDir_.get(), kDirectoryMode) != 0) throw systemError("chmod of the agent directory");
+  const std::string fileName(kStagedAgentFileName);
+  UniqueFd copy(
+      ::openat(staged.stagingDir_.get(), fileName.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700));
+  if (!copy) throw systemError("cannot create the agent copy in /tmp of " + process.describe());
+  const std::string what = "the agent copy for " + process.describe();
+  copyFile(source.get(), copy.get(), what);
+  if (::fchmod(copy.get(), kLibraryMode) != 0 || ::fsync(copy.get()) != 0) throw systemError("cannot finish " + what);
+  staged.pathInTarget_ = "/tmp/" + staged.dirName_ + "/" + fileName;
+  return staged;
+}
+
+StagedAgent& StagedAgent::operator=(StagedAgent&& other) noexcept {
+  if (this != &other) {
+    remove();
+    pathInTarget_ = std::move(other.pathInTarget_);
+    tmpDir_ = std::move(other.tmpDir_);
+    stagingDir_ = std::move(other.stagingDir_);
+    dirName_ = std::move(other.dirName_);
+    reused_ = other.reused_;
+  }
+  return *this;
+}
+
+void StagedAgent::remove() noexcept {
+  if (!stagingDir_) return;
+  ::unlinkat(stagingDir_.get(), std::string(kStagedAgentFileName).c_str(), 0);
+  stagingDir_.reset();
+  ::unlinkat(tmpDir_.get(), dirName_.c_str(), AT_REMOVEDIR);
+  tmpDir_.reset();
+}
+
+}  // namespace jfrbpf::attach

@@ -1,0 +1,46 @@
+#pragma once
+// Making jfrbpf's agent library loadable by a JVM that may live in another mount namespace: either reuse the
+// agent the JVM already has mapped (ld.so then hands back the loaded library and HotSpot calls Agent_OnAttach
+// on it again), or copy the library into a fresh, unpredictably named directory in the target's /tmp,
+// created without following any link the target could plant, and removed again when the handle goes away.
+#include <string>
+
+#include "userspace/attach/target_process.h"
+#include "userspace/base/unique_fd.h"
+
+namespace jfrbpf::attach {
+
+// The staged copy's file name; it starts with kAgentFileNamePrefix so a later attach finds and reuses it.
+inline constexpr std::string_view kStagedAgentFileName = "libjfrbpf-agent.so";
+
+class StagedAgent {
+ public:
+  // Reuses a mapped jfrbpf agent if the target has one, else copies `hostLibraryPath` (a path in our own mount
+  // namespace) into the target's /tmp. Throws AttachError: UnsafeTarget (/tmp is a link or not usable),
+  // AgentLoadFailed (/tmp is noexec, or the library cannot be read), PermissionDenied, NoSuchProcess.
+  static StagedAgent prepare(const TargetProcess& process, const std::string& hostLibraryPath);
+
+  StagedAgent(StagedAgent&& other) noexcept = default;
+  StagedAgent& operator=(StagedAgent&& other) noexcept;
+  StagedAgent(const StagedAgent&) = delete;
+  StagedAgent& operator=(const StagedAgent&) = delete;
+  ~StagedAgent() { remove(); }
+
+  // The absolute path to pass to "load", as the target sees it.
+  const std::string& pathInTarget() const { return pathInTarget_; }
+  // True when the target already had a jfrbpf agent mapped and nothing was copied.
+  bool reused() const { return reused_; }
+  // Deletes the copy and its directory (idempotent). A JVM that loaded the library keeps its mapping.
+  void remove() noexcept;
+
+ private:
+  StagedAgent() = default;
+
+  std::string pathInTarget_;
+  UniqueFd tmpDir_;      // the target's /tmp, holding our directory
+  UniqueFd stagingDir_;  // our directory; invalid when reused
+  std::string dirName_;
+  bool reused_ = false;
+};
+
+}  // namespace jfrbpf::attach

@@ -1,0 +1,131 @@
+#include "userspace/attach/jvm_facts.h"
+
+#include <fcntl.h>
+
+#include <cstdio>
+
+#include "userspace/attach/attach_error.h"
+#include "userspace/attach/jvm_options.h"
+#include "userspace/attach/proc_io.h"
+#include "userspace/attach/text_fields.h"
+
+namespace jfrbpf::attach {
+namespace {
+
+constexpr size_t kPerfDataLimit = 16 * 1024 * 1024;
+constexpr size_t kCmdlineLimit = 1024 * 1024;
+constexpr int kFirstVersionWithAgentWarning = 21;
+
+// The hsperfdata file, preferably through /proc/PID/map_files (exactly the mapped inode, wherever it lives),
+// else by its path inside the target's root.
+std::optional<PerfData> readPerfData(const TargetProcess& process, const MappedFile& file) {
+  char range[64];
+  std::snprintf(range, sizeof range, "map_files/%llx-%llx", static_cast<unsigned long long>(file.start),
+                static_cast<unsigned long long>(file.end));
+  ReadResult bytes = readBounded(AT_FDCWD, procPath(process.pid(), range), kPerfDataLimit);
+  if (bytes.error && !file.deleted) {
+    UniqueFd root(::open(procPath(process.pid(), "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd fd = root ? openInRoot(root.get(), file.path.substr(1), O_RDONLY | O_NOFOLLOW) : UniqueFd();
+    if (fd) bytes = readAll(fd.get(), kPerfDataLimit);
+  }
+  if (bytes.error) return std::nullopt;
+  return parsePerfData(std::span(reinterpret_cast<const uint8_t*>(bytes.data.data()), bytes.data.size()));
+}
+
+// Options in the order HotSpot applies them: JAVA_TOOL_OPTIONS, then what the launcher passes (JDK_JAVA_OPTIONS
+// is inserted before the command line), then _JAVA_OPTIONS.
+std::vector<std::string> optionsFromProc(const TargetProcess& process) {
+  std::string cmdline = process.procFile("cmdline", kCmdlineLimit);
+  std::string environ = process.procFile("environ", kCmdlineLimit);
+  std::vector<std::string> options;
+  auto addAll = [&](const std::vector<std::string_view>& list) {
+    options.insert(options.end(), list.begin(), list.end());
+  };
+  for (const char* variable : {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"}) {
+    if (auto value = environmentValue(environ, variable)) addAll(splitOptions(*value));
+  }
+  addAll(launcherJvmOptions(cmdline));
+  if (auto value = environmentValue(environ, "_JAVA_OPTIONS")) addAll(splitOptions(*value));
+  return options;
+}
+
+std::optional<bool> flagIn(const std::vector<std::string>& options, std::string_view name) {
+  std::vector<std::string_view> views(options.begin(), options.end());
+  return lastBooleanFlag(views, name);
+}
+
+}  // namespace
+
+std::optional<int> javaFeatureVersion(std::string_view version) {
+  if (version.starts_with("1.")) version.remove_prefix(2);
+  size_t end = 0;
+  while (end < version.size() && end < 4 && version[end] >= '0' && version[end] <= '9') ++end;
+  auto feature = parseDecimal<int>(version.substr(0, end));
+  if (!feature || *feature <= 0) return std::nullopt;
+  return feature;
+}
+
+bool JvmFacts::loadingAgentPrintsWarning() const {
+  if (!loadedAgentPath.empty() || dynamicAgentLoadingFlag.has_value()) return false;
+  return !javaFeatureVersion || *javaFeatureVersion >= kFirstVersionWithAgentWarning;
+}
+
+std::string dynamicAgentWarningNote(const Target& target) {
+  return "note: JDK 21+ prints \"WARNING: A JVM TI agent has been loaded dynamically\" to the stderr of pid " +
+         std::to_string(target.pid) +
+         " when jfrbpf loads its agent; this is expected, and starting that JVM with "
+         "-XX:+EnableDynamicAgentLoading silences it";
+}
+
+JvmFacts inspectJvm(const TargetProcess& process) {
+  std::vector<MappedFile> files = process.mappedFiles();
+  JvmFacts facts;
+  const MappedFile* libjvm = findByBaseName(files, "libjvm.so");
+  if (!libjvm) {
+    if (findByBaseNamePrefix(files, "libj9vm")) {
+      throw AttachError(AttachFailure::NotHotSpot,
+                        process.describe() +
+                            " is an OpenJ9 JVM, which jfrbpf cannot attach to; start it "
+                            "with -agentpath to use the agent, or profile its native code only");
+    }
+    throw AttachError(AttachFailure::NotHotSpot,
+                      process.describe() +
+                          " is not a HotSpot JVM (no libjvm.so mapped, not even yet); jfrbpf "
+                          "can only profile its native and kernel frames");
+  }
+  facts.libjvmPath = libjvm->path;
+  if (const MappedFile* agent = findByBaseNamePrefix(files, kAgentFileNamePrefix)) facts.loadedAgentPath = agent->path;
+
+  std::optional<PerfData> perfData;
+  if (const MappedFile* file = findPerfDataFile(files, process.target().namespacePid))
+    perfData = readPerfData(process, *file);
+  std::vector<std::string> options;
+  if (perfData) {
+    facts.perfDataAvailable = true;
+    if (const std::string* v = perfData->string("java.property.java.vm.specification.version")) {
+      facts.javaFeatureVersion = javaFeatureVersion(*v);
+    }
+    if (const std::string* v = perfData->string("java.property.java.version")) {
+      facts.javaVersion = oneLine(*v, 64);
+      if (!facts.javaFeatureVersion) facts.javaFeatureVersion = javaFeatureVersion(*v);
+    }
+    if (const std::string* v = perfData->string("sun.rt.javaCommand")) facts.javaCommand = oneLine(*v, 512);
+    // HotSpot sets the first character from AttachListener::is_attach_supported(), i.e. !DisableAttachMechanism.
+    if (const std::string* v = perfData->string("sun.rt.jvmCapabilities"); v && !v->empty()) {
+      facts.attachEnabled = (*v)[0] == '1';
+    }
+    if (const std::string* v = perfData->string("java.rt.vmArgs")) {
+      for (std::string_view option : splitOptions(*v)) options.emplace_back(option);
+    }
+  } else {
+    options = optionsFromProc(process);
+  }
+  if (!facts.attachEnabled) {
+    if (auto disabled = flagIn(options, "DisableAttachMechanism")) facts.attachEnabled = !*disabled;
+  }
+  facts.dynamicAgentLoadingFlag = flagIn(options, "EnableDynamicAgentLoading");
+  process.ensureAlive("while jfrbpf inspected it");
+  return facts;
+}
+
+}  // namespace jfrbpf::attach
