@@ -1,0 +1,56 @@
+// Fuzzes the ELF symbol parser on both of its input paths: an in-memory image (how the vDSO is read) and a
+// file descriptor read with pread (how every mapped file is read), then uses what it parsed the way the
+// symbolizer does: lookups, file offset translation, demangling of the (hostile) names.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
+#include "userspace/base/error.h"
+#include "userspace/base/unique_fd.h"
+#include "userspace/symbolize/demangle.h"
+#include "userspace/symbolize/elf_file.h"
+#include "userspace/symbolize/elf_symbols.h"
+
+using namespace jfrbpf::symbolize;
+
+namespace {
+
+void exercise(const ElfSymbols& symbols) {
+  static Demangler demangler;
+  size_t count = std::min<size_t>(symbols.symbols.size(), 64);
+  for (size_t i = 0; i < count; ++i) {
+    auto index = static_cast<uint32_t>(i);
+    demangler.demangle(symbols.symbols.cName(index));
+    symbols.symbols.lookup(symbols.symbols.address(index) + 1);
+  }
+  for (uint64_t offset = 0; offset < 1 << 16; offset += 4096) symbols.fileOffsetToAddress(offset);
+  hexBuildId(symbols.buildId);
+}
+
+int scratchFile() {
+  static const int fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
+  if (fd < 0) std::abort();
+  return fd;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  try {
+    exercise(*parseElfSymbols({data, size}));
+  } catch (const jfrbpf::Error&) {
+  }
+
+  int scratch = scratchFile();
+  if (ftruncate(scratch, 0) != 0 || pwrite(scratch, data, size, 0) != static_cast<ssize_t>(size)) std::abort();
+  try {
+    ElfFile file = ElfFile::fromFd(jfrbpf::UniqueFd(fcntl(scratch, F_DUPFD_CLOEXEC, 0)));
+    exercise(*buildElfSymbols(file, nullptr));
+  } catch (const jfrbpf::Error&) {
+  }
+  return 0;
+}

@@ -1,0 +1,163 @@
+#include "userspace/symbolize/kernel_symbolizer.h"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <mutex>
+#include <tuple>
+#include <unordered_map>
+
+#include "userspace/base/error.h"
+#include "userspace/base/unique_fd.h"
+
+namespace jfrbpf::symbolize {
+namespace {
+
+// No kernel function is this large; a pc further past the nearest symbol lies in a region kallsyms
+// does not describe (for example the gap between vmlinux and the module area).
+constexpr uint64_t kMaxFunctionSize = 1 << 20;
+constexpr size_t kMaxNameLength = 1024;
+
+bool isTextType(char type) { return type == 't' || type == 'T' || type == 'w' || type == 'W'; }
+
+bool isEndMarker(std::string_view name) { return name == "_etext" || name == "_einittext"; }
+
+size_t leadingUnderscores(std::string_view name) {
+  size_t count = 0;
+  while (count < name.size() && name[count] == '_') ++count;
+  return count;
+}
+
+std::string_view nextField(std::string_view& line) {
+  size_t begin = line.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) {
+    line = {};
+    return {};
+  }
+  size_t end = line.find_first_of(" \t", begin);
+  std::string_view field = line.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
+  line = end == std::string_view::npos ? std::string_view{} : line.substr(end);
+  return field;
+}
+
+std::string readWholeFile(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw systemError("cannot open " + path + " to name kernel frames");
+  std::string content;
+  char buffer[1 << 16];
+  for (;;) {
+    ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw systemError("cannot read " + path);
+    }
+    if (got == 0) break;
+    content.append(buffer, static_cast<size_t>(got));
+  }
+  return content;
+}
+
+}  // namespace
+
+std::unique_ptr<KernelSymbolizer> KernelSymbolizer::parse(std::string_view kallsymsText) {
+  std::unique_ptr<KernelSymbolizer> result(new KernelSymbolizer());
+  std::unordered_map<std::string_view, uint16_t> moduleIndex;
+  result->names_.append(kKernelLibrary);
+  result->modules_.push_back({0, static_cast<uint16_t>(kKernelLibrary.size())});
+  size_t textSymbols = 0;
+
+  while (!kallsymsText.empty()) {
+    size_t newline = kallsymsText.find('\n');
+    std::string_view line = kallsymsText.substr(0, newline);
+    kallsymsText = newline == std::string_view::npos ? std::string_view{} : kallsymsText.substr(newline + 1);
+
+    std::string_view addressText = nextField(line);
+    std::string_view type = nextField(line);
+    std::string_view name = nextField(line);
+    std::string_view module = nextField(line);
+    if (type.size() != 1 || !isTextType(type[0]) || name.empty() || name.size() > kMaxNameLength) continue;
+    uint64_t address = 0;
+    auto [end, error] = std::from_chars(addressText.data(), addressText.data() + addressText.size(), address, 16);
+    if (error != std::errc() || end != addressText.data() + addressText.size()) continue;
+    ++textSymbols;
+    if (address == 0) continue;
+
+    uint16_t moduleId = 0;
+    if (module.size() > 2 && module.front() == '[' && module.back() == ']') {
+      std::string_view moduleName = module.substr(1, module.size() - 2);
+      if (moduleName.size() > kMaxNameLength) continue;
+      auto known = moduleIndex.find(moduleName);
+      if (known != moduleIndex.end()) {
+        moduleId = known->second;
+      } else {
+        if (result->modules_.size() == UINT16_MAX) continue;  // more modules than any kernel loads
+        moduleId = static_cast<uint16_t>(result->modules_.size());
+        moduleIndex.emplace(moduleName, moduleId);
+        result->modules_.push_back({static_cast<uint32_t>(result->names_.size()),
+                                    static_cast<uint16_t>(moduleName.size())});
+        result->names_.append(moduleName);
+      }
+    }
+    if (result->names_.size() + name.size() > UINT32_MAX) break;
+    result->entries_.push_back({address, static_cast<uint32_t>(result->names_.size()),
+                                static_cast<uint16_t>(name.size()), moduleId, isEndMarker(name),
+                                std::islower(static_cast<unsigned char>(type[0])) != 0});
+    result->names_.append(name);
+  }
+
+  if (result->entries_.empty()) {
+    if (textSymbols > 0) {
+      throw Error("kernel symbol addresses are hidden (/proc/kallsyms shows zeros): run as root with CAP_SYSLOG "
+                  "and set sysctl kernel.kptr_restrict=0 or 1 to name kernel frames");
+    }
+    throw Error("no kernel text symbols in kallsyms: kernel frames cannot be named");
+  }
+
+  // Several names share an address (aliases): keep the most readable one, a global without leading
+  // underscores, so "srso_alias_untrain_ret" wins over "_stext" and "__pi__text".
+  const KernelSymbolizer& self = *result;
+  auto rank = [&self](const Entry& entry) {
+    std::string_view name = self.text(entry.nameOffset, entry.nameLength);
+    return std::tuple(entry.endMarker, entry.local, leadingUnderscores(name), name.size(), name);
+  };
+  std::sort(result->entries_.begin(), result->entries_.end(), [&rank](const Entry& a, const Entry& b) {
+    if (a.address != b.address) return a.address < b.address;
+    return rank(a) < rank(b);
+  });
+  auto last = std::unique(result->entries_.begin(), result->entries_.end(),
+                          [](const Entry& a, const Entry& b) { return a.address == b.address; });
+  result->entries_.erase(last, result->entries_.end());
+  result->entries_.shrink_to_fit();
+  return result;
+}
+
+std::unique_ptr<KernelSymbolizer> KernelSymbolizer::load(const std::string& path) {
+  return parse(readWholeFile(path));
+}
+
+std::shared_ptr<const KernelSymbolizer> KernelSymbolizer::shared() {
+  static std::mutex mutex;
+  static std::shared_ptr<const KernelSymbolizer> instance;
+  std::lock_guard lock(mutex);
+  if (!instance) instance = load();
+  return instance;
+}
+
+NativeFrame KernelSymbolizer::symbolize(uint64_t pc) const {
+  auto next = std::upper_bound(entries_.begin(), entries_.end(), pc,
+                               [](uint64_t value, const Entry& entry) { return value < entry.address; });
+  if (next != entries_.begin()) {
+    const Entry& entry = *(next - 1);
+    uint64_t offset = pc - entry.address;
+    if (!entry.endMarker && offset < kMaxFunctionSize) {
+      const ModuleName& module = modules_[entry.module];
+      return {text(module.offset, module.length), text(entry.nameOffset, entry.nameLength), offset,
+              FrameKind::kSymbol};
+    }
+  }
+  return {kKernelLibrary, kUnknownName, pc, FrameKind::kUnmapped};
+}
+
+}  // namespace jfrbpf::symbolize
