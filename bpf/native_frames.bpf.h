@@ -1,6 +1,6 @@
 /* Unwinding native frames: by the compact .eh_frame tables userspace loads for each mapped file (so code
  * built without frame pointers unwinds correctly), else by the frame-pointer chain. Table layout and rules:
- * userspace/unwind/unwind_abi.h. */
+ * bpf/unwind_abi.h. */
 #ifndef JFRBPF_NATIVE_FRAMES_BPF_H
 #define JFRBPF_NATIVE_FRAMES_BPF_H
 

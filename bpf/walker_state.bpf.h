@@ -5,7 +5,7 @@
 
 #include "hotspot_abi.h"
 #include "sampler_abi.h"
-#include "userspace/unwind/unwind_abi.h"
+#include "unwind_abi.h"
 
 struct walk {
   __u64 pc; /* registers of the frame being unwound */

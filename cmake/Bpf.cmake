@@ -26,7 +26,7 @@ function(add_bpf_skeleton name source)
   add_custom_command(
     OUTPUT ${obj}
     COMMAND ${BPF_CLANG} -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function
-            -I${BPF_GENERATED_DIR} -I${CMAKE_SOURCE_DIR}/bpf -I${CMAKE_SOURCE_DIR} -c ${CMAKE_CURRENT_SOURCE_DIR}/${source} -o ${obj}
+            -I${BPF_GENERATED_DIR} -I${CMAKE_SOURCE_DIR}/bpf -c ${CMAKE_CURRENT_SOURCE_DIR}/${source} -o ${obj}
     DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${source} vmlinux_h ${ARG_DEPENDS}
     COMMENT "BPF ${source}"
     VERBATIM)
