@@ -1,0 +1,373 @@
+#include "formats/jfr/writer/metadata_schema.h"
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "formats/jfr/writer/metadata_element.h"
+
+// Labels, descriptions, annotation order, settings and @Experimental follow Temurin 25.0.3's own metadata
+// (jfr metadata / raw metadata event of a JDK 25 recording), so tools treat these events exactly like the
+// JVM's.
+namespace jfrbpf::jfr {
+namespace {
+
+using Element = MetadataElement;
+using Elements = std::initializer_list<Element>;
+
+constexpr std::string_view kEventSuperType = "jdk.jfr.Event";
+constexpr std::string_view kAnnotationSuperType = "java.lang.annotation.Annotation";
+constexpr std::string_view kSettingSuperType = "jdk.jfr.SettingControl";
+
+constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
+    {"jdk.CPUTimeSample", kCpuTimeSampleEvent},
+    {"jdk.CPUTimeSamplesLost", kCpuTimeSamplesLostEvent},
+    {"jdk.MethodTiming", kMethodTimingEvent},
+    {"jdk.MethodTrace", kMethodTraceEvent},
+    {"jdk.ActiveRecording", kActiveRecordingEvent},
+    {"jdk.ActiveSetting", kActiveSettingEvent},
+    {"jdk.OSInformation", kOsInformationEvent},
+    {"jdk.CPUInformation", kCpuInformationEvent},
+    {"jdk.JVMInformation", kJvmInformationEvent},
+    {"jfrbpf.SampleLoss", kSampleLossEvent},
+    {"jfrbpf.Note", kNoteEvent},
+};
+
+std::string eventName(TypeId id) {
+  for (const auto& [name, eventId] : kEventTypes)
+    if (eventId == id) return std::string(name);
+  return {};
+}
+
+std::string idString(TypeId id) { return std::to_string(static_cast<uint64_t>(id)); }
+
+Element annotation(TypeId type) { return std::move(Element("annotation").attribute("class", idString(type))); }
+Element annotation(TypeId type, std::string value) {
+  return std::move(annotation(type).attribute("value", std::move(value)));
+}
+Element label(std::string text) { return annotation(kLabelAnnotation, std::move(text)); }
+Element description(std::string text) { return annotation(kDescriptionAnnotation, std::move(text)); }
+Element name(std::string text) { return annotation(kNameAnnotation, std::move(text)); }
+Element timestamp(std::string unit) { return annotation(kTimestampAnnotation, std::move(unit)); }
+Element timespan(std::string unit) { return annotation(kTimespanAnnotation, std::move(unit)); }
+Element category(std::initializer_list<std::string> path) {
+  Element element = annotation(kCategoryAnnotation);
+  int index = 0;
+  for (const auto& part : path) element.attribute("value-" + std::to_string(index++), part);
+  return element;
+}
+
+enum class Ref { Inline, ConstantPool, Array };
+
+Element field(std::string fieldName, TypeId type, Elements annotations, Ref ref = Ref::Inline) {
+  Element element("field");
+  element.attribute("name", std::move(fieldName)).attribute("class", idString(type));
+  if (ref == Ref::ConstantPool) element.attribute("constantPool", "true");
+  if (ref == Ref::Array) element.attribute("dimension", "1");
+  for (const auto& a : annotations) element.child(a);
+  return element;
+}
+
+Element setting(std::string settingName, TypeId control, std::string defaultValue) {
+  return std::move(Element("setting")
+                       .attribute("name", std::move(settingName))
+                       .attribute("class", idString(control))
+                       .attribute("defaultValue", std::move(defaultValue)));
+}
+
+Element type(std::string typeName, TypeId id, std::string_view superType, Elements children, bool simple = false) {
+  Element element("class");
+  element.attribute("name", std::move(typeName));
+  if (!superType.empty()) element.attribute("superType", std::string(superType));
+  if (simple) element.attribute("simpleType", "true");
+  element.attribute("id", idString(id));
+  for (const auto& c : children) element.child(c);
+  return element;
+}
+
+Element valueType(std::string typeName, TypeId id, Elements children) {
+  return type(std::move(typeName), id, {}, children);
+}
+Element simpleType(std::string typeName, TypeId id, Elements children) {
+  return type(std::move(typeName), id, {}, children, true);
+}
+Element annotationType(std::string typeName, TypeId id, Elements children) {
+  return type(std::move(typeName), id, kAnnotationSuperType, children);
+}
+Element settingType(std::string typeName, TypeId id, Elements children) {
+  return type(std::move(typeName), id, kSettingSuperType, children);
+}
+Element eventType(TypeId id, Elements children) { return type(eventName(id), id, kEventSuperType, children); }
+
+Element startTime() { return field("startTime", kLongType, {label("Start Time"), timestamp("TICKS")}); }
+Element stringField(std::string fieldName, std::string text) {
+  return field(std::move(fieldName), kStringType, {label(std::move(text))});
+}
+Element threadField(std::string text, Elements more = {}) {
+  Element element = field("eventThread", kThreadType, {label(std::move(text))}, Ref::ConstantPool);
+  for (const auto& a : more) element.child(a);
+  return element;
+}
+Element enabledSetting(std::string defaultValue = "false") {
+  return setting("enabled", kEnabledSetting, std::move(defaultValue));
+}
+Element endChunkPeriod() { return setting("period", kPeriodSetting, "endChunk"); }
+
+void addPrimitives(Element& metadata) {
+  metadata.child(valueType("boolean", kBooleanType, {}));
+  metadata.child(valueType("int", kIntType, {}));
+  metadata.child(valueType("long", kLongType, {}));
+  metadata.child(valueType("java.lang.String", kStringType, {}));
+}
+
+void addAnnotationTypes(Element& metadata) {
+  Element contentType = annotation(kContentTypeAnnotation);
+  auto valueField = [] { return field("value", kStringType, {}); };
+  metadata.child(annotationType("jdk.jfr.Label", kLabelAnnotation, {valueField()}));
+  metadata.child(annotationType("jdk.jfr.Description", kDescriptionAnnotation, {valueField()}));
+  metadata.child(annotationType("jdk.jfr.Name", kNameAnnotation, {valueField()}));
+  metadata.child(
+      annotationType("jdk.jfr.Category", kCategoryAnnotation, {field("value", kStringType, {}, Ref::Array)}));
+  metadata.child(
+      annotationType("jdk.jfr.Experimental", kExperimentalAnnotation,
+                     {label("Experimental"), description("Element is not to be shown to a user by default")}));
+  metadata.child(annotationType("jdk.jfr.Contextual", kContextualAnnotation, {label("Context")}));
+  metadata.child(annotationType("jdk.jfr.ContentType", kContentTypeAnnotation,
+                                {label("Content Type"), description("Semantic meaning of a value")}));
+  metadata.child(annotationType("jdk.jfr.Timestamp", kTimestampAnnotation,
+                                {valueField(), contentType, label("Timestamp"), description("A point in time")}));
+  metadata.child(annotationType(
+      "jdk.jfr.Timespan", kTimespanAnnotation,
+      {valueField(), contentType, label("Timespan"), description("A duration, measured in nanoseconds by default")}));
+  metadata.child(annotationType("jdk.jfr.DataAmount", kDataAmountAnnotation,
+                                {valueField(), contentType, label("Data Amount"), description("Amount of data")}));
+  metadata.child(annotationType(
+      "jdk.jfr.Unsigned", kUnsignedAnnotation,
+      {contentType, label("Unsigned Value"), description("Value should be interpreted as unsigned data type")}));
+  metadata.child(
+      annotationType("jdk.jfr.MemoryAddress", kMemoryAddressAnnotation,
+                     {contentType, label("Memory Address"), description("Represents a physical memory address")}));
+  metadata.child(annotationType(
+      "jdk.jfr.Percentage", kPercentageAnnotation,
+      {contentType, label("Percentage"), description("Percentage, represented as a number between 0 and 1")}));
+  metadata.child(annotationType(
+      "jdk.jfr.Frequency", kFrequencyAnnotation,
+      {contentType, label("Frequency"), description("Measure of how often something occurs, in Hertz")}));
+  metadata.child(annotationType("jdk.jfr.BooleanFlag", kBooleanFlagAnnotation, {contentType, label("Flag")}));
+}
+
+void addSettingTypes(Element& metadata) {
+  Element booleanFlag = annotation(kBooleanFlagAnnotation);
+  metadata.child(
+      settingType("jdk.settings.Enabled", kEnabledSetting,
+                  {label("Enabled"), description("Record event"), name("jdk.settings.Enabled"), booleanFlag}));
+  metadata.child(
+      settingType("jdk.settings.Threshold", kThresholdSetting,
+                  {label("Threshold"), name("jdk.settings.Threshold"),
+                   description("Record event with duration above or equal to threshold"), timespan("NANOSECONDS")}));
+  metadata.child(settingType(
+      "jdk.settings.StackTrace", kStackTraceSetting,
+      {label("Stack Trace"), name("jdk.settings.StackTrace"), description("Record stack traces"), booleanFlag}));
+  metadata.child(settingType("jdk.settings.Period", kPeriodSetting,
+                             {label("Period"), description("Record event at interval"), name("jdk.settings.Period")}));
+  metadata.child(settingType(
+      "jdk.settings.Throttle", kThrottleSetting,
+      {label("Throttle"), description("Throttles the emission rate for an event"), name("jdk.settings.Throttle")}));
+  metadata.child(settingType("jdk.settings.Filter", kFilterSetting,
+                             {label("Filter"), description("Methods to be filtered"), name("jdk.settings.Filter")}));
+}
+
+// JDK 25 layouts of the constant-pool types (field order and types matter: readers cast them).
+void addValueTypes(Element& metadata) {
+  metadata.child(valueType(
+      "java.lang.Thread", kThreadType,
+      {stringField("osName", "OS Thread Name"), field("osThreadId", kLongType, {label("OS Thread Id")}),
+       stringField("javaName", "Java Thread Name"), field("javaThreadId", kLongType, {label("Java Thread Id")}),
+       field("group", kThreadGroupType, {label("Java Thread Group")}, Ref::ConstantPool),
+       field("virtual", kBooleanType, {label("Virtual Thread")}), label("Thread")}));
+  metadata.child(valueType("jdk.types.ThreadGroup", kThreadGroupType,
+                           {field("parent", kThreadGroupType, {label("Parent")}, Ref::ConstantPool),
+                            stringField("name", "Name"), label("Thread Group")}));
+  metadata.child(valueType("java.lang.Class", kClassType,
+                           {field("classLoader", kClassLoaderType, {label("Class Loader")}, Ref::ConstantPool),
+                            field("name", kSymbolType, {label("Name")}, Ref::ConstantPool),
+                            field("package", kPackageType, {label("Package")}, Ref::ConstantPool),
+                            field("modifiers", kIntType, {label("Access Modifiers")}),
+                            field("hidden", kBooleanType, {label("Hidden")}), label("Java Class")}));
+  metadata.child(
+      valueType("jdk.types.ClassLoader", kClassLoaderType,
+                {field("type", kClassType, {label("Type")}, Ref::ConstantPool),
+                 field("name", kSymbolType, {label("Name")}, Ref::ConstantPool), label("Java Class Loader")}));
+  metadata.child(valueType("jdk.types.Method", kMethodType,
+                           {field("type", kClassType, {label("Type")}, Ref::ConstantPool),
+                            field("name", kSymbolType, {label("Name")}, Ref::ConstantPool),
+                            field("descriptor", kSymbolType, {label("Descriptor")}, Ref::ConstantPool),
+                            field("modifiers", kIntType, {label("Access Modifiers")}),
+                            field("hidden", kBooleanType, {label("Hidden")}), label("Java Method")}));
+  metadata.child(simpleType("jdk.types.Symbol", kSymbolType, {stringField("string", "String"), label("Symbol")}));
+  metadata.child(
+      valueType("jdk.types.Module", kModuleType,
+                {field("name", kSymbolType, {label("Name")}, Ref::ConstantPool),
+                 field("version", kSymbolType, {label("Version")}, Ref::ConstantPool),
+                 field("location", kSymbolType, {label("Location")}, Ref::ConstantPool),
+                 field("classLoader", kClassLoaderType, {label("Class Loader")}, Ref::ConstantPool), label("Module")}));
+  metadata.child(valueType("jdk.types.Package", kPackageType,
+                           {field("name", kSymbolType, {label("Name")}, Ref::ConstantPool),
+                            field("module", kModuleType, {label("Module")}, Ref::ConstantPool),
+                            field("exported", kBooleanType, {label("Exported")}), label("Package")}));
+  metadata.child(
+      valueType("jdk.types.StackTrace", kStackTraceType,
+                {field("truncated", kBooleanType, {label("Truncated")}),
+                 field("frames", kStackFrameType, {label("Stack Frames")}, Ref::Array), label("Stacktrace")}));
+  metadata.child(simpleType("jdk.types.FrameType", kFrameTypeType,
+                            {stringField("description", "Description"), label("Frame type")}));
+  metadata.child(valueType("jdk.types.StackFrame", kStackFrameType,
+                           {field("method", kMethodType, {label("Java Method")}, Ref::ConstantPool),
+                            field("lineNumber", kIntType, {label("Line Number")}),
+                            field("bytecodeIndex", kIntType, {label("Bytecode Index")}),
+                            field("type", kFrameTypeType, {label("Frame Type")}, Ref::ConstantPool)}));
+}
+
+void addJdkEvents(Element& metadata) {
+  Element unsignedValue = annotation(kUnsignedAnnotation);
+  metadata.child(eventType(
+      kCpuTimeSampleEvent,
+      {setting("stackTrace", kStackTraceSetting, "true"), setting("throttle", kThrottleSetting, "off"),
+       enabledSetting(), startTime(), field("stackTrace", kStackTraceType, {label("Stack Trace")}, Ref::ConstantPool),
+       threadField("Thread"),
+       field("failed", kBooleanType, {label("Failed"), description("Failed to obtain the stack trace")}),
+       field("samplingPeriod", kLongType, {unsignedValue, timespan("TICKS"), label("CPU Time Sampling Period")}),
+       field("biased", kBooleanType, {label("Biased"), description("The sample is safepoint-biased")}),
+       category({"Java Virtual Machine", "Profiling"}), label("CPU Time Sample"),
+       description("Snapshot of a threads state from the CPU time sampler, both threads executing native and "
+                   "Java code are included. The throttle setting can be either an upper bound for the event "
+                   "emission rate, e.g. 100/s, or the cpu-time period, e.g. 10ms, with s, ms, us and ns "
+                   "supported as time units."),
+       annotation(kExperimentalAnnotation)}));
+  metadata.child(
+      eventType(kCpuTimeSamplesLostEvent,
+                {enabledSetting(), startTime(), field("lostSamples", kIntType, {label("Lost Samples")}),
+                 threadField("Thread"), category({"Java Virtual Machine", "Profiling"}), label("CPU Time Samples Lost"),
+                 description("Records that the CPU time sampler lost samples"), annotation(kExperimentalAnnotation)}));
+
+  auto missingNote = [](const char* what) {
+    return description(std::string("The value may be missing (Long.MIN_VALUE) if the clock-resolution is too low "
+                                   "to establish ") +
+                       what);
+  };
+  metadata.child(eventType(
+      kMethodTimingEvent,
+      {setting("period", kPeriodSetting, "everyChunk"), setting("filter", kFilterSetting, ""), enabledSetting(),
+       startTime(), field("method", kMethodType, {label("Method")}, Ref::ConstantPool),
+       field("invocations", kLongType, {label("Invocations")}),
+       field("minimum", kLongType, {label("Minimum Time"), missingNote("a minimum time"), timespan("TICKS")}),
+       field("average", kLongType, {label("Average Time"), missingNote("an average time"), timespan("TICKS")}),
+       field("maximum", kLongType, {label("Maximum Time"), missingNote("a maximum time"), timespan("TICKS")}),
+       name("jdk.MethodTiming"), label("Method Timing"), category({"Java Virtual Machine", "Method Tracing"}),
+       description("Measures the approximate time it takes for a method to execute, including all delays, not "
+                   "just CPU processing time")}));
+  metadata.child(eventType(
+      kMethodTraceEvent,
+      {setting("threshold", kThresholdSetting, "0 ns"), setting("stackTrace", kStackTraceSetting, "true"),
+       setting("filter", kFilterSetting, ""), enabledSetting(), startTime(),
+       field("duration", kLongType, {label("Duration"), timespan("TICKS")}),
+       threadField("Event Thread", {description("Thread in which event was committed in")}),
+       field("stackTrace", kStackTraceType,
+             {label("Stack Trace"), description("Stack Trace starting from the method the event was committed in")},
+             Ref::ConstantPool),
+       field("method", kMethodType, {annotation(kContextualAnnotation), label("Method")}, Ref::ConstantPool),
+       name("jdk.MethodTrace"), label("Method Trace"), category({"Java Virtual Machine", "Method Tracing"})}));
+
+  metadata.child(
+      eventType(kActiveRecordingEvent,
+                {enabledSetting(), startTime(), field("id", kLongType, {label("Id")}), stringField("name", "Name"),
+                 stringField("destination", "Destination"), field("disk", kBooleanType, {label("To Disk")}),
+                 field("maxAge", kLongType, {label("Max Age"), timespan("MILLISECONDS")}),
+                 field("flushInterval", kLongType, {label("Flush Interval"), timespan("MILLISECONDS")}),
+                 field("maxSize", kLongType, {label("Max Size"), annotation(kDataAmountAnnotation, "BYTES")}),
+                 field("recordingStart", kLongType, {label("Start Time"), timestamp("MILLISECONDS_SINCE_EPOCH")}),
+                 field("recordingDuration", kLongType, {label("Recording Duration"), timespan("MILLISECONDS")}),
+                 name("jdk.ActiveRecording"), label("Flight Recording"), category({"Flight Recorder"})}));
+  metadata.child(eventType(kActiveSettingEvent,
+                           {enabledSetting(), startTime(), field("id", kLongType, {label("Event Id")}),
+                            stringField("name", "Setting Name"), stringField("value", "Setting Value"),
+                            name("jdk.ActiveSetting"), label("Recording Setting"), category({"Flight Recorder"})}));
+
+  metadata.child(eventType(kOsInformationEvent,
+                           {endChunkPeriod(), enabledSetting(), startTime(), stringField("osVersion", "OS Version"),
+                            category({"Operating System"}), label("OS Information"),
+                            description("Description of the OS the JVM runs on, for example, a uname-like output")}));
+  metadata.child(eventType(
+      kCpuInformationEvent,
+      {endChunkPeriod(), enabledSetting(), startTime(), stringField("cpu", "Type"),
+       stringField("description", "Description"), field("sockets", kIntType, {unsignedValue, label("Sockets")}),
+       field("cores", kIntType, {unsignedValue, label("Cores")}),
+       field("hwThreads", kIntType, {unsignedValue, label("Hardware Threads")}),
+       category({"Operating System", "Processor"}), label("CPU Information"),
+       description("Characteristics and descriptions of the processor(s) the JVM is running on")}));
+  metadata.child(
+      eventType(kJvmInformationEvent,
+                {endChunkPeriod(), enabledSetting(), startTime(), stringField("jvmName", "JVM Name"),
+                 stringField("jvmVersion", "JVM Version"), stringField("jvmArguments", "JVM Command Line Arguments"),
+                 stringField("jvmFlags", "JVM Settings File Arguments"),
+                 stringField("javaArguments", "Java Application Arguments"),
+                 field("jvmStartTime", kLongType, {timestamp("MILLISECONDS_SINCE_EPOCH"), label("JVM Start Time")}),
+                 field("pid", kLongType, {label("Process Identifier")}), category({"Java Virtual Machine"}),
+                 label("JVM Information"), description("Description of JVM and the Java application")}));
+}
+
+void addJfrbpfEvents(Element& metadata) {
+  metadata.child(eventType(
+      kSampleLossEvent,
+      {enabledSetting("true"), startTime(), threadField("Thread"),
+       field("cause", kStringType,
+             {label("Cause"), description("Why the samples were lost, e.g. ring buffer full or kernel throttling")}),
+       field("lostSamples", kLongType, {label("Lost Samples")}), category({"jfrbpf"}), label("Sample Loss"),
+       description("CPU samples the profiler observed but could not record, by cause")}));
+  metadata.child(eventType(
+      kNoteEvent, {enabledSetting("true"), startTime(),
+                   field("severity", kStringType, {label("Severity"), description("info or warning")}),
+                   stringField("message", "Message"), category({"jfrbpf"}), label("Profiler Note"),
+                   description("Something the profiler reports about this recording, e.g. frames it could not see")}));
+}
+
+// FNV-1a: stable across runs and builds, unlike std::hash.
+int64_t contentHash(const ByteBuffer& body) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < body.size(); ++i) hash = (hash ^ body.data()[i]) * 0x100000001b3ull;
+  // Positive and never 0: some readers treat a zero id as "no metadata yet".
+  auto id = static_cast<int64_t>(hash & 0x7fffffffffffffffull);
+  return id == 0 ? 1 : id;
+}
+
+}  // namespace
+
+MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis) {
+  Element metadata("metadata");
+  addJdkEvents(metadata);
+  addJfrbpfEvents(metadata);
+  addPrimitives(metadata);
+  addValueTypes(metadata);
+  addAnnotationTypes(metadata);
+  addSettingTypes(metadata);
+
+  Element root("root");
+  root.child(std::move(metadata));
+  root.child(std::move(Element("region")
+                           .attribute("locale", "en")
+                           .attribute("gmtOffset", std::to_string(gmtOffsetMillis))
+                           .attribute("dst", "0")));
+
+  MetadataSchema schema;
+  schema.body = serializeMetadataBody(root);
+  schema.id = contentHash(schema.body);
+  return schema;
+}
+
+std::optional<TypeId> eventTypeByName(std::string_view name) {
+  for (const auto& [eventName, id] : kEventTypes)
+    if (eventName == name) return id;
+  return std::nullopt;
+}
+
+}  // namespace jfrbpf::jfr

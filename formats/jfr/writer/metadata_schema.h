@@ -1,0 +1,25 @@
+#pragma once
+// The writer's metadata: JDK 25's exact declarations for the jdk.* events and value types it writes, plus
+// jfrbpf's own events. Built once per recording; the id is a hash of the content, so files written by a
+// different schema never share a metadata id (the JDK reuses a chunk's metadata when the id repeats).
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "formats/jfr/writer/byte_buffer.h"
+#include "formats/jfr/writer/type_ids.h"
+
+namespace jfrbpf::jfr {
+
+struct MetadataSchema {
+  ByteBuffer body;  // string table + element tree (see metadata_element.h)
+  int64_t id = 0;
+};
+
+// gmtOffsetMillis goes into the metadata's region element (the JDK requires one).
+MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis);
+
+// The declared event type with this name ("jdk.CPUTimeSample"), for jdk.ActiveSetting's id.
+std::optional<TypeId> eventTypeByName(std::string_view eventName);
+
+}  // namespace jfrbpf::jfr

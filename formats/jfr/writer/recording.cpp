@@ -1,0 +1,289 @@
+#include "formats/jfr/writer/recording.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/jfr/writer/byte_buffer.h"
+#include "formats/jfr/writer/chunk.h"
+#include "formats/jfr/writer/clock.h"
+#include "formats/jfr/writer/constant_pools.h"
+#include "formats/jfr/writer/description_events.h"
+#include "formats/jfr/writer/metadata_schema.h"
+#include "formats/jfr/writer/output_file.h"
+#include "formats/jfr/writer/system_info.h"
+#include "formats/jfr/writer/type_ids.h"
+#include "userspace/base/error.h"
+
+namespace jfrbpf::jfr {
+namespace {
+
+constexpr size_t kMaxReservedChunkBytes = 64u << 20;
+
+int64_t localGmtOffsetMillis() {
+  time_t now = time(nullptr);
+  tm local{};
+  if (localtime_r(&now, &local) == nullptr) return 0;
+  return static_cast<int64_t>(local.tm_gmtoff) * 1000;
+}
+
+std::vector<std::pair<TypeId, Setting>> resolveSettings(const std::vector<Setting>& settings) {
+  std::vector<std::pair<TypeId, Setting>> resolved;
+  for (const Setting& setting : settings) {
+    auto type = eventTypeByName(setting.eventName);
+    if (!type)
+      throw Error("unknown event type '" + setting.eventName + "' in setting " + setting.eventName + "#" +
+                  setting.name + "=" + setting.value + " (use a jdk.* or jfrbpf.* event this writer records)");
+    resolved.emplace_back(*type, setting);
+  }
+  return resolved;
+}
+
+}  // namespace
+
+struct Recording::State {
+  explicit State(RecordingOptions opts)
+      : options(std::move(opts)),
+        settings(resolveSettings(options.settings)),
+        schema(buildMetadataSchema(localGmtOffsetMillis())),
+        system(readSystemInfo()),
+        recordingStartMillis(readClock(CLOCK_REALTIME) / 1'000'000),
+        file(options.path),
+        chunk(std::min<size_t>(options.maxChunkBytes, kMaxReservedChunkBytes) + 65536) {
+    unknownMethod =
+        pools.internMethod(pools.internClass("[unknown]", 0, false), "[unknown]", kNativeMethodDescriptor, 0, false);
+    for (const auto& [type, setting] : settings)
+      if (setting.name == "enabled") callerEnabledTypes |= eventBit(type);
+    updateChunkOverhead();
+    chunk.start(readClockPair());
+  }
+
+  // Besides events and pools, every chunk carries its header, the metadata and the description events.
+  void updateChunkOverhead() {
+    constexpr uint64_t kPerRecord = 64;
+    chunkOverhead = kChunkHeaderBytes + schema.body.size() + kPerRecord + options.name.size() + options.path.size() +
+                    kPerRecord + system.osVersion.size() + kPerRecord + system.cpu.size() +
+                    system.cpuDescription.size() + kPerRecord * (kLastEventType - kFirstEventType + 1);
+    for (const auto& [type, setting] : settings)
+      chunkOverhead += kPerRecord + setting.name.size() + setting.value.size();
+    if (const auto& jvm = options.jvm)
+      chunkOverhead += kPerRecord + jvm->jvmName.size() + jvm->jvmVersion.size() + jvm->jvmArguments.size() +
+                       jvm->jvmFlags.size() + jvm->javaArguments.size();
+  }
+
+  uint64_t threadKey(ThreadId thread) { return pools.isThread(thread) ? pools.markThread(thread) : 0; }
+  MethodId methodKey(MethodId method) {
+    MethodId valid = pools.isMethod(method) ? method : unknownMethod;
+    pools.markMethod(valid);
+    return valid;
+  }
+  uint64_t stackTraceKey(std::span<const StackFrame> frames, bool truncated) {
+    return frames.empty() ? 0 : chunk.stackTraceKey(frames, truncated, pools, unknownMethod);
+  }
+
+  void recorded(TypeId type, Ticks startTime) {
+    recordedTypes |= eventBit(type);
+    ++stats.events;
+    chunk.observe(startTime);
+    if (chunk.bufferedBytes() + pools.pendingBytes() + chunkOverhead >= options.maxChunkBytes) finishChunk(false);
+  }
+
+  // Appends the chunk to the file and, unless it is the last, starts the next one where it ended.
+  void finishChunk(bool finalChunk) {
+    // Every event type in use appears as enabled unless the caller said otherwise: `jfr view active-settings`
+    // and JMC's rules read the settings, not the events.
+    writeDescriptionEvents(chunk.events(), chunk.openedTicks(),
+                           {options, settings, recordedTypes & ~callerEnabledTypes, system, recordingStartMillis});
+    ClockPair closed = readClockPair();
+    auto pieces = chunk.assemble(schema, pools, closed, finalChunk);
+    if (auto error = file.appendChunk(pieces)) {
+      if (firstWriteError.empty()) firstWriteError = *error;
+      ++chunksLost;
+    } else {
+      ++stats.chunks;
+      stats.bytesWritten = file.size();
+      stats.stackTraces += chunk.stackTraceCount();
+    }
+    pools.startNextChunk();
+    if (!finalChunk) chunk.start(closed);
+  }
+
+  RecordingOptions options;
+  std::vector<std::pair<TypeId, Setting>> settings;
+  MetadataSchema schema;
+  SystemInfo system;
+  int64_t recordingStartMillis;
+  OutputFile file;
+  ConstantPools pools;
+  Chunk chunk;
+  MethodId unknownMethod = 0;
+  uint64_t chunkOverhead = 0;
+  uint32_t recordedTypes = 0;       // eventBit() of every event type recorded so far
+  uint32_t callerEnabledTypes = 0;  // eventBit() of event types with an "enabled" setting from the caller
+  Stats stats{};
+  std::string firstWriteError;
+  uint64_t chunksLost = 0;
+  bool closed = false;
+};
+
+Recording::Recording(RecordingOptions options) {
+  if (options.maxChunkBytes == 0) throw Error("maxChunkBytes must be positive (JFR's default is 12 MiB)");
+  state_ = std::make_unique<State>(std::move(options));
+}
+
+Recording::~Recording() {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    // Nobody is left to tell but the user: the recording's fate must not vanish silently.
+    std::fprintf(stderr, "jfrbpf: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "jfrbpf: finishing the recording failed\n");
+  }
+}
+
+ClassId Recording::internClass(std::string_view internalName, int32_t modifiers, bool hidden) {
+  return state_->pools.internClass(internalName, modifiers, hidden);
+}
+
+MethodId Recording::internMethod(ClassId type, std::string_view name, std::string_view descriptor, int32_t modifiers,
+                                 bool hidden) {
+  return state_->pools.internMethod(type, name, descriptor, modifiers, hidden);
+}
+
+ThreadId Recording::internThread(const ThreadInfo& info) { return state_->pools.internThread(info); }
+
+void Recording::updateThread(ThreadId thread, const ThreadInfo& info) { state_->pools.updateThread(thread, info); }
+
+void Recording::setJvmInformation(JvmInformation jvm) {
+  state_->options.jvm = std::move(jvm);
+  state_->updateChunkOverhead();
+}
+
+void Recording::cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread,
+                              bool failed, Ticks samplingPeriod, bool biased) {
+  State& s = *state_;
+  if (s.closed) return;
+  uint64_t stackTrace = s.stackTraceKey(frames, truncated);
+  SmallRecord(s.chunk.events(), kCpuTimeSampleEvent)
+      .longValue(startTime)
+      .varint(stackTrace)
+      .varint(s.threadKey(thread))
+      .boolean(failed)
+      .longValue(samplingPeriod)
+      .boolean(biased)
+      .commit();
+  s.recorded(kCpuTimeSampleEvent, startTime);
+}
+
+void Recording::cpuTimeSamplesLost(Ticks startTime, int32_t lostSamples, ThreadId thread) {
+  State& s = *state_;
+  if (s.closed) return;
+  SmallRecord(s.chunk.events(), kCpuTimeSamplesLostEvent)
+      .longValue(startTime)
+      .intValue(lostSamples)
+      .varint(s.threadKey(thread))
+      .commit();
+  s.recorded(kCpuTimeSamplesLostEvent, startTime);
+}
+
+void Recording::methodTiming(Ticks startTime, MethodId method, int64_t invocations, int64_t minimum, int64_t average,
+                             int64_t maximum) {
+  State& s = *state_;
+  if (s.closed) return;
+  SmallRecord(s.chunk.events(), kMethodTimingEvent)
+      .longValue(startTime)
+      .varint(s.methodKey(method))
+      .longValue(invocations)
+      .longValue(minimum)
+      .longValue(average)
+      .longValue(maximum)
+      .commit();
+  s.recorded(kMethodTimingEvent, startTime);
+}
+
+void Recording::methodTrace(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                            bool truncated, MethodId method) {
+  State& s = *state_;
+  if (s.closed) return;
+  uint64_t stackTrace = s.stackTraceKey(frames, truncated);
+  SmallRecord(s.chunk.events(), kMethodTraceEvent)
+      .longValue(startTime)
+      .longValue(duration)
+      .varint(s.threadKey(thread))
+      .varint(stackTrace)
+      .varint(s.methodKey(method))
+      .commit();
+  s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
+  s.recorded(kMethodTraceEvent, startTime);
+}
+
+void Recording::sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples) {
+  State& s = *state_;
+  if (s.closed) return;
+  ByteBuffer& out = s.chunk.events();
+  size_t record = out.beginRecord();
+  out.putVarint(kSampleLossEvent);
+  out.putLong(startTime);
+  out.putVarint(s.threadKey(thread));
+  out.putString(cause);
+  out.putLong(lostSamples);
+  out.endRecord(record);
+  s.recorded(kSampleLossEvent, startTime);
+}
+
+void Recording::note(Ticks startTime, std::string_view severity, std::string_view message) {
+  State& s = *state_;
+  if (s.closed) return;
+  ByteBuffer& out = s.chunk.events();
+  size_t record = out.beginRecord();
+  out.putVarint(kNoteEvent);
+  out.putLong(startTime);
+  out.putString(severity);
+  out.putString(message);
+  out.endRecord(record);
+  s.recorded(kNoteEvent, startTime);
+}
+
+void Recording::rotateIfDue(Ticks now) {
+  State& s = *state_;
+  if (!s.closed && s.options.maxChunkAge > 0 && now - s.chunk.openedTicks() >= s.options.maxChunkAge)
+    s.finishChunk(false);
+}
+
+void Recording::rotate() {
+  if (!state_->closed) state_->finishChunk(false);
+}
+
+void Recording::close() {
+  State& s = *state_;
+  if (s.closed) return;
+  s.closed = true;
+  s.finishChunk(true);
+  const std::string& path = s.options.path;
+  std::string fix = " (free disk space or choose another output path)";
+  if (s.file.size() == 0) {
+    s.file.discard();
+    throw Error("nothing could be written to recording '" + path + "': " + s.firstWriteError + fix);
+  }
+  s.file.commit();
+  if (s.chunksLost > 0)
+    throw Error("recording '" + path + "' is missing " + std::to_string(s.chunksLost) + " of " +
+                std::to_string(s.chunksLost + s.stats.chunks) + " chunks: " + s.firstWriteError + fix);
+}
+
+void Recording::abandon() noexcept {
+  State& s = *state_;
+  if (s.closed) return;
+  s.closed = true;
+  s.file.discard();
+}
+
+Recording::Stats Recording::stats() const { return state_->stats; }
+
+Ticks Recording::now() { return monotonicNow(); }
+
+}  // namespace jfrbpf::jfr

@@ -1,0 +1,86 @@
+#pragma once
+// A JDK Flight Recorder file being written: the sink of the profiler's events.
+//
+// Files open in JDK 17+ `jfr print/summary/metadata`, JDK 21+ `jfr view` and JMC. Event types carry JDK 25's
+// exact names, fields and annotations (jdk.CPUTimeSample, jdk.CPUTimeSamplesLost, jdk.MethodTiming,
+// jdk.MethodTrace, …) plus jfrbpf.SampleLoss and jfrbpf.Note. Every chunk is self-contained: it repeats the
+// constants it references and the recording/OS/CPU/JVM description events.
+//
+// Not thread-safe: one thread records (the pipeline serializes events). Event methods never throw and do
+// not allocate in steady state; I/O errors during recording are reported by close().
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "formats/jfr/writer/types.h"
+
+namespace jfrbpf::jfr {
+
+class Recording {
+ public:
+  // Creates the temporary file next to options.path. Throws jfrbpf::Error (unwritable destination, unknown
+  // event name in a setting, zero maxChunkBytes).
+  explicit Recording(RecordingOptions options);
+  // Finishes the recording if close() was not called; never throws.
+  ~Recording();
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+
+  // Interning: ids are stable for the whole recording; the same arguments give the same id.
+  // internalName: "java/lang/String", or for native code the library ("libc.so.6") or "kernel".
+  ClassId internClass(std::string_view internalName, int32_t modifiers = 0, bool hidden = false);
+  // Throws jfrbpf::Error if the ClassId did not come from internClass. Native symbols: kNativeMethodDescriptor.
+  MethodId internMethod(ClassId type, std::string_view name, std::string_view descriptor, int32_t modifiers = 0,
+                        bool hidden = false);
+  // Keyed by (osThreadId, javaThreadId).
+  ThreadId internThread(const ThreadInfo& info);
+  // Names learnt later (the Java name from the agent). Events recorded from now on show them, and so do the
+  // earlier events of the current chunk unless the thread was already in the previous chunk (the JDK keeps
+  // what it read there).
+  void updateThread(ThreadId thread, const ThreadInfo& info);
+  void setJvmInformation(JvmInformation jvm);
+
+  // Events. Stack frames are leaf first. Unknown ids never corrupt the file: an unknown ThreadId is
+  // written as no thread, an unknown MethodId as the method "[unknown].[unknown]".
+  // An empty `frames` writes no stack trace (JDK 25 does the same for failed samples).
+  void cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread, bool failed,
+                     Ticks samplingPeriod, bool biased);
+  void cpuTimeSamplesLost(Ticks startTime, int32_t lostSamples, ThreadId thread);
+  // minimum/average/maximum in ticks (ns); Long.MIN_VALUE where unknown, as the JDK writes them.
+  void methodTiming(Ticks startTime, MethodId method, int64_t invocations, int64_t minimum, int64_t average,
+                    int64_t maximum);
+  // frames: the caller's stack (JDK 25 starts a MethodTrace stack at the caller of `method`).
+  void methodTrace(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames, bool truncated,
+                   MethodId method);
+  // thread 0 = not attributable to a thread.
+  void sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples);
+  // severity: "info" or "warning".
+  void note(Ticks startTime, std::string_view severity, std::string_view message);
+
+  // Chunks rotate by size on their own; by age when the caller calls rotateIfDue periodically.
+  void rotateIfDue(Ticks now);
+  void rotate();
+  // Writes the final chunk, fsyncs and renames the file into place. Throws jfrbpf::Error on I/O failure
+  // (including chunks that could not be written earlier). Further calls do nothing.
+  void close();
+  // Gives the recording up: removes the temporary file and leaves the destination untouched, for runs that
+  // failed before recording anything useful. Later calls (close included) do nothing; never throws.
+  void abandon() noexcept;
+
+  struct Stats {
+    uint64_t events;        // events recorded through the methods above
+    uint64_t chunks;        // chunks written to the file
+    uint64_t bytesWritten;  // bytes in the file
+    uint64_t stackTraces;   // stack traces written (deduplicated per chunk, summed over chunks)
+  };
+  Stats stats() const;
+
+  static Ticks now();  // CLOCK_MONOTONIC nanoseconds
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace jfrbpf::jfr

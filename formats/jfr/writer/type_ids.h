@@ -1,0 +1,65 @@
+#pragma once
+// Numeric ids of every type the writer declares in its metadata. Event ids stay below 128 so each event's
+// type id is one varint byte; jdk.ActiveSetting refers to events by these ids.
+#include <cstdint>
+
+namespace jfrbpf::jfr {
+
+enum TypeId : uint64_t {
+  kMetadataRecord = 0,
+  kCheckpointRecord = 1,
+
+  kCpuTimeSampleEvent = 20,
+  kCpuTimeSamplesLostEvent,
+  kMethodTimingEvent,
+  kMethodTraceEvent,
+  kActiveRecordingEvent,
+  kActiveSettingEvent,
+  kOsInformationEvent,
+  kCpuInformationEvent,
+  kJvmInformationEvent,
+  kSampleLossEvent,
+  kNoteEvent,
+
+  kBooleanType = 40,
+  kIntType,
+  kLongType,
+  kStringType,
+
+  kThreadType = 50,
+  kThreadGroupType,
+  kClassType,
+  kClassLoaderType,
+  kMethodType,
+  kSymbolType,
+  kPackageType,
+  kModuleType,
+  kStackTraceType,
+  kStackFrameType,
+  kFrameTypeType,
+
+  kLabelAnnotation = 70,
+  kDescriptionAnnotation,
+  kNameAnnotation,
+  kCategoryAnnotation,
+  kExperimentalAnnotation,
+  kContextualAnnotation,
+  kContentTypeAnnotation,
+  kTimestampAnnotation,
+  kTimespanAnnotation,
+  kDataAmountAnnotation,
+  kUnsignedAnnotation,
+  kMemoryAddressAnnotation,
+  kPercentageAnnotation,
+  kFrequencyAnnotation,
+  kBooleanFlagAnnotation,
+
+  kEnabledSetting = 90,
+  kThresholdSetting,
+  kStackTraceSetting,
+  kPeriodSetting,
+  kThrottleSetting,
+  kFilterSetting,
+};
+
+}  // namespace jfrbpf::jfr

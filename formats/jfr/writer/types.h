@@ -1,0 +1,63 @@
+#pragma once
+// Value types of the JFR writer's public interface (see recording.h).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jfrbpf::jfr {
+
+using Ticks = int64_t;  // CLOCK_MONOTONIC nanoseconds; the chunk header declares 1e9 ticks per second
+
+// The JDK's standard frame types (pool keys 0..3). Native and kernel frames are Native: tools that know only
+// the JDK's set (JMC, IntelliJ, jfr view) then render them without custom types.
+enum class FrameType : uint8_t { Interpreted = 0, JitCompiled = 1, Inlined = 2, Native = 3 };
+
+// Stable for the whole recording; 0 means none/null.
+using ClassId = uint32_t;
+using MethodId = uint32_t;
+using ThreadId = uint32_t;
+
+// Descriptor for native and kernel symbols: a no-argument method, so every tool that parses descriptors
+// (jfr print/view format the parameters between '(' and ')') prints "libc.so.6.malloc()".
+inline constexpr std::string_view kNativeMethodDescriptor = "()V";
+
+struct StackFrame {
+  MethodId method;
+  int32_t lineNumber;     // -1 = unknown
+  int32_t bytecodeIndex;  // -1 = unknown
+  FrameType type;
+};
+
+struct ThreadInfo {
+  std::string osName;        // empty = unknown (written as null)
+  int64_t osThreadId = 0;    // Linux TID; distinct per thread (JMC identifies threads by it)
+  std::string javaName;      // empty = not a Java thread (written as null)
+  int64_t javaThreadId = 0;  // 0 for non-Java threads
+  bool isVirtual = false;
+};
+
+// One jdk.ActiveSetting per chunk, e.g. {"jdk.CPUTimeSample", "throttle", "10 ms"}.
+struct Setting {
+  std::string eventName;
+  std::string name;
+  std::string value;
+};
+
+struct JvmInformation {
+  std::string jvmName, jvmVersion, jvmArguments, jvmFlags, javaArguments;
+  int64_t jvmStartTimeMillis = 0;  // wall clock, ms since the epoch
+  int64_t pid = 0;
+};
+
+struct RecordingOptions {
+  std::string path;                    // destination .jfr
+  std::string name = "jfrbpf";         // jdk.ActiveRecording name
+  uint64_t maxChunkBytes = 12u << 20;  // JFR's default maxchunksize
+  Ticks maxChunkAge = 0;               // 0 = no age rotation (rotateIfDue never rotates)
+  std::vector<Setting> settings = {};  // eventName must be one of the event types this writer declares
+  std::optional<JvmInformation> jvm = {};
+};
+
+}  // namespace jfrbpf::jfr

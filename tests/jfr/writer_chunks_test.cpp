@@ -1,0 +1,419 @@
+// Chunks and files: rotation by size, age and on demand (every chunk self-contained, checked with JDK 17
+// `jfr`), RAII finishing, crash safety of the temporary file, errors for unwritable destinations and full
+// disks, and nothing left behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/jfr/writer/recording.h"
+#include "tests/jfr/chunk_headers.h"
+#include "tests/jfr/jdk_tools.h"
+#include "tests/jfr/json.h"
+#include "userspace/base/error.h"
+
+namespace jfrbpf::jfr {
+namespace {
+
+using test::Json;
+
+constexpr int64_t kMs = 1'000'000;
+
+bool haveJdk17() { return access((test::jdk17Home() + "/bin/jfr").c_str(), X_OK) == 0; }
+
+// A recording's worth of distinct Java stacks: stack i has a leaf method named "leaf<i>" over shared callers.
+struct StackPool {
+  StackPool(Recording& r, int count, int depth) {
+    ClassId cls = r.internClass("com/example/Pool", 1);
+    std::vector<MethodId> callers;
+    for (int d = 0; d < depth; ++d) callers.push_back(r.internMethod(cls, "caller" + std::to_string(d), "()V"));
+    for (int i = 0; i < count; ++i) {
+      std::vector<StackFrame> frames{
+          {r.internMethod(cls, "leaf" + std::to_string(i), "()V"), i, 0, FrameType::JitCompiled}};
+      for (int d = 1; d < depth; ++d) frames.push_back({callers[d], d, d, FrameType::Interpreted});
+      stacks.push_back(std::move(frames));
+    }
+  }
+  std::vector<std::vector<StackFrame>> stacks;
+};
+
+std::vector<std::string> partFiles(const test::TempDir& dir) {
+  std::vector<std::string> parts;
+  for (const auto& name : dir.entries())
+    if (name.find(".part.jfr") != std::string::npos) parts.push_back(name);
+  return parts;
+}
+
+TEST(JfrWriterChunks, SizeRotationKeepsEveryChunkSelfContained) {
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  test::TempDir dir;
+  std::string path = dir.file("rotating.jfr");
+  constexpr uint64_t kMaxChunk = 32 * 1024;
+  constexpr int kSamples = 4000, kDepth = 6;
+  std::vector<int> drawn;
+  Ticks t0 = Recording::now();
+  Recording::Stats stats{};
+  {
+    Recording r({.path = path, .maxChunkBytes = kMaxChunk});
+    StackPool pool(r, 200, kDepth);
+    ThreadId thread = r.internThread({"worker", 77, "worker", 7});
+    std::mt19937 random(1);
+    for (int i = 0; i < kSamples; ++i) {
+      drawn.push_back(static_cast<int>(random() % pool.stacks.size()));
+      r.cpuTimeSample(t0 + i * kMs, pool.stacks[drawn.back()], false, thread, false, 10 * kMs, false);
+    }
+    r.close();
+    stats = r.stats();
+  }
+  std::string bytes = test::readFile(path);
+  auto chunks = test::chunkHeaders(bytes);
+  ASSERT_GE(chunks.size(), 4u);
+  EXPECT_EQ(stats.chunks, chunks.size());
+  EXPECT_EQ(stats.bytesWritten, bytes.size());
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i].magic, std::string("FLR\0", 4));
+    EXPECT_EQ(chunks[i].state, 0u);
+    EXPECT_EQ(chunks[i].flags, i + 1 == chunks.size() ? 3u : 1u) << "final-chunk flag only on the last";
+    EXPECT_LE(chunks[i].size, kMaxChunk + 256) << "rotation keeps chunks near the limit";
+    if (i > 0) {
+      EXPECT_GE(chunks[i].startTicks, chunks[i - 1].startTicks);
+    }
+  }
+
+  auto summary = test::runJfr(test::jdk17Home(), {"summary", path});
+  ASSERT_EQ(summary.exitCode, 0) << summary.err;
+  EXPECT_EQ(test::summaryChunks(summary.out), static_cast<int>(chunks.size()));
+  auto counts = test::summaryCounts(summary.out);
+  EXPECT_EQ(counts["jdk.CPUTimeSample"], kSamples);
+  EXPECT_EQ(counts["jdk.ActiveRecording"], static_cast<int64_t>(chunks.size())) << "one per chunk";
+  EXPECT_EQ(counts["jdk.CPUInformation"], static_cast<int64_t>(chunks.size()));
+
+  auto print =
+      test::runJfr(test::jdk17Home(), {"print", "--json", "--stack-depth", "64", "--events", "CPUTimeSample", path});
+  ASSERT_EQ(print.exitCode, 0) << print.err;
+  Json document = Json::parse(print.out);
+  auto samples = test::eventsOfType(document, "jdk.CPUTimeSample");
+  ASSERT_EQ(samples.size(), static_cast<size_t>(kSamples));
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const Json& s = *samples[i];
+    int64_t offset =
+        test::isoInstantNanos(s["startTime"].string()) - test::isoInstantNanos((*samples[0])["startTime"].string());
+    size_t index = static_cast<size_t>(offset / kMs);
+    ASSERT_LT(index, drawn.size());
+    ASSERT_FALSE(s["stackTrace"].isNull()) << "sample " << index;
+    const Json& frames = s["stackTrace"]["frames"];
+    ASSERT_EQ(frames.size(), static_cast<size_t>(kDepth)) << "sample " << index;
+    ASSERT_EQ(frames[0]["method"]["name"].string(), "leaf" + std::to_string(drawn[index])) << "sample " << index;
+    ASSERT_EQ(frames[kDepth - 1]["method"]["type"]["name"].string(), "com/example/Pool");
+    ASSERT_EQ(s["eventThread"]["javaName"].string(), "worker");
+  }
+
+  // A middle chunk cut out on its own is a complete recording.
+  std::string middle = dir.file("middle.jfr");
+  {
+    const auto& c = chunks[chunks.size() / 2];
+    std::ofstream(middle, std::ios::binary) << bytes.substr(c.fileOffset, c.size);
+  }
+  auto alone = test::runJfr(test::jdk17Home(), {"print", "--json", "--stack-depth", "64", middle});
+  ASSERT_EQ(alone.exitCode, 0) << alone.err;
+  Json aloneDocument = Json::parse(alone.out);
+  auto aloneSamples = test::eventsOfType(aloneDocument, "jdk.CPUTimeSample");
+  EXPECT_GT(aloneSamples.size(), 100u);
+  for (const Json* s : aloneSamples) {
+    ASSERT_EQ((*s)["stackTrace"]["frames"].size(), static_cast<size_t>(kDepth));
+    ASSERT_EQ((*s)["stackTrace"]["frames"][1]["method"]["name"].string(), "caller1");
+    ASSERT_EQ((*s)["eventThread"]["osThreadId"].integer(), 77);
+  }
+  EXPECT_EQ(test::eventsOfType(aloneDocument, "jdk.ActiveRecording").size(), 1u);
+  EXPECT_EQ(test::eventsOfType(aloneDocument, "jdk.CPUInformation").size(), 1u);
+}
+
+TEST(JfrWriterChunks, ExplicitRotationRepeatsConstantsInEachChunk) {
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  test::TempDir dir;
+  std::string path = dir.file("rotated.jfr");
+  {
+    Recording r({.path = path, .settings = {{"jdk.CPUTimeSample", "throttle", "1 ms"}}});
+    ClassId cls = r.internClass("com/example/Same");
+    MethodId method = r.internMethod(cls, "run", "()V");
+    ThreadId thread = r.internThread({"same", 5, "same", 5});
+    std::vector<StackFrame> frames{{method, 3, 4, FrameType::JitCompiled}};
+    for (int chunk = 0; chunk < 4; ++chunk) {
+      r.cpuTimeSample(Recording::now(), frames, false, thread, false, kMs, false);
+      r.methodTiming(Recording::now(), method, chunk + 1, 10, 20, 30);
+      if (chunk < 3) r.rotate();
+    }
+    EXPECT_EQ(r.stats().chunks, 3u) << "rotate() writes the chunk at once";
+    r.close();
+    EXPECT_EQ(r.stats().chunks, 4u);
+    EXPECT_EQ(r.stats().stackTraces, 4u) << "the same stack is written once per chunk";
+  }
+  auto chunks = test::chunkHeaders(test::readFile(path));
+  ASSERT_EQ(chunks.size(), 4u);
+
+  auto summary = test::runJfr(test::jdk17Home(), {"summary", path});
+  ASSERT_EQ(summary.exitCode, 0) << summary.err;
+  EXPECT_EQ(test::summaryChunks(summary.out), 4);
+  auto counts = test::summaryCounts(summary.out);
+  EXPECT_EQ(counts["jdk.OSInformation"], 4);
+  EXPECT_EQ(counts["jdk.ActiveSetting"], 4 * 3);  // throttle + enabled for the two types in use, per chunk
+
+  auto print = test::runJfr(test::jdk17Home(),
+                            {"print", "--json", "--events", "CPUTimeSample,MethodTiming,ActiveSetting", path});
+  ASSERT_EQ(print.exitCode, 0) << print.err;
+  Json doc = Json::parse(print.out);
+  auto samples = test::eventsOfType(doc, "jdk.CPUTimeSample");
+  ASSERT_EQ(samples.size(), 4u);
+  for (const Json* s : samples) {
+    EXPECT_EQ((*s)["stackTrace"]["frames"][0]["method"]["name"].string(), "run");
+    EXPECT_EQ((*s)["stackTrace"]["frames"][0]["method"]["type"]["name"].string(), "com/example/Same");
+    EXPECT_EQ((*s)["eventThread"]["osName"].string(), "same");
+  }
+  auto timings = test::eventsOfType(doc, "jdk.MethodTiming");
+  ASSERT_EQ(timings.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ((*timings[i])["method"]["name"].string(), "run");
+    EXPECT_EQ((*timings[i])["invocations"].integer(), static_cast<int64_t>(i + 1));
+  }
+  int throttles = 0;
+  for (const Json* s : test::eventsOfType(doc, "jdk.ActiveSetting"))
+    if ((*s)["name"].string() == "throttle" && (*s)["value"].string() == "1 ms") ++throttles;
+  EXPECT_EQ(throttles, 4);
+}
+
+// The JDK reuses the previous chunk's thread constants by key, so renamed threads must still show their
+// new names in later chunks, and in the chunk where the rename happened.
+TEST(JfrWriterChunks, ThreadNamesLearntLaterShowUp) {
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  test::TempDir dir;
+  std::string path = dir.file("renamed.jfr");
+  Ticks t0 = Recording::now();
+  {
+    Recording r({.path = path});
+    ThreadId thread = r.internThread({"pool-1", 4244, "", 0});
+    r.cpuTimeSamplesLost(t0 + 1 * kMs, 1, thread);
+    r.rotate();
+    r.updateThread(thread, {"pool-1", 4244, "pool-1-thread-1", 23});
+    r.cpuTimeSamplesLost(t0 + 2 * kMs, 2, thread);
+    r.rotate();
+    r.cpuTimeSamplesLost(t0 + 3 * kMs, 3, thread);
+    r.updateThread(thread, {"pool-1", 4244, "renamed", 23});
+    r.cpuTimeSamplesLost(t0 + 4 * kMs, 4, thread);
+    r.close();
+  }
+  auto print = test::runJfr(test::jdk17Home(), {"print", "--json", "--events", "CPUTimeSamplesLost", path});
+  ASSERT_EQ(print.exitCode, 0) << print.err;
+  Json document = Json::parse(print.out);
+  auto lost = test::eventsOfType(document, "jdk.CPUTimeSamplesLost");
+  ASSERT_EQ(lost.size(), 4u);
+  std::map<int64_t, const Json*> byCount;
+  for (const Json* e : lost) byCount[(*e)["lostSamples"].integer()] = &(*e)["eventThread"];
+  EXPECT_TRUE((*byCount[1])["javaName"].isNull()) << "before the name was known";
+  EXPECT_EQ((*byCount[2])["javaName"].string(), "pool-1-thread-1");
+  // Recorded before the second rename under a key the previous chunk resolved: the JDK keeps that name.
+  EXPECT_EQ((*byCount[3])["javaName"].string(), "pool-1-thread-1");
+  EXPECT_EQ((*byCount[4])["javaName"].string(), "renamed");
+  EXPECT_EQ((*byCount[4])["javaThreadId"].integer(), 23);
+  EXPECT_EQ((*byCount[1])["osThreadId"].integer(), 4244);
+}
+
+TEST(JfrWriterChunks, AgeRotationFollowsTheCallersClock) {
+  test::TempDir dir;
+  std::string aged = dir.file("aged.jfr"), unaged = dir.file("unaged.jfr");
+  {
+    Recording r({.path = aged, .maxChunkAge = 60'000 * kMs});
+    r.rotateIfDue(Recording::now());
+    EXPECT_EQ(r.stats().chunks, 0u) << "not due yet";
+    r.note(Recording::now(), "info", "first chunk");
+    r.rotateIfDue(Recording::now() + 61'000 * kMs);
+    EXPECT_EQ(r.stats().chunks, 1u);
+    r.rotateIfDue(Recording::now() + 1'000 * kMs);
+    EXPECT_EQ(r.stats().chunks, 1u) << "the age counts from the new chunk's start";
+    r.close();
+  }
+  {
+    Recording r({.path = unaged});
+    r.rotateIfDue(Recording::now() + 365LL * 24 * 3600 * 1000 * kMs);
+    r.close();
+    EXPECT_EQ(r.stats().chunks, 1u) << "maxChunkAge 0 never rotates by age";
+  }
+  EXPECT_EQ(test::chunkHeaders(test::readFile(aged)).size(), 2u);
+  EXPECT_EQ(test::chunkHeaders(test::readFile(unaged)).size(), 1u);
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"aged.jfr", "unaged.jfr"}));
+}
+
+TEST(JfrWriterChunks, DestructorFinishesAnUnclosedRecording) {
+  test::TempDir dir;
+  std::string path = dir.file("raii.jfr");
+  {
+    Recording r({.path = path});
+    ThreadId thread = r.internThread({"t", 1, "", 0});
+    r.cpuTimeSamplesLost(Recording::now(), 9, thread);
+    EXPECT_EQ(partFiles(dir).size(), 1u) << "recording into a temporary file";
+    EXPECT_EQ(dir.entries().size(), 1u) << "the destination does not exist before close";
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"raii.jfr"}) << "renamed into place, no temporary file left";
+  auto chunks = test::chunkHeaders(test::readFile(path));
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0].flags, 3u);
+  mode_t mask = umask(0);
+  umask(mask);
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644 & ~mask) << "0644 as restricted by the umask";
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  auto print = test::runJfr(test::jdk17Home(), {"print", "--json", "--events", "CPUTimeSamplesLost", path});
+  ASSERT_EQ(print.exitCode, 0) << print.err;
+  Json document = Json::parse(print.out);
+  auto lost = test::eventsOfType(document, "jdk.CPUTimeSamplesLost");
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ((*lost[0])["lostSamples"].integer(), 9);
+}
+
+TEST(JfrWriterChunks, CloseTwiceAndEventsAfterCloseAreHarmless) {
+  test::TempDir dir;
+  Recording r({.path = dir.file("closed.jfr")});
+  r.note(Recording::now(), "info", "before");
+  r.close();
+  auto stats = r.stats();
+  EXPECT_NO_THROW(r.close());
+  r.note(Recording::now(), "info", "after");
+  r.rotate();
+  EXPECT_EQ(r.stats().events, stats.events);
+  EXPECT_EQ(r.stats().chunks, stats.chunks);
+  EXPECT_EQ(test::readFile(dir.file("closed.jfr")).size(), stats.bytesWritten);
+}
+
+TEST(JfrWriterChunks, AbandonLeavesNothingAndKeepsAnExistingDestination) {
+  test::TempDir dir;
+  std::string path = dir.file("kept.jfr");
+  { std::ofstream(path) << "previous contents"; }
+  {
+    Recording r({.path = path});
+    r.note(Recording::now(), "info", "never written");
+    r.rotate();
+    EXPECT_EQ(partFiles(dir).size(), 1u);
+    r.abandon();
+    EXPECT_NO_THROW(r.close());
+    r.note(Recording::now(), "info", "ignored");
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"kept.jfr"}) << "temporary file removed";
+  EXPECT_EQ(test::readFile(path), "previous contents");
+}
+
+// A crash (no destructor, no close) leaves the temporary file holding every complete chunk: a valid recording.
+TEST(JfrWriterChunks, CrashLeavesOnlyCompleteChunks) {
+  test::TempDir dir;
+  std::string path = dir.file("crashed.jfr");
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto* r = new Recording({.path = path});  // never destroyed: the process dies with it open
+    ThreadId thread = r->internThread({"t", 1, "", 0});
+    for (int chunk = 0; chunk < 3; ++chunk) {
+      for (int i = 0; i < 10; ++i) r->cpuTimeSamplesLost(Recording::now(), chunk * 10 + i, thread);
+      if (chunk < 2) r->rotate();
+    }
+    _exit(0);  // the third chunk is still in memory
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  auto parts = partFiles(dir);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(dir.entries().size(), 1u) << "no destination file without close";
+  std::string part = dir.file(parts[0]);
+  auto chunks = test::chunkHeaders(test::readFile(part));  // throws on a partial chunk
+  ASSERT_EQ(chunks.size(), 2u);
+  for (const auto& c : chunks) EXPECT_EQ(c.state, 0u);
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  auto summary = test::runJfr(test::jdk17Home(), {"summary", part});
+  ASSERT_EQ(summary.exitCode, 0) << summary.err;
+  EXPECT_EQ(test::summaryChunks(summary.out), 2);
+  EXPECT_EQ(test::summaryCounts(summary.out)["jdk.CPUTimeSamplesLost"], 20);
+}
+
+TEST(JfrWriterChunks, UnwritableDestinationsThrowWithPathAndFix) {
+  test::TempDir dir;
+  std::string regularFile = dir.file("not-a-dir");
+  { Recording(RecordingOptions{.path = regularFile}).close(); }
+  struct Case {
+    std::string path, expect;
+  } cases[] = {
+      {dir.file("missing/sub/app.jfr"), "No such file or directory"},
+      {regularFile + "/app.jfr", "Not a directory"},
+      {dir.path(), "is a directory"},
+      {"/proc/self/app.jfr", ""},
+  };
+  for (const auto& c : cases) {
+    try {
+      Recording r({.path = c.path});
+      ADD_FAILURE() << "no error for " << c.path;
+    } catch (const Error& e) {
+      std::string message = e.what();
+      EXPECT_NE(message.find(c.path), std::string::npos) << message;
+      EXPECT_NE(message.find(c.expect), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+      EXPECT_NE(message.find('('), std::string::npos) << "names a fix: " << message;
+    }
+  }
+  EXPECT_THROW(Recording({.path = ""}), Error);
+  EXPECT_THROW(Recording({.path = dir.file("zero.jfr"), .maxChunkBytes = 0}), Error);
+  EXPECT_THROW(Recording({.path = dir.file("bad.jfr"), .settings = {{"jdk.ExecutionSample", "period", "10 ms"}}}),
+               Error);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"not-a-dir"}) << "failed constructors leave nothing behind";
+}
+
+// A write that fails mid-recording (here: RLIMIT_FSIZE, as on a full disk) loses whole chunks only; close()
+// reports it and the file that remains is valid.
+TEST(JfrWriterChunks, WriteFailuresLoseWholeChunksAndCloseReportsThem) {
+  test::TempDir dir;
+  std::string path = dir.file("limited.jfr");
+  constexpr rlim_t kFileLimit = 100 * 1024;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{kFileLimit, kFileLimit};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    int code = 1;
+    try {
+      Recording r({.path = path, .maxChunkBytes = 32 * 1024});
+      ThreadId thread = r.internThread({"t", 1, "", 0});
+      for (int i = 0; i < 20000; ++i) r.cpuTimeSamplesLost(Recording::now(), i, thread);
+      r.close();
+    } catch (const Error& e) {
+      std::string message = e.what();
+      code = message.find("limited.jfr' is missing") != std::string::npos &&
+                     message.find("File too large") != std::string::npos
+                 ? 0
+                 : 2;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "close() must throw an Error naming the file and the cause";
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"limited.jfr"}) << "what was written is still moved into place";
+  std::string bytes = test::readFile(path);
+  EXPECT_LE(bytes.size(), kFileLimit);
+  auto chunks = test::chunkHeaders(bytes);  // only complete chunks, nothing trailing
+  EXPECT_GE(chunks.size(), 2u);
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  auto summary = test::runJfr(test::jdk17Home(), {"summary", path});
+  EXPECT_EQ(summary.exitCode, 0) << summary.err;
+  EXPECT_EQ(test::summaryChunks(summary.out), static_cast<int>(chunks.size()));
+}
+
+}  // namespace
+}  // namespace jfrbpf::jfr
