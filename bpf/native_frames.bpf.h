@@ -10,7 +10,8 @@
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, 1); /* sized by the loader */
+  __uint(max_entries, 1); /* sized by the loader, which writes rows through a shared mapping */
+  __uint(map_flags, BPF_F_MMAPABLE);
   __type(key, __u32);
   __type(value, struct jfrbpf_unwind_row);
 } unwind_rows SEC(".maps");

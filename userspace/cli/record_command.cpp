@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -32,10 +34,14 @@ Options:
   -d, --duration TIME      stop after TIME (JFR syntax: 30s, 1 m, 500ms); default: until Ctrl-C,
                            SIGTERM, or every target has exited
   -o, --output FILE        where to write the recording; default jfrbpf-PID-DATE-TIME.jfr
-      --interval TIME      CPU time between samples on each CPU (default 10ms, as JFR's profile.jfc)
+X
       --rate N/s           samples per second over all CPUs (JEP 509's throttle form: the period is
                            CPUs x 1 s / N); use either --interval or --rate
       --stack-depth N      deepest user stack kept, 1..512 (default 512; deeper stacks are marked truncated)
+      --sampler thread|cpu what drives sampling: each thread's own CPU time (thread, the default: samples
+                           match the kernel's CPU accounting exactly, like JDK 25's CPUTimeSample), or one
+                           clock per CPU (cpu: constant cost however many threads, but biased when other
+                           timers fire together with it)
       --ring-buffer SIZE   BPF ring buffer size in bytes, a power of two (default 16m; k/m suffixes)
   -h, --help               this text
 
@@ -113,13 +119,31 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   std::printf("  samples  %s (%.2f s of CPU time at %s per sample)", groupThousands(s.samples).c_str(), cpuSeconds,
               formatDuration(periodNs).c_str());
   if (s.failedStacks) std::printf(", %s without a user stack", groupThousands(s.failedStacks).c_str());
-  std::printf("\n  lost     %s", groupThousands(s.lost).c_str());
-  if (s.samples + s.lost > 0 && s.lost > 0) {
-    std::printf(" (%.2f %%:", 100.0 * static_cast<double>(s.lost) / static_cast<double>(s.samples + s.lost));
+  std::printf("\n  lost     %s of %s overflows", groupThousands(s.lost).c_str(), groupThousands(s.overflows).c_str());
+  if (s.lost > 0) {
+    std::printf(" (%.2f %%:", 100.0 * static_cast<double>(s.lost) / static_cast<double>(std::max<uint64_t>(1, s.overflows)));
     for (const auto& [cause, count] : s.lostByCause) std::printf(" %s %s", groupThousands(count).c_str(), cause.c_str());
     std::printf(")");
   }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
+}
+
+// Fails before anything is loaded or attached when the output cannot be written where asked.
+void requireWritableDestination(const std::string& path) {
+  std::filesystem::path target(path);
+  std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (std::filesystem::is_directory(target, ec)) {
+    throw Error("cannot write " + path + ": it is a directory (give a file name with -o)", ErrorKind::Usage);
+  }
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw Error("cannot write " + path + ": directory " + dir.string() + " does not exist (create it or change -o)",
+                ErrorKind::Usage);
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    throw Error("cannot write " + path + ": directory " + dir.string() + " is not writable (change -o)",
+                ErrorKind::Usage);
+  }
 }
 
 }  // namespace
@@ -149,6 +173,14 @@ int runRecordCommand(Arguments& args) {
       rate = value;
     } else if (args.option("", "--stack-depth", value)) {
       config.stackDepth = static_cast<uint32_t>(parseCount(value, "--stack-depth", 1, JFRBPF_MAX_USER_FRAMES));
+    } else if (args.option("", "--sampler", value)) {
+      if (value == "thread") {
+        config.clockMode = record::ClockMode::PerThread;
+      } else if (value == "cpu") {
+        config.clockMode = record::ClockMode::PerCpu;
+      } else {
+        throw Error("invalid --sampler '" + value + "': expected thread or cpu", ErrorKind::Usage);
+      }
     } else if (args.option("", "--ring-buffer", value)) {
       config.ringBufferBytes = parseRingBufferSize(value);
     } else {
@@ -164,7 +196,7 @@ int runRecordCommand(Arguments& args) {
   if (!interval.empty() && !rate.empty()) {
     throw Error("give either --interval or --rate, not both", ErrorKind::Usage);
   }
-  std::string throttle = "10 ms";
+  std::string throttle = "10 ms";  // JFR profile.jfc's CPU-time period
   if (!interval.empty()) {
     config.periodNs = parseDuration(interval, "--interval");
     if (config.periodNs < 10'000) {
@@ -179,6 +211,7 @@ int runRecordCommand(Arguments& args) {
     throttle = rate;
   }
   if (config.outputPath.empty()) config.outputPath = defaultOutputName(config);
+  requireWritableDestination(config.outputPath);
   config.progressLine = isatty(STDERR_FILENO) != 0;
   config.settings = {
       {"jdk.CPUTimeSample", "enabled", "true"},

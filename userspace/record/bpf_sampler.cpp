@@ -2,7 +2,10 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <string>
@@ -31,17 +34,50 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   if (!skel_) throw Error(loadFailureHint(errno), ErrorKind::Environment);
   skel_->rodata->user_stack_depth = config.userStackDepth;
   bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);
+  bpf_map__set_max_entries(skel_->maps.unwind_rows, std::max<uint32_t>(1, config.unwindRows));
   int err = sampler::load(skel_);
   if (err) {
     sampler::destroy(skel_);
     skel_ = nullptr;
     throw Error(loadFailureHint(-err), ErrorKind::Environment);
   }
+  rowCapacity_ = std::max<uint32_t>(1, config.unwindRows);
+  void* rows = mmap(nullptr, rowsBytes(), PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel_->maps.unwind_rows), 0);
+  if (rows == MAP_FAILED) {
+    int mapErr = errno;
+    sampler::destroy(skel_);
+    skel_ = nullptr;
+    throw systemError("mapping the unwind table rows", mapErr);
+  }
+  rows_ = static_cast<jfrbpf_unwind_row*>(rows);
 }
 
 BpfSampler::~BpfSampler() {
   detach();
+  if (rows_) munmap(rows_, rowsBytes());
   sampler::destroy(skel_);
+}
+
+size_t BpfSampler::rowsBytes() const {
+  size_t bytes = static_cast<size_t>(rowCapacity_) * sizeof(jfrbpf_unwind_row);
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+void BpfSampler::setUnwindFile(uint64_t fileId, const jfrbpf_unwind_file& file) {
+  if (bpf_map__update_elem(skel_->maps.unwind_files, &fileId, sizeof(fileId), &file, sizeof(file), BPF_ANY) != 0) {
+    throw systemError("publishing an unwind table to BPF");
+  }
+}
+
+void BpfSampler::removeUnwindFile(uint64_t fileId) {
+  bpf_map__delete_elem(skel_->maps.unwind_files, &fileId, sizeof(fileId), 0);
+}
+
+void BpfSampler::setUnwindProcess(uint32_t tgid, const jfrbpf_unwind_process& process) {
+  if (bpf_map__update_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), &process, sizeof(process), BPF_ANY) != 0) {
+    throw systemError("publishing the mappings of process " + std::to_string(tgid) + " to BPF");
+  }
 }
 
 void BpfSampler::addTarget(uint32_t tgid) {
@@ -66,6 +102,23 @@ void BpfSampler::attach(const std::vector<int>& perfEventFds) {
 void BpfSampler::detach() {
   for (bpf_link* link : links_) bpf_link__destroy(link);
   links_.clear();
+}
+
+void BpfSampler::setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout) {
+  if (bpf_map__update_elem(skel_->maps.hotspot_jvms, &tgid, sizeof(tgid), &layout, sizeof(layout), BPF_ANY) != 0) {
+    throw systemError("publishing the JVM layout of process " + std::to_string(tgid) + " to BPF");
+  }
+}
+
+void BpfSampler::setJavaThread(uint32_t tid, uint64_t javaThread) {
+  // A full map only costs the JavaFrameAnchor fallback for this thread: not worth failing the recording.
+  bpf_map__update_elem(skel_->maps.java_threads, &tid, sizeof(tid), &javaThread, sizeof(javaThread), BPF_ANY);
+}
+
+void BpfSampler::forgetProcess(uint32_t tgid) {
+  bpf_map__delete_elem(skel_->maps.hotspot_jvms, &tgid, sizeof(tgid), 0);
+  bpf_map__delete_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), 0);
+  removeTarget(tgid);
 }
 
 int BpfSampler::ringBufferMapFd() const { return bpf_map__fd(skel_->maps.samples); }

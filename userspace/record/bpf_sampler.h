@@ -1,10 +1,13 @@
 #pragma once
 // The loaded sampler BPF object: which processes it samples, its ring buffer, and its counters.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "bpf/hotspot_abi.h"
 #include "bpf/sampler_abi.h"
+#include "bpf/unwind_abi.h"
 
 struct sampler;
 struct bpf_link;
@@ -14,6 +17,7 @@ namespace jfrbpf::record {
 struct SamplerConfig {
   uint32_t userStackDepth = 512;
   uint32_t ringBufferBytes = 16u << 20;  // power of two, >= page size
+  uint32_t unwindRows = 4u << 20;        // native unwind table rows for all processes (8 bytes each)
 };
 
 using SamplerCounters = std::array<uint64_t, JFRBPF_COUNTER_COUNT>;
@@ -38,14 +42,30 @@ class BpfSampler {
   void attach(const std::vector<int>& perfEventFds);
   void detach();
 
+  // The layout of the JVM in process `tgid`, for the stack walker's Java frames.
+  void setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout);
+  // The JavaThread* of thread `tid`, where the walker finds its JavaFrameAnchor.
+  void setJavaThread(uint32_t tid, uint64_t javaThread);
+  void forgetProcess(uint32_t tgid);
+
   int ringBufferMapFd() const;
+  // The native unwind tables (bpf/unwind_abi.h); rows are written straight into the shared array.
+  jfrbpf_unwind_row* unwindRows() const { return rows_; }
+  uint32_t unwindRowCapacity() const { return rowCapacity_; }
+  void setUnwindFile(uint64_t fileId, const jfrbpf_unwind_file& file);
+  void removeUnwindFile(uint64_t fileId);
+  void setUnwindProcess(uint32_t tgid, const jfrbpf_unwind_process& process);
   SamplerCounters readCounters() const;        // summed over CPUs
   std::vector<ThreadLoss> readThreadLosses() const;
   int programFd() const;
 
  private:
+  size_t rowsBytes() const;
+
   sampler* skel_ = nullptr;
   std::vector<bpf_link*> links_;
+  jfrbpf_unwind_row* rows_ = nullptr;
+  uint32_t rowCapacity_ = 0;
 };
 
 }  // namespace jfrbpf::record

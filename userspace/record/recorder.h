@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "formats/jfr/writer/recording.h"
+#include "userspace/record/sampling_clocks.h"
 
 namespace jfrbpf::record {
 
@@ -19,7 +20,8 @@ struct RecordConfig {
   std::vector<std::string> command;    // launch mode: CMD ARGS...
   int64_t durationNs = 0;              // 0: until stopped or every target exits
   std::string outputPath;
-  int64_t periodNs = 10'000'000;       // CPU time between samples, per CPU
+  int64_t periodNs = 10'000'000;       // CPU time between samples
+  ClockMode clockMode = ClockMode::PerThread;
   uint32_t stackDepth = 512;           // user frames
   uint32_t ringBufferBytes = 16u << 20;
   bool progressLine = false;           // live status on stderr
@@ -35,8 +37,10 @@ struct RecordSummary {
   uint64_t samples = 0;
   uint64_t failedStacks = 0;
   uint64_t lost = 0;
+  uint64_t overflows = 0;              // cpu-clock overflows that hit a target (samples + lost in BPF)
   std::map<std::string, uint64_t> lostByCause;
   uint64_t threads = 0;
+  size_t javaProcesses = 0;            // targets whose Java frames were resolved through the agent
   int launchedExitStatus = -1;         // wait status of the launched command, if any
 };
 

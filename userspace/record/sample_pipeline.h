@@ -2,22 +2,31 @@
 // The consumer side of a recording, run on its own thread: ring-buffer records -> JFR events, plus the
 // periodic work that keeps the accounting exact (per-thread losses, kernel throttling) and rotates chunks.
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <vector>
 
 #include "formats/jfr/writer/recording.h"
 #include "userspace/record/bpf_sampler.h"
-#include "userspace/record/cpu_clock_event.h"
+#include "userspace/record/sampling_clocks.h"
+#include "userspace/record/jvm_connection.h"
 #include "userspace/record/loss_ledger.h"
 #include "userspace/record/ring_buffer_reader.h"
 #include "userspace/record/stack_resolver.h"
 #include "userspace/record/thread_registry.h"
+#include "userspace/record/unwind_maps.h"
 
 namespace jfrbpf::record {
 
 class SamplePipeline {
  public:
-  SamplePipeline(jfr::Recording& out, BpfSampler& sampler, std::vector<CpuClockEvent>& clocks, int64_t periodNs);
+  SamplePipeline(jfr::Recording& out, BpfSampler& sampler, SamplingClocks& clocks, int64_t periodNs);
+
+  // Java frames and thread names of this JVM come from `jvm` from now on (call before runUntil).
+  void addJvm(JvmConnection& jvm);
+  // Loads the native unwind tables of `pid` now and keeps them in step with its mappings (before runUntil).
+  void addProcess(pid_t pid);
+  UnwindMapsStats unwindStats() const { return unwind_.stats(); }
 
   // Consumes until `stop` is set, then drains what is left and writes the final loss reports.
   // Call finish() only after the perf events are disabled, so nothing arrives afterwards.
@@ -33,17 +42,24 @@ class SamplePipeline {
  private:
   void onRecord(const void* data, size_t size);
   void periodicWork(jfr::Ticks now);
+  void serviceJvms(jfr::Ticks now);
+  void refreshJavaThreadNames();
+  jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
 
   jfr::Recording& out_;
   BpfSampler& sampler_;
-  std::vector<CpuClockEvent>& clocks_;
+  SamplingClocks& clocks_;
   int64_t periodNs_;
-  symbolize::KernelSymbolizer kernelSymbols_;
+  std::shared_ptr<const symbolize::KernelSymbolizer> kernelSymbols_;
   symbolize::ProcessSymbolizer nativeSymbols_;
   ThreadRegistry threads_;
   StackResolver stacks_;
   LossLedger ledger_;
   RingBufferReader ring_;
+  std::vector<JvmConnection*> jvms_;
+  UnwindMaps unwind_;
+  std::vector<pid_t> processes_;
+  bool layoutWarned_ = false;
   std::vector<jfr::StackFrame> frames_;  // reused for every sample
   uint64_t reportedThreadMapFull_ = 0;
   std::atomic<uint64_t> samples_{0};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace jfrbpf::record {
@@ -21,22 +22,99 @@ void StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
   const uint32_t userDepth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
   const uint32_t kernelDepth = std::min<uint32_t>(record.kernel_depth, JFRBPF_MAX_KERNEL_FRAMES);
   // Kernel frames sit above the user frames of the same sample: they come first, leaf first.
-  const uint64_t* kernel = record.data + 2 * userDepth;
+  const __u64* kernel = record.data + 2 * userDepth;
   for (uint32_t i = 0; i < kernelDepth; ++i) {
     // Return addresses point after the call; step back one byte so the lookup lands inside the caller's
     // call instruction (and thus its function), except for the interrupted leaf.
     frames.push_back({kernelMethod(i == 0 ? kernel[i] : kernel[i] - 1), -1, -1, jfr::FrameType::Native});
   }
+  currentTgid_ = static_cast<pid_t>(record.tgid);
+  auto model = javaModels_.find(currentTgid_);
+  const jvm::JavaModel* java = model == javaModels_.end() ? nullptr : model->second;
   for (uint32_t i = 0; i < userDepth; ++i) {
     const uint64_t pc = record.data[2 * i];
-    const bool exactPc = i == 0;
-    frames.push_back({nativeMethod(static_cast<pid_t>(record.tgid), exactPc ? pc : pc - 1), -1, -1,
+    const uint64_t methodPtr = record.data[2 * i + 1];
+    const bool top = i == 0;
+    if (java && appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) continue;
+    frames.push_back({nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1), -1, -1,
                       jfr::FrameType::Native});
   }
 }
 
+bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr, uint64_t ticks,
+                                     bool top, uint64_t topBcp, std::vector<jfr::StackFrame>& frames) {
+  if (methodPtr != 0) {
+    // An interpreted frame: the walker read its Method* and bcp (in `pc`). For the interrupted frame the
+    // live bcp is in r13, the slot may be stale: prefer r13 when it lies in the method's bytecode.
+    std::optional<jvm::JavaFrame> frame = model.interpretedFrame(methodPtr, pc, ticks);
+    if (top && frame && frame->method && frame->method->bciForBcp(topBcp) >= 0) {
+      frame = model.interpretedFrame(methodPtr, topBcp, ticks);
+    }
+    if (frame) {
+      frames.push_back({javaMethod(frame->method, frame->methodId), frame->line, frame->bci,
+                        jfr::FrameType::Interpreted});
+    } else {
+      frames.push_back({jvmCodeMethod("Interpreter"), -1, -1, jfr::FrameType::Interpreted});
+    }
+    return true;
+  }
+  // Return addresses point after the call; the pc record HotSpot keeps for a call site is at the return
+  // address itself, so compiled code is looked up at the exact pc.
+  jvm::PcInfo info = model.classify(pc, ticks);
+  switch (info.kind) {
+    case jvm::CodeKind::kCompiled: {
+      size_t count = model.compiledFrames(*info.compiled, pc, ticks, inlineScratch_);
+      if (count == 0) {
+        const jvm::JavaMethod* root = model.methods().byId(info.compiled->methodId, ticks);
+        frames.push_back({javaMethod(root, info.compiled->methodId), -1, -1, jfr::FrameType::JitCompiled});
+        return true;
+      }
+      for (size_t i = 0; i < count; ++i) {
+        const jvm::JavaFrame& f = inlineScratch_[i];
+        frames.push_back({javaMethod(f.method, f.methodId), f.line, f.bci,
+                          f.type == jvm::FrameType::kInlined ? jfr::FrameType::Inlined : jfr::FrameType::JitCompiled});
+      }
+      return true;
+    }
+    case jvm::CodeKind::kInterpreter:
+      frames.push_back({jvmCodeMethod("Interpreter"), -1, -1, jfr::FrameType::Native});
+      return true;
+    case jvm::CodeKind::kStub:
+    case jvm::CodeKind::kAdapter:
+      frames.push_back({jvmCodeMethod(info.stub->name), -1, -1, jfr::FrameType::Native});
+      return true;
+    case jvm::CodeKind::kUnknown:
+      return false;
+  }
+  return false;
+}
+
+jfr::MethodId StackResolver::javaMethod(const jvm::JavaMethod* method, uint64_t methodId) {
+  if (!method) {
+    // The agent never described this method (its record was lost): keep the frame, name what we know.
+    char name[40];
+    std::snprintf(name, sizeof(name), "method@0x%llx", static_cast<unsigned long long>(methodId));
+    return out_.internMethod(out_.internClass("[unknown]"), name, "()V");
+  }
+  auto [it, inserted] = javaMethods_[currentTgid_].try_emplace(method, 0);
+  if (inserted) {
+    const jvm::JavaClass* klass = method->klass;
+    jfr::ClassId owner = out_.internClass(klass->name, static_cast<int32_t>(klass->modifiers), klass->hidden);
+    it->second = out_.internMethod(owner, method->name, method->signature, static_cast<int32_t>(method->modifiers),
+                                   klass->hidden);
+  }
+  return it->second;
+}
+
+// Code the JVM generates at run time that is not a Java method: the interpreter, stubs, adapters.
+jfr::MethodId StackResolver::jvmCodeMethod(std::string_view name) {
+  return out_.internMethod(out_.internClass("jvm"), name, jfr::kNativeMethodDescriptor);
+}
+
 void StackResolver::forgetProcess(pid_t tgid) {
   nativeCache_.erase(tgid);
+  javaModels_.erase(tgid);
+  javaMethods_.erase(tgid);
   native_.forgetProcess(tgid);
 }
 
@@ -55,12 +133,8 @@ jfr::MethodId StackResolver::nativeMethod(pid_t tgid, uint64_t pc) {
 }
 
 jfr::MethodId StackResolver::methodFor(const symbolize::NativeFrame& frame) {
-  jfr::ClassId owner = out_.internClass(frame.library);
-  if (!frame.symbol.empty()) return out_.internMethod(owner, frame.symbol, jfr::kNativeMethodDescriptor);
-  // No symbol: keep the library and the offset so the frame is still recognisable.
-  char name[32];
-  std::snprintf(name, sizeof(name), "+0x%llx", static_cast<unsigned long long>(frame.offset));
-  return out_.internMethod(owner, name, jfr::kNativeMethodDescriptor);
+  // The symbolizer names every frame, unknown ones by their file offset ("+0x1a2b0") or "[unknown]".
+  return out_.internMethod(out_.internClass(frame.library), frame.symbol, jfr::kNativeMethodDescriptor);
 }
 
 }  // namespace jfrbpf::record

@@ -1,16 +1,22 @@
 #pragma once
-// Turns the raw pcs of a sample record into JFR frames, leaf first: kernel frames (class "kernel" or the
-// module), then user frames. Every pc is resolved once per process and then served from a cache of JFR
-// method ids, so the steady-state cost of a sample is a few hash lookups per frame.
+// Turns the raw frames of a sample record into JFR frames, leaf first: kernel frames (class "kernel" or the
+// module), then user frames — Java frames of a JVM whose agent is connected (interpreted, JIT compiled and
+// inlined, with line numbers, resolved as the code was at the sample's time), native frames otherwise.
+// Native pcs are resolved once per process and then served from a cache of JFR method ids, so the
+// steady-state cost of a sample is a few hash lookups per frame.
 #include <sys/types.h>
 
 #include <cstdint>
+#include <array>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
-#include "userspace/symbolize/symbolizer.h"
+#include "userspace/jvm/java_model.h"
+#include "userspace/symbolize/kernel_symbolizer.h"
+#include "userspace/symbolize/process_symbolizer.h"
 
 namespace jfrbpf::record {
 
@@ -21,10 +27,18 @@ class StackResolver {
   // Replaces `frames` with the frames of `record` (whose pcs array holds kernel_depth + user_depth entries).
   void resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames);
 
+  // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
+  void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
+
   // A process exited or was re-exec'd: its cached pcs are no longer meaningful.
   void forgetProcess(pid_t tgid);
 
  private:
+  // Appends the Java frames of one walker frame; false if it is not Java code.
+  bool appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr, uint64_t ticks, bool top,
+                        uint64_t topBcp, std::vector<jfr::StackFrame>& frames);
+  jfr::MethodId javaMethod(const jvm::JavaMethod* method, uint64_t methodId);
+  jfr::MethodId jvmCodeMethod(std::string_view name);
   jfr::MethodId kernelMethod(uint64_t pc);
   jfr::MethodId nativeMethod(pid_t tgid, uint64_t pc);
   jfr::MethodId methodFor(const symbolize::NativeFrame& frame);
@@ -34,6 +48,11 @@ class StackResolver {
   symbolize::ProcessSymbolizer& native_;
   std::unordered_map<uint64_t, jfr::MethodId> kernelCache_;
   std::unordered_map<pid_t, std::unordered_map<uint64_t, jfr::MethodId>> nativeCache_;
+  std::unordered_map<pid_t, const jvm::JavaModel*> javaModels_;
+  // Per process: its JavaMethod objects die with its model.
+  std::unordered_map<pid_t, std::unordered_map<const jvm::JavaMethod*, jfr::MethodId>> javaMethods_;
+  pid_t currentTgid_ = 0;
+  std::array<jvm::JavaFrame, 64> inlineScratch_;
 };
 
 }  // namespace jfrbpf::record

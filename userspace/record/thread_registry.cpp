@@ -25,6 +25,7 @@ jfr::ThreadId ThreadRegistry::threadFor(pid_t tgid, pid_t tid) {
 void ThreadRegistry::setJavaIdentity(pid_t tgid, pid_t tid, const std::string& javaName, int64_t javaThreadId,
                                      bool isVirtual) {
   Entry& entry = threads_[key(tgid, tid)];
+  if (entry.id != 0 && entry.info.javaName == javaName && entry.info.javaThreadId == javaThreadId) return;
   entry.info.osThreadId = tid;
   if (entry.info.osName.empty()) entry.info.osName = threadComm(tgid, tid);
   if (entry.info.osName.empty()) entry.info.osName = javaName;

@@ -21,6 +21,7 @@ class ThreadRegistry {
   // Java identity learnt from the agent; applies to the existing constant or to the one created later.
   void setJavaIdentity(pid_t tgid, pid_t tid, const std::string& javaName, int64_t javaThreadId, bool isVirtual);
 
+  bool knows(pid_t tgid, pid_t tid) const { return threads_.count(key(tgid, tid)) != 0; }
   size_t size() const { return threads_.size(); }
 
  private:

@@ -3,7 +3,9 @@
  *   spin-half   burns CPU in spin_half_work() about half of the time, sleeps the rest
  *   syscaller   loops over small write(2)s to /dev/null: most of its time is in the kernel
  *   sleeper     sleeps: it must get (almost) no samples
- * Prints "ready <name> <tid>" per thread, then runs until killed or for argv[1] seconds. */
+ * Prints "ready <name> <tid>" per thread, then runs until killed or for argv[1] seconds; on a timed exit
+ * it prints "cpu <name> <tid> <nanoseconds>" per thread (main included): the kernel's own CPU time of each
+ * thread over the whole life of the process, the ground truth for the sampler. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -77,13 +79,36 @@ static void* sleeper(void* arg) {
   return NULL;
 }
 
+static pid_t tids[4];
+
+static void* with_tid(void* (*body)(void*), int index) {
+  tids[index] = (pid_t)syscall(SYS_gettid);
+  return body(NULL);
+}
+
+static void* run0(void* arg) { (void)arg; return with_tid(spin_full, 0); }
+static void* run1(void* arg) { (void)arg; return with_tid(spin_half, 1); }
+static void* run2(void* arg) { (void)arg; return with_tid(syscaller, 2); }
+static void* run3(void* arg) { (void)arg; return with_tid(sleeper, 3); }
+
+static long long thread_cpu_ns(pthread_t thread) {
+  clockid_t clock;
+  struct timespec ts;
+  if (pthread_getcpuclockid(thread, &clock) != 0 || clock_gettime(clock, &ts) != 0) return -1;
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int main(int argc, char** argv) {
   double seconds = argc > 1 ? atof(argv[1]) : 1e9;
+  static const char* names[4] = {"spin-full", "spin-half", "syscaller", "sleeper"};
   pthread_t threads[4];
-  void* (*bodies[4])(void*) = {spin_full, spin_half, syscaller, sleeper};
+  void* (*bodies[4])(void*) = {run0, run1, run2, run3};
   for (int i = 0; i < 4; ++i) pthread_create(&threads[i], NULL, bodies[i], NULL);
   struct timespec tick = {0, 100000000};
   double end = now_seconds() + seconds;
   while (now_seconds() < end) nanosleep(&tick, NULL);
+  for (int i = 0; i < 4; ++i) printf("cpu %s %d %lld\n", names[i], tids[i], thread_cpu_ns(threads[i]));
+  printf("cpu main %ld %lld\n", (long)getpid(), thread_cpu_ns(pthread_self()));
+  fflush(stdout);
   return 0;
 }

@@ -1,4 +1,4 @@
-#include "userspace/record/cpu_clock_event.h"
+#include "userspace/record/clock_event.h"
 
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -6,8 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <cstring>
+#include <ctime>
 #include <string>
 #include <utility>
 
@@ -25,28 +24,52 @@ struct ThrottleRecord {
   uint64_t streamId;
 };
 
-}  // namespace
+int openEvent(perf_event_attr& attr, pid_t pid, int cpu, const std::string& what) {
+  int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd >= 0) return fd;
+  int err = errno;
+  if (err == EACCES || err == EPERM) {
+    throw Error("perf_event_open on " + what + " was refused: run as root or grant CAP_PERFMON (and CAP_BPF)",
+                ErrorKind::Environment);
+  }
+  if (err == ESRCH) throw Error(what + " is gone", ErrorKind::Target);
+  if (err == EMFILE) {
+    throw Error("too many open files for one perf event per thread: raise the limit (ulimit -n) or use "
+                "--sampler cpu",
+                ErrorKind::Environment);
+  }
+  throw systemError("perf_event_open on " + what, err);
+}
 
-CpuClockEvent::CpuClockEvent(int cpu, uint64_t periodNs) : cpu_(cpu), periodNs_(periodNs) {
+perf_event_attr clockAttributes(uint64_t config, uint64_t periodNs) {
   perf_event_attr attr{};
   attr.size = sizeof(attr);
   attr.type = PERF_TYPE_SOFTWARE;
-  attr.config = PERF_COUNT_SW_CPU_CLOCK;
+  attr.config = config;
   attr.sample_period = periodNs;
   attr.disabled = 1;
   attr.use_clockid = 1;
-  attr.clockid = CLOCK_MONOTONIC;  // throttle record times on the JFR tick clock
-  int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC));
-  if (fd < 0) {
-    int err = errno;
-    if (err == EACCES || err == EPERM) {
-      throw Error("perf_event_open on CPU " + std::to_string(cpu) +
-                  " was refused: run as root or grant CAP_PERFMON (and CAP_BPF)",
-                  ErrorKind::Environment);
-    }
-    throw systemError("perf_event_open(cpu-clock) on CPU " + std::to_string(cpu), err);
-  }
-  fd_.reset(fd);
+  attr.clockid = CLOCK_MONOTONIC;  // record times on the JFR tick clock
+  return attr;
+}
+
+}  // namespace
+
+ClockEvent ClockEvent::perCpu(int cpu, uint64_t periodNs) {
+  perf_event_attr attr = clockAttributes(PERF_COUNT_SW_CPU_CLOCK, periodNs);
+  ClockEvent event(openEvent(attr, -1, cpu, "CPU " + std::to_string(cpu)), periodNs);
+  event.mapThrottleRing(cpu);
+  return event;
+}
+
+ClockEvent ClockEvent::perThread(pid_t tid, uint64_t periodNs) {
+  perf_event_attr attr = clockAttributes(PERF_COUNT_SW_TASK_CLOCK, periodNs);
+  attr.inherit = 1;         // threads this thread creates get their own copy, with the BPF program
+  attr.inherit_thread = 1;  // ... but not processes it forks
+  return ClockEvent(openEvent(attr, tid, -1, "thread " + std::to_string(tid)), periodNs);
+}
+
+void ClockEvent::mapThrottleRing(int cpu) {
   long page = sysconf(_SC_PAGESIZE);
   ringBytes_ = static_cast<size_t>(page) * (1 + kRingDataPages);
   void* ring = mmap(nullptr, ringBytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
@@ -54,37 +77,37 @@ CpuClockEvent::CpuClockEvent(int cpu, uint64_t periodNs) : cpu_(cpu), periodNs_(
   ring_ = ring;
 }
 
-CpuClockEvent::CpuClockEvent(CpuClockEvent&& other) noexcept
-    : cpu_(other.cpu_),
-      periodNs_(other.periodNs_),
+ClockEvent::ClockEvent(ClockEvent&& other) noexcept
+    : periodNs_(other.periodNs_),
       fd_(std::move(other.fd_)),
       ring_(std::exchange(other.ring_, nullptr)),
       ringBytes_(other.ringBytes_),
       throttledSinceNs_(other.throttledSinceNs_) {}
 
-CpuClockEvent::~CpuClockEvent() {
+ClockEvent::~ClockEvent() {
   if (ring_) munmap(ring_, ringBytes_);
 }
 
-void CpuClockEvent::enable() {
-  if (ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0) != 0) throw systemError("enabling the cpu-clock event");
+void ClockEvent::enable() {
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_ENABLE, 0) != 0) throw systemError("enabling a sampling clock event");
 }
 
-void CpuClockEvent::disable() { ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0); }
+void ClockEvent::disable() { ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0); }
 
-uint64_t CpuClockEvent::takeThrottledOverflows(uint64_t nowNs) {
+uint64_t ClockEvent::takeThrottledOverflows(uint64_t nowNs) {
+  if (!ring_) return 0;
   auto* meta = static_cast<perf_event_mmap_page*>(ring_);
   auto* data = static_cast<uint8_t*>(ring_) + meta->data_offset;
   const uint64_t size = meta->data_size;
   uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
   uint64_t tail = meta->data_tail;
   uint64_t throttledNs = 0;
+  // Records may wrap around the end of the data area: copy byte-wise through the modulo.
+  auto copyOut = [&](void* dst, uint64_t from, size_t bytes) {
+    for (size_t i = 0; i < bytes; ++i) static_cast<uint8_t*>(dst)[i] = data[(from + i) % size];
+  };
   while (tail < head) {
     perf_event_header header;
-    // Records may wrap around the end of the data area: copy byte-wise through the modulo.
-    auto copyOut = [&](void* dst, uint64_t from, size_t bytes) {
-      for (size_t i = 0; i < bytes; ++i) static_cast<uint8_t*>(dst)[i] = data[(from + i) % size];
-    };
     copyOut(&header, tail, sizeof(header));
     if (header.size < sizeof(header)) break;  // corrupt ring: stop reading rather than loop
     if ((header.type == PERF_RECORD_THROTTLE || header.type == PERF_RECORD_UNTHROTTLE) &&

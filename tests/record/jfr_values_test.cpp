@@ -1,0 +1,55 @@
+#include "userspace/cli/jfr_values.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "userspace/base/error.h"
+
+namespace jfrbpf::cli {
+namespace {
+
+TEST(JfrValues, DurationsInJfrSyntax) {
+  EXPECT_EQ(parseDuration("10ms", "-d"), 10'000'000);
+  EXPECT_EQ(parseDuration("1 s", "-d"), 1'000'000'000);
+  EXPECT_EQ(parseDuration(" 2m ", "-d"), 120'000'000'000);
+  EXPECT_EQ(parseDuration("1h", "-d"), 3'600'000'000'000);
+  EXPECT_EQ(parseDuration("1d", "-d"), 86'400'000'000'000);
+  EXPECT_EQ(parseDuration("250us", "-d"), 250'000);
+  EXPECT_EQ(parseDuration("20ns", "-d"), 20);
+  EXPECT_EQ(parseDuration("1.5s", "-d"), 1'500'000'000);
+  EXPECT_EQ(parseDuration("infinity", "-d", true), std::numeric_limits<int64_t>::max());
+}
+
+TEST(JfrValues, BadDurationsNameTheOptionAndTheSyntax) {
+  for (const char* bad : {"", "10", "ms", "10 parsecs", "-5s", "1e3s", "infinity"}) {
+    try {
+      parseDuration(bad, "--duration");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_NE(std::string(e.what()).find("--duration"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("e.g. 10ms"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(JfrValues, RatesInJep509Syntax) {
+  EXPECT_DOUBLE_EQ(parseRate("500/s", "--rate"), 500.0);
+  EXPECT_DOUBLE_EQ(parseRate("10/ms", "--rate"), 10'000.0);
+  EXPECT_DOUBLE_EQ(parseRate("60 / m", "--rate"), 1.0);
+  EXPECT_THROW(parseRate("500", "--rate"), Error);
+  EXPECT_THROW(parseRate("0/s", "--rate"), Error);
+  EXPECT_THROW(parseRate("5/fortnight", "--rate"), Error);
+}
+
+TEST(JfrValues, FormatsDurationsAsJfrShowsThem) {
+  EXPECT_EQ(formatDuration(10'000'000), "10 ms");
+  EXPECT_EQ(formatDuration(1'000'000'000), "1 s");
+  EXPECT_EQ(formatDuration(1'500'000), "1500 us");
+  EXPECT_EQ(formatDuration(120'000'000'000), "2 m");
+  EXPECT_EQ(formatDuration(7), "7 ns");
+}
+
+}  // namespace
+}  // namespace jfrbpf::cli

@@ -1,0 +1,222 @@
+// `jfrbpf record` as a user runs it: the real binary, real BPF, real processes; the files are read back
+// with the project's reader and with the JDK's own `jfr`.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+
+#include "tests/record/bpf_test_support.h"
+#include "tests/record/record_test_support.h"
+#include "tests/support/recorded_samples.h"
+
+namespace jfrbpf::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::map<int64_t, std::vector<const Sample*>> byThread(const Recorded& recorded) {
+  std::map<int64_t, std::vector<const Sample*>> out;
+  for (const Sample& s : recorded.samples) out[s.osThreadId].push_back(&s);
+  return out;
+}
+
+TEST(RecordE2E, NativeAndKernelFramesLandInTheRightThreadsAndFunctions) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("native-and-kernel");
+  ChildProcess workload({threadsWorkload()});
+  auto tids = readyThreads(workload);
+  ASSERT_EQ(tids.size(), 4u);
+
+  std::string out = dir.file("workload.jfr");
+  RunResult r = run({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "-d", "4s", "--interval", "1ms",
+                     "-o", out});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("samples"), std::string::npos) << r.output;
+
+  Recorded recorded = readRecording(out);
+  auto threads = byThread(recorded);
+  const auto& spinFull = threads[tids["spin-full"]];
+  const auto& syscaller = threads[tids["syscaller"]];
+  ASSERT_GT(spinFull.size(), 100u);
+  ASSERT_GT(syscaller.size(), 50u);
+
+  size_t inSpin = 0;
+  for (const Sample* s : spinFull) {
+    EXPECT_EQ(s->threadName, "spin-full");
+    if (!s->frames.empty() && s->frames[0].methodName == "spin_full_work" && s->frames[0].className == "threads_workload") {
+      ++inSpin;
+    }
+  }
+  EXPECT_GT(inSpin, spinFull.size() * 9 / 10) << "the spinner's leaf frame is spin_full_work";
+
+  size_t withKernel = 0, withCaller = 0;
+  for (const Sample* s : syscaller) {
+    EXPECT_EQ(s->threadName, "syscaller");
+    bool kernel = !s->frames.empty() && s->frames[0].className == "kernel";
+    if (kernel) ++withKernel;
+    if (hasFrame(*s, "syscall_work", "threads_workload")) ++withCaller;
+  }
+  EXPECT_GT(withKernel, syscaller.size() / 2) << "a write(2) loop spends most of its time in the kernel";
+  EXPECT_GT(withCaller, syscaller.size() / 2) << "below the kernel and libc frames sits syscall_work";
+  EXPECT_LT(threads[tids["sleeper"]].size(), 5u) << "a sleeping thread burns (almost) no CPU";
+  for (const Sample& s : recorded.samples) EXPECT_EQ(s.samplingPeriod, 1'000'000);
+
+  // The JDK's own tool reads the same events.
+  RunResult summary = run({jdkTool("jfr"), "summary", out});
+  ASSERT_EQ(summary.exitCode, 0) << summary.output;
+  EXPECT_NE(summary.output.find("jdk.CPUTimeSample"), std::string::npos) << summary.output;
+  RunResult print = run({jdkTool("jfr"), "print", "--events", "jdk.CPUTimeSample", "--stack-depth", "8", out});
+  ASSERT_EQ(print.exitCode, 0) << print.output.substr(0, 2000);
+  EXPECT_NE(print.output.find("threads_workload.spin_full_work()"), std::string::npos);
+  EXPECT_NE(print.output.find("\"spin-full\""), std::string::npos);
+}
+
+// The kernel's own per-thread CPU accounting is the ground truth: each thread's share of the samples must
+// match its share of the CPU time, and samples x period must match the total CPU time. Launch mode makes
+// the recording window the whole life of the process, so the workload's own thread CPU clocks at exit
+// measure exactly the recorded window.
+TEST(RecordE2E, TruthSamplesFollowTheKernelsCpuAccounting) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("truth");
+  std::string out = dir.file("truth.jfr");
+  RunResult r = run({jfrbpfBinary(), "record", "--interval", "1ms", "-o", out, "--", threadsWorkload(), "6"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  std::map<int64_t, double> cpuNs;
+  double totalCpuNs = 0;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    char name[64];
+    long tid = 0;
+    long long ns = 0;
+    if (std::sscanf(line.c_str(), "cpu %63s %ld %lld", name, &tid, &ns) == 3) {
+      cpuNs[tid] = static_cast<double>(ns);
+      totalCpuNs += static_cast<double>(ns);
+    }
+  }
+  ASSERT_EQ(cpuNs.size(), 5u) << r.output;
+
+  Recorded recorded = readRecording(out);
+  auto threads = byThread(recorded);
+  double totalSamples = static_cast<double>(recorded.samples.size()) + static_cast<double>(recorded.lostTotal);
+  ASSERT_GT(totalSamples, 1000);
+  for (const auto& [tid, ns] : cpuNs) {
+    double cpuShare = 100.0 * ns / totalCpuNs;
+    double sampleShare = 100.0 * (static_cast<double>(threads[tid].size()) +
+                                  static_cast<double>(recorded.lostByThread[tid])) / totalSamples;
+    EXPECT_NEAR(sampleShare, cpuShare, 1.0) << "thread " << tid;
+  }
+  double sampledCpuNs = totalSamples * 1e6;
+  EXPECT_NEAR(sampledCpuNs / totalCpuNs, 1.0, 0.02) << "samples x period vs total CPU time";
+}
+
+// Every overflow that hit the target is a sample or a counted loss: with a tiny ring buffer many are
+// lost, and the file still accounts for each of them.
+TEST(RecordE2E, TinyRingBufferLosesSamplesAndAccountsForEachOne) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("accounting");
+  ChildProcess workload({threadsWorkload()});
+  ASSERT_EQ(readyThreads(workload).size(), 4u);
+  std::string out = dir.file("lossy.jfr");
+  RunResult r = run({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "-d", "3s", "--interval",
+                     "100us", "--ring-buffer", "4k", "-o", out});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  long long overflows = -1;
+  auto at = r.output.find("overflows");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  size_t lineStart = r.output.rfind('\n', at);
+  std::string line = r.output.substr(lineStart + 1, at - lineStart - 1);
+  std::string digits;
+  for (char c : line) if (std::isdigit(static_cast<unsigned char>(c))) digits += c; else if (c != ',') digits += ' ';
+  std::istringstream numbers(digits);
+  for (long long n; numbers >> n;) overflows = n;  // the last number before "overflows"
+
+  Recorded recorded = readRecording(out);
+  EXPECT_GT(recorded.lostTotal, 0) << "a 4 KiB ring buffer cannot keep up with 10 kHz per CPU";
+  EXPECT_EQ(static_cast<long long>(recorded.samples.size()) + recorded.lostTotal, overflows) << r.output;
+  EXPECT_EQ(recorded.lossCauses["ring buffer full"], recorded.lostTotal);
+}
+
+TEST(RecordE2E, LaunchModeRecordsTheCommandFromItsStart) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("launch");
+  std::string out = dir.file("launch.jfr");
+  RunResult r = run({jfrbpfBinary(), "record", "-o", out, "--", threadsWorkload(), "2"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("target exited"), std::string::npos) << r.output;
+  Recorded recorded = readRecording(out);
+  EXPECT_GT(recorded.samples.size(), 20u);
+  RunResult summary = run({jdkTool("jfr"), "summary", out});
+  EXPECT_EQ(summary.exitCode, 0) << summary.output;
+}
+
+TEST(RecordE2E, CtrlCStopsAndFinalizesTheFile) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("interrupt");
+  ChildProcess workload({threadsWorkload()});
+  ASSERT_EQ(readyThreads(workload).size(), 4u);
+  std::string out = dir.file("interrupted.jfr");
+  ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "-o", out},
+                        {.captureStderr = true});
+  // Wait until it records, then interrupt it as Ctrl-C would.
+  std::this_thread::sleep_for(1s);
+  for (int i = 0; i < 200 && !std::filesystem::exists(out) && std::filesystem::is_empty(dir.path()); ++i) {
+    std::this_thread::sleep_for(100ms);
+  }
+  std::this_thread::sleep_for(2s);
+  recorder.signal(SIGINT);
+  auto code = recorder.wait(60s);
+  std::string output = recorder.readAll(1s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << output;
+  EXPECT_NE(output.find("interrupted"), std::string::npos) << output;
+  RunResult print = run({jdkTool("jfr"), "print", "--events", "jdk.CPUTimeSample", out});
+  EXPECT_EQ(print.exitCode, 0);
+  EXPECT_GT(readRecording(out).samples.size(), 10u);
+}
+
+TEST(RecordE2E, TargetExitingMidRecordingEndsItWithAValidFile) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("target-exit");
+  ChildProcess workload({threadsWorkload(), "4"});
+  ASSERT_EQ(readyThreads(workload).size(), 4u);
+  std::string out = dir.file("exit.jfr");
+  auto started = std::chrono::steady_clock::now();
+  RunResult r = run({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "-d", "60s", "-o", out});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 40s);
+  EXPECT_NE(r.output.find("target exited"), std::string::npos) << r.output;
+  EXPECT_EQ(run({jdkTool("jfr"), "summary", out}).exitCode, 0);
+}
+
+TEST(RecordE2E, BadInputGivesOneClearLineAndLeavesNothingBehind) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("bad-input");
+  auto check = [&](std::vector<std::string> args, int exitCode, const std::string& says) {
+    std::vector<std::string> argv{jfrbpfBinary(), "record"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunResult r = run(argv);
+    EXPECT_EQ(r.exitCode, exitCode) << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line: " << r.output;
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "nothing written for: " << r.output;
+  };
+  check({"-p", "999999", "-o", dir.file("x.jfr")}, 4, "no process with pid 999999");
+  check({"-p", std::to_string(getpid()), "-d", "ten", "-o", dir.file("x.jfr")}, 2, "invalid --duration 'ten'");
+  check({"-p", std::to_string(getpid()), "--interval", "5", "-o", dir.file("x.jfr")}, 2, "invalid --interval");
+  check({"-p", std::to_string(getpid()), "-o", "/nonexistent-dir/x.jfr"}, 2, "/nonexistent-dir");
+  check({"-o", dir.file("x.jfr"), "--", "/no/such/command"}, 4, "cannot run '/no/such/command'");
+  check({"--bogus"}, 2, "unknown option '--bogus'");
+
+  // Without privileges: the capabilities are named.
+  RunResult r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", jfrbpfBinary(), "record", "-p",
+                     std::to_string(getpid()), "-d", "1s", "-o", "/tmp/jfrbpf-unprivileged-test.jfr"});
+  EXPECT_EQ(r.exitCode, 3) << r.output;
+  EXPECT_NE(r.output.find("CAP_BPF"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/jfrbpf-unprivileged-test.jfr"));
+}
+
+}  // namespace
+}  // namespace jfrbpf::test

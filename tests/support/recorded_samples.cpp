@@ -1,0 +1,51 @@
+#include "tests/support/recorded_samples.h"
+
+#include "formats/jfr/reader/recording.h"
+
+namespace jfrbpf::test {
+
+using namespace jfrbpf::jfr::reader;
+
+Recorded readRecording(const std::string& path) {
+  Recorded out;
+  Recording recording = Recording::open(path);
+  out.chunks = recording.chunks().size();
+  FieldKey failed("failed"), period("samplingPeriod"), lost("lostSamples"), cause("cause"), message("message");
+  recording.forEachEvent([&](const RecordedEvent& event) {
+    const std::string& type = event.type().name;
+    if (type == "jdk.CPUTimeSample") {
+      Sample sample;
+      if (auto thread = threadOf(event)) {
+        sample.osThreadId = thread->osThreadId;
+        sample.threadName = std::string(thread->osName);
+        sample.javaThreadName = std::string(thread->javaName);
+      }
+      sample.failed = failed.of(event).asBool();
+      sample.samplingPeriod = period.of(event).asLong();
+      StackTraceView trace(event.get("stackTrace"));
+      sample.truncated = trace.present() && trace.truncated();
+      for (const Frame& f : trace.frames()) {
+        sample.frames.push_back({std::string(f.className), std::string(f.methodName), std::string(f.type), f.lineNumber});
+      }
+      out.samples.push_back(std::move(sample));
+    } else if (type == "jdk.CPUTimeSamplesLost") {
+      int64_t count = lost.of(event).asLong();
+      if (auto thread = threadOf(event)) out.lostByThread[thread->osThreadId] += count;
+      out.lostTotal += count;
+    } else if (type == "jfrbpf.SampleLoss") {
+      out.lossCauses[std::string(cause.of(event).asString())] += lost.of(event).asLong();
+    } else if (type == "jfrbpf.Note") {
+      out.notes.emplace_back(message.of(event).asString());
+    }
+  });
+  return out;
+}
+
+bool hasFrame(const Sample& sample, const std::string& method, const std::string& className) {
+  for (const SampleFrame& f : sample.frames) {
+    if (f.methodName == method && (className.empty() || f.className == className)) return true;
+  }
+  return false;
+}
+
+}  // namespace jfrbpf::test

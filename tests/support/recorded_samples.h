@@ -1,0 +1,42 @@
+#pragma once
+// Test helper: the CPU samples of a recording, read with the project's reader, in plain values that
+// outlive the recording.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace jfrbpf::test {
+
+struct SampleFrame {
+  std::string className;
+  std::string methodName;
+  std::string type;
+  int32_t line = -1;
+};
+
+struct Sample {
+  int64_t osThreadId = 0;
+  std::string threadName;      // OS name
+  std::string javaThreadName;  // "" for non-Java threads
+  bool failed = false;
+  bool truncated = false;
+  int64_t samplingPeriod = 0;
+  std::vector<SampleFrame> frames;  // leaf first
+};
+
+struct Recorded {
+  std::vector<Sample> samples;
+  std::map<int64_t, int64_t> lostByThread;  // osThreadId -> sum of jdk.CPUTimeSamplesLost.lostSamples
+  int64_t lostTotal = 0;
+  std::map<std::string, int64_t> lossCauses;  // jfrbpf.SampleLoss cause -> lostSamples
+  std::vector<std::string> notes;             // jfrbpf.Note messages
+  size_t chunks = 0;
+};
+
+Recorded readRecording(const std::string& path);
+
+// True if any frame has this method name (and class, when given).
+bool hasFrame(const Sample& sample, const std::string& method, const std::string& className = "");
+
+}  // namespace jfrbpf::test

@@ -1,0 +1,98 @@
+#include "userspace/record/hotspot_layout.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace jfrbpf::record {
+namespace {
+
+// Offsets come from the target and are only as trustworthy as it is: bound them by sane object sizes.
+constexpr uint64_t kMaxFieldOffset = 1u << 16;
+
+// Interpreter frame slots in words from rbp (frame_x86.hpp): not in VMStructs, unchanged since JDK 9.
+constexpr int32_t kInterpreterMethodSlot = -3;
+constexpr int32_t kInterpreterBcpSlotJdk9 = -8;
+constexpr int32_t kInterpreterBcpSlotJdk8 = -7;
+constexpr int32_t kInterpreterSenderSpSlot = -1;
+
+bool offset(const jvm::VmStructsTable& vm, const char* type, const char* field, uint32_t& out, std::string& whyNot) {
+  auto value = vm.fieldOffset(type, field);
+  if (!value || *value > kMaxFieldOffset) {
+    whyNot = std::string("VMStructs has no usable ") + type + "::" + field;
+    return false;
+  }
+  out = static_cast<uint32_t>(*value);
+  return true;
+}
+
+bool isJdk8(const jvm::JavaModel& model) {
+  return model.agent() && model.agent()->vmVersion.starts_with("25.") && model.agent()->vmVersion.find("-b") != std::string::npos;
+}
+
+}  // namespace
+
+std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::string& whyNot) {
+  jfrbpf_hotspot layout{};
+  const auto& heaps = model.codeHeaps();
+  if (heaps.empty()) {
+    whyNot = "the agent reported no code heaps";
+    return std::nullopt;
+  }
+  layout.code_low = std::numeric_limits<uint64_t>::max();
+  for (const auto& heap : heaps) {
+    if (layout.heap_count == JFRBPF_MAX_CODE_HEAPS) break;
+    if (heap.reservedHigh <= heap.reservedLow || heap.segmapLow == 0 || heap.log2SegmentSize > 20) continue;
+    jfrbpf_code_heap& h = layout.heaps[layout.heap_count++];
+    h.low = heap.reservedLow;
+    h.high = heap.reservedHigh;
+    h.segmap = heap.segmapLow;
+    h.log2_segment_size = heap.log2SegmentSize;
+    layout.code_low = std::min<uint64_t>(layout.code_low, heap.reservedLow);
+    layout.code_high = std::max<uint64_t>(layout.code_high, heap.reservedHigh);
+  }
+  if (layout.heap_count == 0) {
+    whyNot = "the agent's code heaps are not usable";
+    return std::nullopt;
+  }
+  if (const jvm::StubBlob* interpreter = model.code().interpreter()) {
+    layout.interpreter_low = interpreter->start;
+    layout.interpreter_high = interpreter->end;
+  }
+
+  const jvm::VmStructsTable& vm = model.vmStructs();
+  const jvm::VmTypeInfo* heapBlock = vm.type("HeapBlock");
+  if (!heapBlock || heapBlock->size == 0 || heapBlock->size > 256) {
+    whyNot = "VMStructs has no HeapBlock size";
+    return std::nullopt;
+  }
+  layout.heap_block_header_size = static_cast<uint32_t>(heapBlock->size);
+  if (!offset(vm, "CodeBlob", "_frame_size", layout.blob_frame_size, whyNot) ||
+      !offset(vm, "CodeBlob", "_frame_complete_offset", layout.blob_frame_complete, whyNot)) {
+    return std::nullopt;
+  }
+  std::string ignored;
+  if (offset(vm, "CodeBlob", "_code_begin", layout.blob_code_begin, ignored)) {
+    layout.blob_code_begin_is_offset = 0;
+  } else if (offset(vm, "CodeBlob", "_code_offset", layout.blob_code_begin, whyNot)) {
+    layout.blob_code_begin_is_offset = 1;  // JDK 23+: an int offset from the blob
+  } else {
+    return std::nullopt;
+  }
+  layout.interp_method_slot = kInterpreterMethodSlot;
+  layout.interp_bcp_slot = isJdk8(model) ? kInterpreterBcpSlotJdk8 : kInterpreterBcpSlotJdk9;
+  auto senderSp = vm.constant("frame::interpreter_frame_sender_sp_offset");
+  layout.interp_sender_sp_slot = senderSp ? static_cast<int32_t>(*senderSp) : kInterpreterSenderSpSlot;
+
+  uint32_t anchor = 0, sp = 0, fp = 0, pc = 0;
+  if (offset(vm, "JavaThread", "_anchor", anchor, ignored) &&
+      offset(vm, "JavaFrameAnchor", "_last_Java_sp", sp, ignored) &&
+      offset(vm, "JavaFrameAnchor", "_last_Java_pc", pc, ignored) &&
+      offset(vm, "JavaFrameAnchor", "_last_Java_fp", fp, ignored)) {
+    layout.anchor_sp = anchor + sp;
+    layout.anchor_fp = anchor + fp;
+    layout.anchor_pc = anchor + pc;
+  }
+  return layout;
+}
+
+}  // namespace jfrbpf::record
