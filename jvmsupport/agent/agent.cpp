@@ -1,0 +1,235 @@
+#include "jvmsupport/agent/agent.h"
+
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "jvmsupport/agent/channel_socket.h"
+#include "jvmsupport/agent/event_callbacks.h"
+
+namespace jfrbpf::agent {
+
+namespace {
+
+constexpr jvmtiEvent kSessionEvents[] = {
+    JVMTI_EVENT_CLASS_PREPARE,         JVMTI_EVENT_THREAD_START,           JVMTI_EVENT_THREAD_END,
+    JVMTI_EVENT_COMPILED_METHOD_LOAD,  JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
+};
+// How long VMDeath waits for the agent thread to say goodbye; the JVM's exit must not hang on the loader.
+constexpr int kVmDeathWaitMs = 1000;
+
+void complain(const char* what, const char* detail) {
+  std::fprintf(stderr, "jfrbpf agent: %s%s%s\n", what, detail != nullptr ? ": " : "", detail != nullptr ? detail : "");
+}
+
+// Set once, by the first entry point (the JVM serializes agent loading), before any callback exists.
+// Deliberately never destroyed; placement new on malloc keeps the agent free of the C++ runtime.
+std::atomic<Agent*> g_agent{nullptr};
+
+}  // namespace
+
+Agent* Agent::instance() { return g_agent.load(std::memory_order_acquire); }
+
+Agent* Agent::getOrCreate() {
+  Agent* agent = instance();
+  if (agent == nullptr) {
+    void* memory = std::malloc(sizeof(Agent));
+    if (memory == nullptr) return nullptr;
+    agent = new (memory) Agent();
+    g_agent.store(agent, std::memory_order_release);
+  }
+  return agent;
+}
+
+bool Agent::onAgentThread() const {
+  pthread_t agentThread = agentThread_.load(std::memory_order_acquire);
+  return agentThread != pthread_t{} && pthread_equal(pthread_self(), agentThread);
+}
+
+bool Agent::initEnvironment(JavaVM* vm, jint phase) {
+  if (jvmti_ != nullptr) return true;
+  jvmtiEnv* env = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&env), JVMTI_VERSION_1_2) != JNI_OK || env == nullptr) return false;
+  jvmti_ = env;
+  jint version = 0;
+  if (jvmti_->GetVersionNumber(&version) == JVMTI_ERROR_NONE) jvmtiVersion_ = static_cast<uint32_t>(version);
+  // JDK 9+ number JVMTI like the JDK (0x30110000 = 17); older ones are 1.x.
+  int major = static_cast<int>((jvmtiVersion_ & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR);
+  jdkMajor_ = major >= 9 ? major : 8;
+
+  wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wakeFd_ < 0) return false;
+  if (!addCapabilitiesOnce()) return false;
+
+  jvmtiEventCallbacks callbacks;
+  fillEventCallbacks(callbacks);
+  if (jvmti_->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE) return false;
+  if (phase == JVMTI_PHASE_ONLOAD) jvmti_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
+  jvmti_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, nullptr);
+
+  if (vmStructs_.init(jvmti_)) {
+    layout_.init(vmStructs_, jdkMajor_);
+    codeCache_.init(vmStructs_);
+  }
+  return true;
+}
+
+bool Agent::addCapabilitiesOnce() {
+  if (capabilitiesAdded_) return true;
+  jvmtiCapabilities potential{};
+  if (jvmti_->GetPotentialCapabilities(&potential) != JVMTI_ERROR_NONE) return false;
+  jvmtiCapabilities wanted{};
+  wanted.can_generate_compiled_method_load_events = potential.can_generate_compiled_method_load_events;
+  wanted.can_get_line_numbers = potential.can_get_line_numbers;
+  wanted.can_get_bytecodes = potential.can_get_bytecodes;
+  if (!wanted.can_generate_compiled_method_load_events) return false;
+  if (jvmti_->AddCapabilities(&wanted) != JVMTI_ERROR_NONE) return false;
+  capabilitiesAdded_ = true;
+  return true;
+}
+
+void Agent::setEventsEnabled(bool enabled) {
+  for (jvmtiEvent event : kSessionEvents) {
+    jvmti_->SetEventNotificationMode(enabled ? JVMTI_ENABLE : JVMTI_DISABLE, event, nullptr);
+  }
+}
+
+jint Agent::onLoad(JavaVM* vm, const char* options) {
+  AgentOptions parsed;
+  const char* error = nullptr;
+  if (!parseAgentOptions(options, parsed, error)) {
+    complain("not profiling", error);
+    return JNI_OK;
+  }
+  if (!initEnvironment(vm, JVMTI_PHASE_ONLOAD)) {
+    complain("not profiling", "JVMTI environment or capabilities unavailable");
+    return JNI_OK;
+  }
+  launched_ = true;
+  int fd = connectChannel(parsed);
+  if (fd < 0) {
+    complain("not profiling: cannot connect to the jfrbpf channel", std::strerror(errno));
+    return JNI_OK;
+  }
+  handOver(fd, parsed);  // the agent thread starts at VMInit and picks it up
+  return JNI_OK;
+}
+
+jint Agent::onAttach(JavaVM* vm, const char* options) {
+  AgentOptions parsed;
+  const char* error = nullptr;
+  if (!parseAgentOptions(options, parsed, error)) {
+    complain("attach refused", error);
+    return protocol::kAgentBadOptions;
+  }
+  if (!initEnvironment(vm, JVMTI_PHASE_LIVE)) return protocol::kAgentJvmtiUnavailable;
+  int fd = connectChannel(parsed);
+  if (fd < 0) {
+    complain("attach failed: cannot connect to the jfrbpf channel", std::strerror(errno));
+    return protocol::kAgentNoChannel;
+  }
+  handOver(fd, parsed);
+  if (!agentThreadStarted_.load(std::memory_order_acquire)) {
+    JNIEnv* jni = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || !startAgentThread(jni)) {
+      return protocol::kAgentJvmtiUnavailable;
+    }
+  }
+  return protocol::kAgentOk;
+}
+
+void Agent::onVmInit(JNIEnv* jni) {
+  if (!agentThreadStarted_.load(std::memory_order_acquire)) startAgentThread(jni);
+}
+
+void Agent::handOver(int fd, const AgentOptions& options) {
+  pthread_mutex_lock(&handoffLock_);
+  if (pendingFd_ >= 0) close(pendingFd_);  // an attach that was never picked up is superseded
+  pendingFd_ = fd;
+  pendingOptions_ = options;
+  pthread_mutex_unlock(&handoffLock_);
+  wake();
+}
+
+bool Agent::takePending(int& fd, AgentOptions& options) {
+  pthread_mutex_lock(&handoffLock_);
+  fd = pendingFd_;
+  pendingFd_ = -1;
+  if (fd >= 0) {
+    options = pendingOptions_;
+    sessionOpen_ = true;
+  }
+  pthread_mutex_unlock(&handoffLock_);
+  return fd >= 0;
+}
+
+void Agent::markSessionClosed() {
+  pthread_mutex_lock(&handoffLock_);
+  sessionOpen_ = false;
+  pthread_cond_broadcast(&sessionClosedCond_);
+  pthread_mutex_unlock(&handoffLock_);
+}
+
+void Agent::wake() {
+  uint64_t one = 1;
+  ssize_t ignored = write(wakeFd_, &one, sizeof one);
+  (void)ignored;  // a full eventfd counter is already a pending wake-up
+}
+
+bool Agent::startAgentThread(JNIEnv* jni) {
+  jclass threadClass = jni->FindClass("java/lang/Thread");
+  if (threadClass == nullptr) return jni->ExceptionClear(), false;
+  jmethodID constructor = jni->GetMethodID(threadClass, "<init>", "(Ljava/lang/String;)V");
+  jstring name = jni->NewStringUTF("jfrbpf agent");
+  jobject thread = constructor != nullptr && name != nullptr ? jni->NewObject(threadClass, constructor, name) : nullptr;
+  if (thread == nullptr) return jni->ExceptionClear(), false;
+  agentThreadStarted_.store(true, std::memory_order_release);
+  if (jvmti_->RunAgentThread(thread, &Agent::agentThreadMain, this, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+    agentThreadStarted_.store(false, std::memory_order_release);
+    return false;
+  }
+  return true;
+}
+
+void Agent::onVmDeath() {
+  vmDying_.store(true, std::memory_order_release);
+  wake();
+  timespec deadline{};
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += kVmDeathWaitMs / 1000;
+  pthread_mutex_lock(&handoffLock_);
+  while (sessionOpen_) {
+    if (pthread_cond_timedwait(&sessionClosedCond_, &handoffLock_, &deadline) == ETIMEDOUT) break;
+  }
+  if (pendingFd_ >= 0) {
+    close(pendingFd_);
+    pendingFd_ = -1;
+  }
+  pthread_mutex_unlock(&handoffLock_);
+}
+
+void Agent::emit(const RecordBuffer& record) {
+  if (!record.ok() || !sessionActive()) return;
+  bool wasEmpty = false;
+  if (!onAgentThread()) {
+    if (ring_.push(record.data(), record.size(), wasEmpty) && wasEmpty) wake();
+    return;
+  }
+  // The agent thread replays; it waits for the loader rather than dropping its own records, and sends
+  // as it goes, so that callbacks on other threads rarely find the ring full.
+  while (!ring_.tryPush(record.data(), record.size(), wasEmpty)) {
+    if (record.size() > ring_.capacity() || !makeRoom()) {
+      ring_.push(record.data(), record.size(), wasEmpty);  // cannot fit: counted as lost
+      return;
+    }
+  }
+  if (ring_.used() > ring_.capacity() / 8) flushNonBlocking();
+}
+
+}  // namespace jfrbpf::agent

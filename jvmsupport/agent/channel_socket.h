@@ -1,0 +1,24 @@
+#pragma once
+// The agent's end of the channel: a connected AF_UNIX stream socket in the abstract namespace (nothing on
+// disk), and the non-blocking sends that keep the agent thread responsive.
+#include <cstddef>
+#include <cstdint>
+
+#include "jvmsupport/agent/agent_options.h"
+
+namespace jfrbpf::agent {
+
+// Connects to the loader's listening socket; -1 on failure (errno kept).
+int connectChannel(const AgentOptions& options);
+
+enum class SendResult { kSent, kWouldBlock, kClosed };
+// One non-blocking send; `sent` receives the bytes accepted.
+SendResult sendSome(int fd, const uint8_t* data, size_t size, size_t& sent);
+
+// Waits until `fd` can take more bytes, the peer is gone, or `timeoutMs` passes; true if writable.
+bool waitWritable(int fd, int timeoutMs);
+
+// Whether the loader closed its end (reads and discards anything it sent; the loader does not talk yet).
+bool peerClosed(int fd);
+
+}  // namespace jfrbpf::agent

@@ -1,0 +1,144 @@
+#include "jvmsupport/agent/class_reporter.h"
+
+#include <jvmti.h>
+
+#include <cstring>
+#include <string_view>
+
+#include "jvmsupport/agent/agent.h"
+#include "jvmsupport/agent/clock.h"
+#include "jvmsupport/agent/jvmti_memory.h"
+
+namespace jfrbpf::agent {
+
+namespace {
+
+constexpr size_t kMaxLines = (protocol::kMaxPayload - 4096) / protocol::kLineEntrySize;
+constexpr size_t kMaxClassName = 4096;
+
+// "Lcom/foo/Bar;" -> "com/foo/Bar" in `out`. JVMTI spells a hidden class "Lcom/foo/Bar$$Lambda.0x...;":
+// the '.' (never part of a binary name) marks it, and becomes the '/' HotSpot itself shows.
+bool internalName(const char* signature, char* out, size_t capacity, size_t& length, bool& hidden) {
+  std::string_view sig(signature);
+  if (sig.size() < 3 || sig.front() != 'L' || sig.back() != ';') return false;
+  sig.remove_prefix(1);
+  sig.remove_suffix(1);
+  if (sig.size() >= capacity) sig.remove_suffix(sig.size() - (capacity - 1));
+  hidden = false;
+  for (size_t i = 0; i < sig.size(); ++i) {
+    char c = sig[i];
+    if (c == '.') {
+      hidden = true;
+      c = '/';
+    }
+    out[i] = c;
+  }
+  length = sig.size();
+  return true;
+}
+
+void reportMethod(Agent& agent, jmethodID method, uint64_t classId, uint64_t time, uint32_t flags) {
+  jvmtiEnv* jvmti = agent.jvmti();
+  JvmtiString name(jvmti), signature(jvmti);
+  if (jvmti->GetMethodName(method, name.out(), signature.out(), nullptr) != JVMTI_ERROR_NONE) return;
+  jint modifiers = 0;
+  if (jvmti->GetMethodModifiers(method, &modifiers) != JVMTI_ERROR_NONE) return;
+  jint lineCount = 0;
+  JvmtiArray<jvmtiLineNumberEntry> lines(jvmti);
+  // Native and abstract methods, and classes compiled without -g:lines, have no table: an empty one.
+  if (jvmti->GetLineNumberTable(method, &lineCount, lines.out()) != JVMTI_ERROR_NONE) lineCount = 0;
+  if (lineCount < 0) lineCount = 0;
+  if (static_cast<size_t>(lineCount) > kMaxLines) lineCount = static_cast<jint>(kMaxLines);
+
+  protocol::MethodInfo r;
+  r.time = time;
+  r.methodId = reinterpret_cast<uintptr_t>(method);
+  r.classId = classId;
+  MethodPointers pointers;
+  if (agent.layout().methodPointers(method, pointers)) {
+    r.methodPtr = pointers.method;
+    r.codeStart = pointers.codeStart;
+    r.codeSize = pointers.codeSize;
+  }
+  r.modifiers = static_cast<uint32_t>(modifiers);
+  r.flags = flags;
+  r.name = name.get() != nullptr ? name.get() : "";
+  r.signature = signature.get() != nullptr ? signature.get() : "";
+  r.lineCount = static_cast<uint32_t>(lineCount);
+
+  RecordBuffer buffer;
+  buffer.begin(protocol::RecordType::kMethod);
+  Writer w(buffer);
+  protocol::encodeMethodHead(w, r);
+  for (jint i = 0; i < lineCount; ++i) {
+    jlocation start = lines.get()[i].start_location;
+    jint line = lines.get()[i].line_number;
+    protocol::encodeLine(w, {static_cast<uint32_t>(start < 0 ? 0 : start), static_cast<uint32_t>(line < 0 ? 0 : line)});
+  }
+  if (buffer.finish()) agent.emit(buffer);
+}
+
+}  // namespace
+
+bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSent) {
+  methodsSent = 0;
+  jvmtiEnv* jvmti = agent.jvmti();
+  jint status = 0;
+  if (jvmti->GetClassStatus(klass, &status) != JVMTI_ERROR_NONE) return false;
+  if ((status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) != 0) return false;
+  if ((status & JVMTI_CLASS_STATUS_PREPARED) == 0) return false;
+
+  JvmtiString signature(jvmti);
+  if (jvmti->GetClassSignature(klass, signature.out(), nullptr) != JVMTI_ERROR_NONE || signature.get() == nullptr) {
+    return false;
+  }
+  char name[kMaxClassName];
+  size_t nameLength = 0;
+  bool hidden = false;
+  if (!internalName(signature.get(), name, sizeof name, nameLength, hidden)) return false;
+  jint modifiers = 0;
+  if (jvmti->GetClassModifiers(klass, &modifiers) != JVMTI_ERROR_NONE) modifiers = 0;
+  jint methodCount = 0;
+  JvmtiArray<jmethodID> methods(jvmti);
+  // INVALID_CLASS / CLASS_NOT_PREPARED: unloaded or not ready meanwhile; nothing to report.
+  if (jvmti->GetClassMethods(klass, &methodCount, methods.out()) != JVMTI_ERROR_NONE) return false;
+
+  protocol::ClassInfo r;
+  r.classId = agent.nextClassId();
+  r.time = monotonicNs();
+  r.modifiers = static_cast<uint32_t>(modifiers);
+  r.flags = flags | (hidden ? protocol::kHidden : 0);
+  r.name = std::string_view(name, nameLength);
+  RecordBuffer buffer;
+  buffer.begin(protocol::RecordType::kClass);
+  Writer w(buffer);
+  protocol::encode(w, r);
+  if (buffer.finish()) agent.emit(buffer);
+
+  for (jint i = 0; i < methodCount && agent.sessionActive(); ++i) {
+    reportMethod(agent, methods.get()[i], r.classId, r.time, flags);
+    ++methodsSent;
+  }
+  return true;
+}
+
+void replayClasses(Agent& agent, JNIEnv* jni, uint32_t& classesSent, uint32_t& methodsSent) {
+  classesSent = 0;
+  methodsSent = 0;
+  jint count = 0;
+  JvmtiArray<jclass> classes(agent.jvmti());
+  if (agent.jvmti()->GetLoadedClasses(&count, classes.out()) != JVMTI_ERROR_NONE) return;
+  for (jint i = 0; i < count; ++i) {
+    jclass klass = classes.get()[i];
+    if (agent.sessionActive()) {
+      uint32_t methods = 0;
+      if (reportClass(agent, klass, protocol::kReplayed, methods)) {
+        ++classesSent;
+        methodsSent += methods;
+      }
+    }
+    jni->DeleteLocalRef(klass);
+  }
+}
+
+}  // namespace jfrbpf::agent

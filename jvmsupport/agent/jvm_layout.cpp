@@ -1,0 +1,144 @@
+#include "jvmsupport/agent/jvm_layout.h"
+
+#include <cstring>
+
+#include "jvmsupport/agent/jvmti_memory.h"
+#include "jvmsupport/agent/safe_memory.h"
+
+namespace jfrbpf::agent {
+
+namespace {
+
+struct KnownWidth {
+  const char* type;
+  uint8_t width;
+  bool isSigned;
+};
+// Declared types that VMTypes may not list (qualifiers, enums).
+constexpr KnownWidth kKnownWidths[] = {
+    {"int", 4, true},          {"jint", 4, true},         {"int32_t", 4, true},  {"uint32_t", 4, false},
+    {"u4", 4, false},          {"unsigned int", 4, false}, {"pid_t", 4, true},    {"u2", 2, false},
+    {"uint16_t", 2, false},    {"int16_t", 2, true},      {"short", 2, true},    {"jshort", 2, true},
+    {"u1", 1, false},          {"bool", 1, false},        {"int8_t", 1, true},   {"uint8_t", 1, false},
+    {"signed char", 1, true},  {"volatile signed char", 1, true},              {"char", 1, true},
+    {"intx", 8, true},         {"uintx", 8, false},       {"size_t", 8, false},  {"uint64_t", 8, false},
+    {"int64_t", 8, true},      {"jlong", 8, true},
+};
+
+constexpr size_t kMaxPlausibleOffset = 1u << 16;
+
+}  // namespace
+
+bool IntField::read(uintptr_t object, int64_t& out) const {
+  return present() && safeReadInteger(object + offset, width, isSigned, out);
+}
+
+IntField findIntField(const VmStructs& vm, const char* typeName, const char* fieldName) {
+  IntField f;
+  uint64_t offset = 0;
+  const char* typeString = nullptr;
+  if (!vm.fieldOffset(typeName, fieldName, offset, &typeString) || typeString == nullptr ||
+      offset >= kMaxPlausibleOffset) {
+    return f;
+  }
+  for (const KnownWidth& known : kKnownWidths) {
+    if (std::strcmp(known.type, typeString) == 0) {
+      f.offset = offset;
+      f.width = known.width;
+      f.isSigned = known.isSigned;
+      return f;
+    }
+  }
+  uint64_t size = 0;
+  if (vm.typeSize(typeString, size) && (size == 1 || size == 2 || size == 4 || size == 8)) {
+    f.offset = offset;
+    f.width = static_cast<uint8_t>(size);
+    f.isSigned = true;  // enums (CompLevel, JavaThreadState): small non-negative values either way
+  }
+  return f;
+}
+
+void JvmLayout::init(const VmStructs& vm, int jdkMajor) {
+  methodEnabled_ = false;
+  threadEnabled_ = false;
+  if (!vm.available() || !safeMemoryAvailable()) return;
+
+  if (jdkMajor <= 25 && vm.fieldOffset("Method", "_constMethod", methodConstMethod_) &&
+      vm.typeSize("ConstMethod", constMethodSize_) && methodConstMethod_ < kMaxPlausibleOffset &&
+      constMethodSize_ > 0 && constMethodSize_ < kMaxPlausibleOffset) {
+    constMethodCodeSize_ = findIntField(vm, "ConstMethod", "_code_size");
+    methodEnabled_ = constMethodCodeSize_.present();
+  }
+
+  // JDK 17 declares _osthread in JavaThread, JDK 21+ in Thread (a JavaThread is a Thread either way).
+  bool haveOsThread = vm.fieldOffset("JavaThread", "_osthread", javaThreadOsThread_) ||
+                      vm.fieldOffset("Thread", "_osthread", javaThreadOsThread_);
+  osThreadId_ = findIntField(vm, "OSThread", "_thread_id");
+  threadEnabled_ = haveOsThread && javaThreadOsThread_ < kMaxPlausibleOffset && osThreadId_.present() &&
+                   osThreadId_.width == 4;
+}
+
+bool JvmLayout::methodPointers(jmethodID method, MethodPointers& out) const {
+  if (!methodEnabled_ || method == nullptr) return false;
+  uint64_t methodPtr = 0, constMethod = 0;
+  int64_t codeSize = 0;
+  // JDK <= 25: a jmethodID is the address of a slot holding the Method*.
+  if (!safeRead(reinterpret_cast<uintptr_t>(method), methodPtr) || methodPtr == 0 || (methodPtr & 7) != 0) return false;
+  if (!safeRead(methodPtr + methodConstMethod_, constMethod) || constMethod == 0 || (constMethod & 7) != 0) return false;
+  if (!constMethodCodeSize_.read(constMethod, codeSize) || codeSize < 0 || codeSize > 0xffff) return false;
+  out.method = methodPtr;
+  out.codeStart = constMethod + constMethodSize_;
+  out.codeSize = static_cast<uint32_t>(codeSize);
+  return true;
+}
+
+void JvmLayout::verifyMethodLayout(jvmtiEnv* jvmti, JNIEnv* jni) {
+  if (!methodEnabled_) return;
+  methodEnabled_ = false;
+  jclass string = jni->FindClass("java/lang/String");
+  if (string == nullptr) {
+    jni->ExceptionClear();
+    return;
+  }
+  jint count = 0;
+  JvmtiArray<jmethodID> methods(jvmti);
+  if (jvmti->GetClassMethods(string, &count, methods.out()) != JVMTI_ERROR_NONE) {
+    jni->DeleteLocalRef(string);
+    return;
+  }
+  int checked = 0;
+  bool allMatch = true;
+  for (jint i = 0; i < count && checked < 8; ++i) {
+    jint modifiers = 0;
+    if (jvmti->GetMethodModifiers(methods.get()[i], &modifiers) != JVMTI_ERROR_NONE) continue;
+    if ((modifiers & (0x0100 | 0x0400)) != 0) continue;  // native, abstract: no bytecode
+    jint length = 0;
+    JvmtiArray<unsigned char> bytecodes(jvmti);
+    if (jvmti->GetBytecodes(methods.get()[i], &length, bytecodes.out()) != JVMTI_ERROR_NONE) continue;
+    MethodPointers p;
+    methodEnabled_ = true;  // let methodPointers() run for the check
+    bool read = methodPointers(methods.get()[i], p);
+    methodEnabled_ = false;
+    if (!read || p.codeSize != static_cast<uint32_t>(length)) allMatch = false;
+    ++checked;
+  }
+  jni->DeleteLocalRef(string);
+  methodEnabled_ = allMatch && checked >= 3;
+}
+
+bool JvmLayout::osTid(uintptr_t javaThread, int32_t& tid) const {
+  if (!threadEnabled_ || javaThread == 0 || (javaThread & 7) != 0) return false;
+  uint64_t osThread = 0;
+  int64_t value = 0;
+  if (!safeRead(javaThread + javaThreadOsThread_, osThread) || osThread == 0 || (osThread & 7) != 0) return false;
+  if (!osThreadId_.read(osThread, value) || value <= 0) return false;
+  tid = static_cast<int32_t>(value);
+  return true;
+}
+
+void JvmLayout::verifyThreadLayout(uintptr_t currentJavaThread, int32_t currentTid) {
+  int32_t tid = 0;
+  threadEnabled_ = threadEnabled_ && osTid(currentJavaThread, tid) && tid == currentTid;
+}
+
+}  // namespace jfrbpf::agent

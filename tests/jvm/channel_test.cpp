@@ -1,0 +1,153 @@
+// Listener and session without a JVM: the agent's own connect code talks to the loader's listener in this
+// process, so SO_PEERCRED shows our pid and we can play the target.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "jvmsupport/agent/agent_options.h"
+#include "jvmsupport/agent/channel_socket.h"
+#include "tests/jvm/stream_builder.h"
+#include "userspace/base/error.h"
+#include "userspace/jvm/java_session.h"
+
+namespace jfrbpf::jvm::test {
+namespace {
+
+using namespace std::chrono_literals;
+using protocol::RecordType;
+
+UniqueFd connectAsAgent(const ChannelListener& listener) {
+  agent::AgentOptions options;
+  const char* error = nullptr;
+  EXPECT_TRUE(agent::parseAgentOptions(listener.agentOptions().c_str(), options, error)) << error;
+  return UniqueFd(agent::connectChannel(options));
+}
+
+void sendAll(int fd, const std::vector<uint8_t>& bytes) {
+  size_t at = 0;
+  while (at < bytes.size()) {
+    ssize_t n = send(fd, bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      usleep(1000);
+      continue;
+    }
+    ASSERT_GT(n, 0);
+    at += static_cast<size_t>(n);
+  }
+}
+
+TEST(JvmChannel, OptionsCarryARandomNameAndToken) {
+  ChannelListener a(getpid()), b(getpid());
+  EXPECT_NE(a.agentOptions(), b.agentOptions());
+  EXPECT_NE(a.token(), b.token());
+  EXPECT_NE(a.agentOptions().find("protocol:1"), std::string::npos);
+  EXPECT_EQ(a.agentOptions().find('='), std::string::npos) << "jcmd would split the options at '='";
+}
+
+TEST(JvmChannel, SessionReadsHelloAndRecordsThenSeesACleanEnd) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  ASSERT_TRUE(agent);
+  StreamBuilder b;
+  b.preamble().hello(1, listener.token());
+  b.record(RecordType::kThreadStart, protocol::ThreadStart{5, static_cast<uint32_t>(getpid()), 0, 1, "main"});
+  sendAll(agent.get(), b.bytes());
+
+  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  ASSERT_TRUE(session->model().agent().has_value());
+  EXPECT_EQ(session->model().agent()->vmName, "Test VM");
+  EXPECT_TRUE(session->drainUntil([](const JavaModel& m) { return m.threads().size() == 1; }, 5s));
+
+  StreamBuilder bye;
+  bye.record(RecordType::kGoodbye, protocol::Goodbye{static_cast<uint32_t>(protocol::GoodbyeReason::kVmDeath), 9});
+  sendAll(agent.get(), bye.bytes());
+  agent.reset();
+  EXPECT_FALSE(session->drainUntil([](const JavaModel&) { return false; }, 5s));
+  EXPECT_EQ(session->end(), SessionEnd::kVmExited);
+  EXPECT_EQ(session->fd(), -1);
+  EXPECT_EQ(session->model().threads().byJavaId(1)->name, "main");
+}
+
+TEST(JvmChannel, WrongTokenEndsTheSession) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  StreamBuilder b;
+  b.preamble().hello(1, {});  // all-zero token: not this listener's
+  sendAll(agent.get(), b.bytes());
+  EXPECT_THROW(JavaSession::accept(listener, 2s), Error);
+}
+
+TEST(JvmChannel, GarbageEndsTheSessionAndClosesTheChannel) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  StreamBuilder b;
+  b.preamble().hello(1, listener.token());
+  sendAll(agent.get(), b.bytes());
+  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  sendAll(agent.get(), std::vector<uint8_t>{0xff, 0xff, 0xff, 0x7f, 3, 0});
+  EXPECT_FALSE(session->drainUntil([](const JavaModel&) { return false; }, 5s));
+  EXPECT_EQ(session->end(), SessionEnd::kProtocolError);
+  EXPECT_FALSE(session->error().empty());
+  // The agent's side sees the close, which is what makes a real agent go quiet.
+  char byte;
+  EXPECT_EQ(recv(agent.get(), &byte, 1, 0), 0);
+}
+
+TEST(JvmChannel, ModelMemoryIsBounded) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  StreamBuilder hello;
+  hello.preamble().hello(1, listener.token());
+  sendAll(agent.get(), hello.bytes());
+  SessionLimits limits;
+  limits.maxModelBytes = 64 * 1024;
+  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s, limits);
+
+  StreamBuilder b;
+  b.record(RecordType::kClass, protocol::ClassInfo{1, 0, 0, 0, "C"});
+  for (uint64_t i = 0; i < 2000; ++i) {
+    protocol::MethodInfo m;
+    m.methodId = 0x1000 + i;
+    m.classId = 1;
+    m.name = "m";
+    m.signature = "()V";
+    b.method(m, {});
+  }
+  // Sends until the loader hangs up on us.
+  std::thread sender([&] {
+    const std::vector<uint8_t>& bytes = b.bytes();
+    for (size_t at = 0; at < bytes.size();) {
+      ssize_t n = send(agent.get(), bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
+      if (n < 0 && errno != EINTR && errno != EAGAIN) return;
+      if (n > 0) at += static_cast<size_t>(n);
+    }
+  });
+  EXPECT_FALSE(session->drainUntil([](const JavaModel&) { return false; }, 5s));
+  EXPECT_EQ(session->end(), SessionEnd::kMemoryLimit);
+  sender.join();
+}
+
+TEST(JvmChannel, OnlyTheTargetProcessIsAccepted) {
+  ChannelListener listener(getpid());
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Another process that learnt the name: it connects and waits to be closed.
+    UniqueFd fd = connectAsAgent(listener);
+    char byte;
+    recv(fd.get(), &byte, 1, 0);
+    _exit(0);
+  }
+  EXPECT_THROW(listener.accept(700ms), Error);
+  UniqueFd agent = connectAsAgent(listener);
+  EXPECT_TRUE(listener.accept(2s));
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status));
+}
+
+}  // namespace
+}  // namespace jfrbpf::jvm::test

@@ -1,0 +1,317 @@
+#include "userspace/jvm/java_model.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace jfrbpf::jvm {
+
+namespace {
+// The code cache has a handful of heaps; more is garbage.
+constexpr size_t kMaxCodeHeaps = 64;
+
+const char* recordName(protocol::RecordType type) {
+  switch (type) {
+    case protocol::RecordType::kHello: return "Hello";
+    case protocol::RecordType::kGoodbye: return "Goodbye";
+    case protocol::RecordType::kReplayBegin: return "ReplayBegin";
+    case protocol::RecordType::kReplayEnd: return "ReplayEnd";
+    case protocol::RecordType::kLostRecords: return "LostRecords";
+    case protocol::RecordType::kVmStructField: return "VmStructField";
+    case protocol::RecordType::kVmType: return "VmType";
+    case protocol::RecordType::kVmConstant: return "VmConstant";
+    case protocol::RecordType::kCodeHeap: return "CodeHeap";
+    case protocol::RecordType::kClass: return "Class";
+    case protocol::RecordType::kMethod: return "Method";
+    case protocol::RecordType::kCompiledMethodLoad: return "CompiledMethodLoad";
+    case protocol::RecordType::kCompiledMethodUnload: return "CompiledMethodUnload";
+    case protocol::RecordType::kDynamicCode: return "DynamicCode";
+    case protocol::RecordType::kThreadStart: return "ThreadStart";
+    case protocol::RecordType::kThreadEnd: return "ThreadEnd";
+    case protocol::RecordType::kThreadRename: return "ThreadRename";
+  }
+  return "unknown";
+}
+}  // namespace
+
+bool JavaModel::fail(std::string reason) {
+  if (error_.empty()) error_ = std::move(reason);
+  return false;
+}
+
+template <typename Record>
+bool JavaModel::decodeOrFail(std::span<const uint8_t> payload, Record& record, const char* what) {
+  if (protocol::decode(payload, record)) return true;
+  return fail(std::string("malformed ") + what + " record from the agent");
+}
+
+uint64_t JavaModel::toOurTicks(uint64_t agentTicks) const {
+  int64_t ours = static_cast<int64_t>(agentTicks) - clockOffsetNs_;
+  return ours < 1 ? 1 : static_cast<uint64_t>(ours);  // 0 means "before the session"
+}
+
+pid_t JavaModel::ourTid(uint32_t nsTid) {
+  if (nsTid == 0 || nsTid > static_cast<uint32_t>(INT32_MAX)) return 0;
+  pid_t tid = static_cast<pid_t>(nsTid);
+  return tids_ != nullptr ? tids_->hostTid(tid) : tid;
+}
+
+bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payload) {
+  if (!error_.empty()) return false;
+  uint16_t index = static_cast<uint16_t>(type);
+  if (index > protocol::kLastRecordType) index = 0;
+  ++counters_.records[index];
+  counters_.bytes[index] += payload.size() + protocol::kRecordHeaderSize;
+  if (index == 0) return true;  // a newer agent's record type: nothing we need
+
+  const char* what = recordName(type);
+  if (!agent_.has_value() && type != protocol::RecordType::kHello) {
+    return fail(std::string("agent sent ") + what + " before Hello");
+  }
+  switch (type) {
+    case protocol::RecordType::kHello: {
+      protocol::Hello r;
+      if (agent_.has_value()) return fail("agent sent a second Hello");
+      if (!decodeOrFail(payload, r, what)) return false;
+      AgentInfo info;
+      info.token = r.token;
+      info.pid = r.pid;
+      info.sessionNumber = r.sessionNumber;
+      info.jvmtiVersion = r.jvmtiVersion;
+      info.flags = r.flags;
+      info.vmName.assign(r.vmName);
+      info.vmVersion.assign(r.vmVersion);
+      agent_ = std::move(info);
+      return true;
+    }
+    case protocol::RecordType::kGoodbye: {
+      protocol::Goodbye r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      goodbye_ = static_cast<protocol::GoodbyeReason>(r.reason);
+      return true;
+    }
+    case protocol::RecordType::kReplayBegin: {
+      protocol::ReplayBegin r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      replayBeginTime_ = r.time;
+      return true;
+    }
+    case protocol::RecordType::kReplayEnd: {
+      if (!decodeOrFail(payload, lastReplay_, what)) return false;
+      lastReplayDurationNs_ = lastReplay_.time > replayBeginTime_ ? lastReplay_.time - replayBeginTime_ : 0;
+      initialReplayDone_ = true;
+      ++counters_.replays;
+      return true;
+    }
+    case protocol::RecordType::kLostRecords: {
+      protocol::LostRecords r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      counters_.lostRecords = std::max(counters_.lostRecords, r.records);
+      counters_.lostBytes = std::max(counters_.lostBytes, r.bytes);
+      return true;
+    }
+    case protocol::RecordType::kVmStructField: {
+      protocol::VmStructField r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      vmStructs_.add(r);
+      return true;
+    }
+    case protocol::RecordType::kVmType: {
+      protocol::VmType r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      vmStructs_.add(r);
+      return true;
+    }
+    case protocol::RecordType::kVmConstant: {
+      protocol::VmConstant r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      vmStructs_.add(r);
+      return true;
+    }
+    case protocol::RecordType::kCodeHeap: {
+      protocol::CodeHeap r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      if (codeHeaps_.size() >= kMaxCodeHeaps) return fail("agent sent more than 64 code heaps");
+      codeHeaps_.push_back(r);
+      return true;
+    }
+    case protocol::RecordType::kClass: {
+      protocol::ClassInfo r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      methods_.addClass(r);
+      return true;
+    }
+    case protocol::RecordType::kMethod: {
+      protocol::MethodInfo r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      methods_.addMethod(r, (r.flags & protocol::kReplayed) != 0 ? 0 : toOurTicks(r.time));
+      return true;
+    }
+    case protocol::RecordType::kCompiledMethodLoad:
+      return applyCompiledLoad(payload);
+    case protocol::RecordType::kCompiledMethodUnload: {
+      protocol::CompiledMethodUnload r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      code_.unloadCompiled(r.codeStart, r.methodId, toOurTicks(r.time));
+      return true;
+    }
+    case protocol::RecordType::kDynamicCode: {
+      protocol::DynamicCode r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      if (r.start + r.size < r.start) return fail("agent sent a DynamicCode range that wraps around");
+      StubBlob stub;
+      stub.start = r.start;
+      stub.end = r.start + r.size;
+      stub.kind = classifyDynamicCode(r.name);
+      stub.name.assign(r.name);
+      stub.loadTicks = (r.flags & protocol::kReplayed) != 0 ? 0 : toOurTicks(r.time);
+      stub.blob = r.blob;
+      code_.addStub(std::move(stub));
+      return true;
+    }
+    case protocol::RecordType::kThreadStart: {
+      protocol::ThreadStart r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      JavaThreadInfo t;
+      t.nsTid = static_cast<pid_t>(std::min<uint32_t>(r.tid, INT32_MAX));
+      t.tid = ourTid(r.tid);
+      t.javaThreadId = static_cast<int64_t>(r.javaThreadId);
+      t.name.assign(r.name);
+      t.isVirtual = (r.flags & protocol::kThreadVirtual) != 0;
+      t.daemon = (r.flags & protocol::kThreadDaemon) != 0;
+      t.startTicks = (r.flags & protocol::kThreadReplayed) != 0 ? 0 : toOurTicks(r.time);
+      threads_.started(std::move(t));
+      return true;
+    }
+    case protocol::RecordType::kThreadEnd: {
+      protocol::ThreadEnd r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      threads_.ended(ourTid(r.tid), static_cast<int64_t>(r.javaThreadId), toOurTicks(r.time));
+      return true;
+    }
+    case protocol::RecordType::kThreadRename: {
+      protocol::ThreadRename r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      threads_.renamed(ourTid(r.tid), static_cast<pid_t>(std::min<uint32_t>(r.tid, INT32_MAX)),
+                       static_cast<int64_t>(r.javaThreadId), std::string(r.name), toOurTicks(r.time));
+      return true;
+    }
+  }
+  return true;
+}
+
+bool JavaModel::applyCompiledLoad(std::span<const uint8_t> payload) {
+  protocol::CompiledMethodLoad r;
+  if (!decodeOrFail(payload, r, "CompiledMethodLoad")) return false;
+  if (r.codeSize == 0 || r.codeStart + r.codeSize < r.codeStart) {
+    return fail("agent sent a CompiledMethodLoad with an empty or wrapping code range");
+  }
+  auto blob = std::make_unique<CompiledBlob>();
+  blob->start = r.codeStart;
+  blob->end = r.codeStart + r.codeSize;
+  blob->methodId = r.methodId;
+  blob->loadTicks = (r.flags & protocol::kCompiledReplayed) != 0 ? 0 : toOurTicks(r.time);
+  blob->blob = r.blob;
+  blob->inlineTruncated = (r.flags & protocol::kCompiledInlineTruncated) != 0;
+
+  std::vector<CompiledBlob::PcRecord> pcs;
+  std::vector<InlineStep> steps;
+  pcs.reserve(r.pcCount);
+  protocol::InlinePcCursor cursor(r);
+  uint32_t offset = 0;
+  uint16_t frames = 0;
+  bool sorted = true;
+  while (cursor.next(offset, frames)) {
+    if (!pcs.empty() && offset <= pcs.back().pcOffset) sorted = false;
+    pcs.push_back({offset, static_cast<uint32_t>(steps.size())});
+    for (uint16_t i = 0; i < frames; ++i) {
+      protocol::InlineFrame f = cursor.frame(i);
+      steps.push_back({r.methodIdAt(f.methodIndex), f.bci});
+    }
+  }
+  if (sorted) {
+    blob->pcs = std::move(pcs);
+    blob->steps = std::move(steps);
+  } else {
+    // HotSpot sends pcs in order; anything else is rebuilt sorted, keeping the first record per pc.
+    std::vector<uint32_t> order(pcs.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return pcs[a].pcOffset < pcs[b].pcOffset; });
+    for (uint32_t i : order) {
+      if (!blob->pcs.empty() && blob->pcs.back().pcOffset == pcs[i].pcOffset) continue;
+      uint32_t first = pcs[i].firstStep;
+      uint32_t last = i + 1 < pcs.size() ? pcs[i + 1].firstStep : static_cast<uint32_t>(steps.size());
+      blob->pcs.push_back({pcs[i].pcOffset, static_cast<uint32_t>(blob->steps.size())});
+      blob->steps.insert(blob->steps.end(), steps.begin() + first, steps.begin() + last);
+    }
+  }
+  code_.addCompiled(std::move(blob));
+  return true;
+}
+
+PcInfo JavaModel::classify(uint64_t pc, uint64_t ticks) const {
+  PcInfo info;
+  if (const CompiledBlob* blob = code_.compiledAt(pc, ticks)) {
+    info.kind = CodeKind::kCompiled;
+    info.compiled = blob;
+  } else if (const StubBlob* stub = code_.stubAt(pc)) {
+    info.kind = stub->kind;
+    info.stub = stub;
+  }
+  return info;
+}
+
+size_t JavaModel::compiledFrames(uint64_t pc, uint64_t ticks, std::span<JavaFrame> out) const {
+  const CompiledBlob* blob = code_.compiledAt(pc, ticks);
+  return blob != nullptr ? compiledFrames(*blob, pc, ticks, out) : 0;
+}
+
+size_t JavaModel::compiledFrames(const CompiledBlob& blob, uint64_t pc, uint64_t ticks,
+                                 std::span<JavaFrame> out) const {
+  if (out.empty()) return 0;
+  ptrdiff_t index = blob.pcIndexFor(pc);
+  if (index < 0 || blob.chain(static_cast<size_t>(index)).empty()) {
+    // No debug info for this pc (or it was truncated away): the compiled method itself, line unknown.
+    JavaFrame& f = out[0];
+    f.methodId = blob.methodId;
+    f.method = methods_.byId(blob.methodId, ticks);
+    f.bci = -1;
+    f.line = f.method != nullptr ? f.method->lineForBci(-1) : -1;
+    f.type = FrameType::kJitCompiled;
+    return 1;
+  }
+  std::span<const InlineStep> chain = blob.chain(static_cast<size_t>(index));
+  size_t n = std::min(chain.size(), out.size());
+  for (size_t i = 0; i < n; ++i) {
+    JavaFrame& f = out[i];
+    f.methodId = chain[i].methodId;
+    f.method = methods_.byId(chain[i].methodId, ticks);
+    f.bci = chain[i].bci;
+    f.line = f.method != nullptr ? f.method->lineForBci(chain[i].bci) : -1;
+    f.type = i + 1 == chain.size() ? FrameType::kJitCompiled : FrameType::kInlined;
+  }
+  return n;
+}
+
+std::optional<JavaFrame> JavaModel::interpretedFrame(uint64_t methodPtr, uint64_t bcp, uint64_t ticks) const {
+  const JavaMethod* method = methods_.byPointer(methodPtr, ticks);
+  if (method == nullptr) return std::nullopt;
+  JavaFrame f;
+  f.method = method;
+  f.methodId = method->methodId;
+  f.bci = method->bciForBcp(bcp);
+  f.line = f.bci >= 0 ? method->lineForBci(f.bci) : -1;
+  f.type = FrameType::kInterpreted;
+  return f;
+}
+
+void JavaModel::forgetBefore(uint64_t ticks) {
+  code_.forgetBefore(ticks);
+  threads_.forgetBefore(ticks);
+}
+
+size_t JavaModel::approximateBytes() const {
+  return methods_.approximateBytes() + code_.approximateBytes() + threads_.approximateBytes() +
+         vmStructs_.approximateBytes();
+}
+
+}  // namespace jfrbpf::jvm

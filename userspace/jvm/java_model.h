@@ -1,0 +1,126 @@
+#pragma once
+// Everything the loader knows about one JVM, built from the agent's records: code map, methods, threads,
+// VMStructs. It answers the sampler's questions on the loader's hot path — what is at this pc at this
+// time, which Java frames does it stand for — without allocating.
+//
+// Times: records carry the JVM's CLOCK_MONOTONIC; the model stores our CLOCK_MONOTONIC (the samples'
+// clock), correcting for a time namespace. Entities that existed before the session (replays) count as
+// present from the beginning of time.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "jvmsupport/protocol/records.h"
+#include "userspace/jvm/code_map.h"
+#include "userspace/jvm/method_table.h"
+#include "userspace/jvm/target_namespaces.h"
+#include "userspace/jvm/thread_table.h"
+#include "userspace/jvm/vm_structs_table.h"
+
+namespace jfrbpf::jvm {
+
+// JFR's frame types ("Interpreted", "JIT compiled", "Inlined").
+enum class FrameType : uint8_t { kInterpreted, kJitCompiled, kInlined };
+
+struct JavaFrame {
+  const JavaMethod* method = nullptr;  // null if the agent never described methodId
+  uint64_t methodId = 0;
+  int32_t bci = -1;
+  int32_t line = -1;
+  FrameType type = FrameType::kJitCompiled;
+};
+
+struct PcInfo {
+  CodeKind kind = CodeKind::kUnknown;
+  const CompiledBlob* compiled = nullptr;  // kCompiled
+  const StubBlob* stub = nullptr;          // kInterpreter, kStub, kAdapter
+};
+
+struct AgentInfo {
+  std::array<uint8_t, protocol::kTokenSize> token{};
+  uint32_t pid = 0;  // in the JVM's pid namespace
+  uint32_t sessionNumber = 0;
+  uint32_t jvmtiVersion = 0;
+  uint32_t flags = 0;  // protocol::kHello* flags
+  std::string vmName;
+  std::string vmVersion;
+};
+
+struct ChannelCounters {
+  std::array<uint64_t, protocol::kLastRecordType + 1> records{};  // by type; [0] = unknown types
+  std::array<uint64_t, protocol::kLastRecordType + 1> bytes{};
+  uint64_t lostRecords = 0;  // as the agent last reported
+  uint64_t lostBytes = 0;
+  uint32_t replays = 0;  // ReplayEnd records seen
+};
+
+class JavaModel {
+ public:
+  // `clockOffsetNs`: the JVM's monotonic clock minus ours; `tids`: JVM tid -> our tid (null: identity).
+  explicit JavaModel(int64_t clockOffsetNs = 0, TidTranslator* tids = nullptr)
+      : clockOffsetNs_(clockOffsetNs), tids_(tids) {}
+
+  // Applies one record. False if it is malformed or out of order; error() says which.
+  bool apply(protocol::RecordType type, std::span<const uint8_t> payload);
+  const std::string& error() const { return error_; }
+
+  // ---- lookups (hot path) ----
+  PcInfo classify(uint64_t pc, uint64_t ticks) const;
+  // The Java frames a compiled pc stands for, innermost first: "Inlined" frames, then the "JIT compiled"
+  // root. Writes at most out.size(); returns how many. 0 if pc is not compiled code at `ticks`.
+  size_t compiledFrames(uint64_t pc, uint64_t ticks, std::span<JavaFrame> out) const;
+  size_t compiledFrames(const CompiledBlob& blob, uint64_t pc, uint64_t ticks, std::span<JavaFrame> out) const;
+  // An interpreter frame from its Method* and bcp slots; nullopt if the Method* is unknown. bci is -1 if
+  // the bcp lies outside the method's bytecode.
+  std::optional<JavaFrame> interpretedFrame(uint64_t methodPtr, uint64_t bcp, uint64_t ticks) const;
+
+  const MethodTable& methods() const { return methods_; }
+  const CodeMap& code() const { return code_; }
+  const ThreadTable& threads() const { return threads_; }
+  const VmStructsTable& vmStructs() const { return vmStructs_; }
+  const std::vector<protocol::CodeHeap>& codeHeaps() const { return codeHeaps_; }
+
+  // ---- session facts ----
+  const std::optional<AgentInfo>& agent() const { return agent_; }
+  bool initialReplayDone() const { return initialReplayDone_; }
+  const protocol::ReplayEnd& lastReplay() const { return lastReplay_; }
+  // How long the agent took for its last replay (its own timestamps), in nanoseconds.
+  uint64_t lastReplayDurationNs() const { return lastReplayDurationNs_; }
+  std::optional<protocol::GoodbyeReason> goodbye() const { return goodbye_; }
+  const ChannelCounters& counters() const { return counters_; }
+
+  // Our ticks for a time the agent stamped.
+  uint64_t toOurTicks(uint64_t agentTicks) const;
+  // Forgets code and threads that were gone before `ticks`.
+  void forgetBefore(uint64_t ticks);
+  size_t approximateBytes() const;
+
+ private:
+  bool fail(std::string reason);
+  template <typename Record>
+  bool decodeOrFail(std::span<const uint8_t> payload, Record& record, const char* what);
+  bool applyCompiledLoad(std::span<const uint8_t> payload);
+  pid_t ourTid(uint32_t nsTid);
+
+  int64_t clockOffsetNs_;
+  TidTranslator* tids_;
+  std::string error_;
+  std::optional<AgentInfo> agent_;
+  bool initialReplayDone_ = false;
+  protocol::ReplayEnd lastReplay_;
+  uint64_t replayBeginTime_ = 0;
+  uint64_t lastReplayDurationNs_ = 0;
+  std::optional<protocol::GoodbyeReason> goodbye_;
+  ChannelCounters counters_;
+
+  MethodTable methods_;
+  CodeMap code_;
+  ThreadTable threads_;
+  VmStructsTable vmStructs_;
+  std::vector<protocol::CodeHeap> codeHeaps_;
+};
+
+}  // namespace jfrbpf::jvm

@@ -1,0 +1,115 @@
+#include "userspace/jvm/java_session.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "userspace/base/error.h"
+
+namespace jfrbpf::jvm {
+
+namespace {
+constexpr size_t kReadChunk = 256 * 1024;
+}
+
+JavaSession::JavaSession(UniqueFd channel, pid_t pid, const std::array<uint8_t, protocol::kTokenSize>& token,
+                         SessionLimits limits)
+    : channel_(std::move(channel)),
+      pid_(pid),
+      token_(token),
+      limits_(limits),
+      tids_(pid),
+      model_(monotonicOffsetNs(pid), &tids_),
+      parser_(limits.maxRecordPayload),
+      sink_([this](protocol::RecordType type, std::span<const uint8_t> payload) { return onRecord(type, payload); }),
+      buffer_(kReadChunk) {}
+
+std::unique_ptr<JavaSession> JavaSession::accept(ChannelListener& listener, std::chrono::milliseconds timeout,
+                                                 SessionLimits limits) {
+  auto start = std::chrono::steady_clock::now();
+  UniqueFd channel = listener.accept(timeout);
+  auto session = std::make_unique<JavaSession>(std::move(channel), listener.targetPid(), listener.token(), limits);
+  auto left = timeout - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  bool hello = session->drainUntil([](const JavaModel& m) { return m.agent().has_value(); },
+                                   std::max(left, std::chrono::milliseconds(1000)));
+  if (!hello || !session->running()) {
+    throw Error("the JVM agent of PID " + std::to_string(listener.targetPid()) + " connected but did not say hello" +
+                (session->error().empty() ? std::string() : ": " + session->error()));
+  }
+  return session;
+}
+
+void JavaSession::finish(SessionEnd end, std::string error) {
+  if (end_ != SessionEnd::kRunning) return;
+  end_ = end;
+  error_ = std::move(error);
+  channel_.reset();  // the agent sees the close and goes quiet
+  buffer_.clear();
+  buffer_.shrink_to_fit();
+}
+
+bool JavaSession::onRecord(protocol::RecordType type, std::span<const uint8_t> payload) {
+  bool hadAgent = model_.agent().has_value();
+  if (!model_.apply(type, payload)) return false;
+  if (!hadAgent && model_.agent().has_value() && model_.agent()->token != token_) {
+    finish(SessionEnd::kProtocolError, "the agent on the channel did not present this session's token");
+    return false;
+  }
+  return true;
+}
+
+bool JavaSession::drain(size_t maxBytes) {
+  if (!running()) return false;
+  tids_.allowRescan();
+  size_t total = 0;
+  while (total < maxBytes) {
+    ssize_t n = recv(channel_.get(), buffer_.data(), buffer_.size(), MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      finish(model_.goodbye() ? SessionEnd::kVmExited : SessionEnd::kClosed);
+      return false;
+    }
+    if (n == 0) {
+      SessionEnd end = SessionEnd::kClosed;
+      if (model_.goodbye() == protocol::GoodbyeReason::kVmDeath) end = SessionEnd::kVmExited;
+      if (model_.goodbye() == protocol::GoodbyeReason::kReplaced) end = SessionEnd::kReplaced;
+      if (parser_.pendingBytes() != 0 && end == SessionEnd::kClosed) {
+        finish(end, "the channel closed in the middle of a record");
+      } else {
+        finish(end);
+      }
+      return false;
+    }
+    bytesReceived_ += static_cast<uint64_t>(n);
+    total += static_cast<size_t>(n);
+    if (!parser_.feed(std::span<const uint8_t>(buffer_.data(), static_cast<size_t>(n)), sink_)) {
+      if (running()) {
+        finish(SessionEnd::kProtocolError, !model_.error().empty() ? model_.error() : parser_.error());
+      }
+      return false;
+    }
+    if (model_.approximateBytes() > limits_.maxModelBytes) {
+      finish(SessionEnd::kMemoryLimit, "the JVM agent sent more than " + std::to_string(limits_.maxModelBytes >> 20) +
+                                           " MiB of metadata; the session was stopped to protect the loader");
+      return false;
+    }
+  }
+  return true;
+}
+
+bool JavaSession::drainUntil(const std::function<bool(const JavaModel&)>& done, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (done(model_)) return true;
+    if (!drain()) return done(model_);
+    if (done(model_)) return true;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{channel_.get(), POLLIN, 0};
+    poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 100)));
+  }
+}
+
+}  // namespace jfrbpf::jvm

@@ -1,0 +1,89 @@
+#pragma once
+// One recording's connection to one JVM's agent: the channel, the stream parser and the model built from
+// it. Single-threaded by design: the loader's thread polls fd() for POLLIN (or just calls drain()
+// regularly) and resolves samples against model() on the same thread, so lookups take no locks. drain()
+// never blocks. Everything received is hostile: a malformed stream, a wrong token or more metadata than
+// the memory bound ends the session (and closes the channel, which makes the agent go quiet).
+#include <sys/types.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jvmsupport/protocol/records.h"
+#include "userspace/base/unique_fd.h"
+#include "userspace/jvm/channel_listener.h"
+#include "userspace/jvm/java_model.h"
+#include "userspace/jvm/record_stream_parser.h"
+#include "userspace/jvm/target_namespaces.h"
+
+namespace jfrbpf::jvm {
+
+struct SessionLimits {
+  uint32_t maxRecordPayload = protocol::kMaxPayload;
+  size_t maxModelBytes = size_t{512} << 20;
+};
+
+enum class SessionEnd {
+  kRunning,
+  kVmExited,           // Goodbye(kVmDeath), then the channel closed
+  kReplaced,           // another jfrbpf session attached to the same JVM
+  kClosed,             // channel closed without Goodbye: the JVM died, or the agent failed
+  kProtocolError,      // malformed or hostile stream; error() says what
+  kMemoryLimit,        // the model outgrew SessionLimits::maxModelBytes
+};
+
+class JavaSession {
+ public:
+  // `channel` comes from ChannelListener::accept for `pid`; `token` is that listener's token.
+  JavaSession(UniqueFd channel, pid_t pid, const std::array<uint8_t, protocol::kTokenSize>& token,
+              SessionLimits limits = {});
+  JavaSession(const JavaSession&) = delete;
+  JavaSession& operator=(const JavaSession&) = delete;
+
+  // Waits for the agent to connect to `listener` and for its Hello. Throws jfrbpf::Error on timeout or if
+  // the stream is not a jfrbpf agent's.
+  static std::unique_ptr<JavaSession> accept(ChannelListener& listener, std::chrono::milliseconds timeout,
+                                             SessionLimits limits = {});
+
+  // The channel, for poll(POLLIN); -1 once the session is over.
+  int fd() const { return channel_.get(); }
+  // Applies every byte available now (at most `maxBytes`) without blocking. False once the session is
+  // over; end() says how.
+  bool drain(size_t maxBytes = size_t{8} << 20);
+  // Drains (waiting on the channel) until `done(model())` holds, the session ends, or `timeout` passes.
+  // True if `done` became true.
+  bool drainUntil(const std::function<bool(const JavaModel&)>& done, std::chrono::milliseconds timeout);
+
+  bool running() const { return end_ == SessionEnd::kRunning; }
+  SessionEnd end() const { return end_; }
+  const std::string& error() const { return error_; }
+  pid_t pid() const { return pid_; }
+  uint64_t bytesReceived() const { return bytesReceived_; }
+
+  const JavaModel& model() const { return model_; }
+  JavaModel& model() { return model_; }
+
+ private:
+  bool onRecord(protocol::RecordType type, std::span<const uint8_t> payload);
+  void finish(SessionEnd end, std::string error = {});
+
+  UniqueFd channel_;
+  pid_t pid_;
+  std::array<uint8_t, protocol::kTokenSize> token_;
+  SessionLimits limits_;
+  TidTranslator tids_;
+  JavaModel model_;
+  RecordStreamParser parser_;
+  RecordStreamParser::Sink sink_;
+  std::vector<uint8_t> buffer_;
+  SessionEnd end_ = SessionEnd::kRunning;
+  std::string error_;
+  uint64_t bytesReceived_ = 0;
+};
+
+}  // namespace jfrbpf::jvm
