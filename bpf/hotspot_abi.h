@@ -29,7 +29,8 @@ struct jfrbpf_hotspot {
   __u32 heap_count;
   __u32 heap_block_header_size;   /* sizeof(HeapBlock): the CodeBlob follows the block header */
   __u32 blob_frame_size;          /* offsetof(CodeBlob, _frame_size): int, words incl. return address + rbp */
-  __u32 blob_frame_complete;      /* offsetof(CodeBlob, _frame_complete_offset): int, from code begin */
+  __u32 blob_frame_complete;      /* offsetof(CodeBlob, _frame_complete_offset), from code begin */
+  __u32 blob_frame_complete_size; /* its width: 4 (int) before JDK 23, 2 (int16_t) since */
   __u32 blob_code_begin;          /* offsetof(CodeBlob, _code_begin) (pointer) or _code_offset (int) */
   __u32 blob_code_begin_is_offset;
   __s32 interp_method_slot;       /* frame slots, in words from rbp */
@@ -38,7 +39,6 @@ struct jfrbpf_hotspot {
   __u32 anchor_sp;                /* offsets from JavaThread* of _anchor._last_Java_sp/_fp/_pc */
   __u32 anchor_fp;
   __u32 anchor_pc;
-  __u32 reserved;
 };
 
 #endif

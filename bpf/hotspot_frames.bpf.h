@@ -70,7 +70,13 @@ static __always_inline bool unwind_compiled_edge(struct walk* w, __u64 blob, con
     return false;
   }
   __s32 frame_complete = 0;
-  if (!read_user_s32(blob + jvm->blob_frame_complete, &frame_complete)) return false;
+  if (jvm->blob_frame_complete_size == 2) {
+    __s16 narrow = 0;
+    if (bpf_probe_read_user(&narrow, sizeof(narrow), (const void*)(blob + jvm->blob_frame_complete)) != 0) return false;
+    frame_complete = narrow;
+  } else if (!read_user_s32(blob + jvm->blob_frame_complete, &frame_complete)) {
+    return false;
+  }
   __u64 ra_at = 0, fp_at = 0;
   bool in_prologue = frame_complete > 0 && w->pc < code_begin + frame_complete;
   if (in_prologue) {

@@ -126,6 +126,14 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     std::printf(")");
   }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
+  if (std::getenv("JFRBPF_DEBUG")) {
+    static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
+                                  "kernel stack failed", "user stack failed", "user stack truncated",
+                                  "lost: loss table full", "walk: root", "walk: read fault", "walk: unknown code",
+                                  "walk: no unwind info", "walk: bad frame", "walk: JavaFrameAnchor used"};
+    static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
+    for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
+  }
 }
 
 // Fails before anything is loaded or attached when the output cannot be written where asked.

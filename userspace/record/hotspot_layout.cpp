@@ -70,6 +70,10 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
       !offset(vm, "CodeBlob", "_frame_complete_offset", layout.blob_frame_complete, whyNot)) {
     return std::nullopt;
   }
+  // Narrowed from int to int16_t in JDK 23 (smaller nmethod headers): read it at its declared width.
+  const jvm::VmField* frameComplete = vm.field("CodeBlob", "_frame_complete_offset");
+  layout.blob_frame_complete_size =
+      frameComplete && (frameComplete->typeString == "int16_t" || frameComplete->typeString == "short") ? 2 : 4;
   std::string ignored;
   if (offset(vm, "CodeBlob", "_code_begin", layout.blob_code_begin, ignored)) {
     layout.blob_code_begin_is_offset = 0;

@@ -185,6 +185,7 @@ RecordSummary record(const RecordConfig& config) {
   summary.lost = pipeline.ledger().total();
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
+  summary.counters = counters;
   for (const auto& [cause, count] : pipeline.ledger().byCause()) summary.lostByCause[cause] = count;
   summary.threads = pipeline.threads();
   summary.javaProcesses = jvms.size() + (launchedJvm ? 1 : 0);

@@ -4,12 +4,14 @@
 // SIGINT/SIGTERM, every target gone).
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "userspace/record/sampling_clocks.h"
 
@@ -37,7 +39,8 @@ struct RecordSummary {
   uint64_t samples = 0;
   uint64_t failedStacks = 0;
   uint64_t lost = 0;
-  uint64_t overflows = 0;              // cpu-clock overflows that hit a target (samples + lost in BPF)
+  uint64_t overflows = 0;              // clock overflows that hit a target (samples + lost in BPF)
+  std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::map<std::string, uint64_t> lostByCause;
   uint64_t threads = 0;
   size_t javaProcesses = 0;            // targets whose Java frames were resolved through the agent
