@@ -8,6 +8,14 @@
 namespace jfrbpf::record {
 namespace {
 
+constexpr uint32_t kAccNative = 0x0100;
+
+// As the JDK reports them: a Java native method's own frame (its compiled wrapper) is "Native".
+jfr::FrameType frameTypeOf(const jvm::JavaFrame& frame) {
+  if (frame.method && (frame.method->modifiers & kAccNative)) return jfr::FrameType::Native;
+  return frame.type == jvm::FrameType::kInlined ? jfr::FrameType::Inlined : jfr::FrameType::JitCompiled;
+}
+
 // A cache that grows past this is rebuilt from scratch rather than grown without bound.
 constexpr size_t kMaxCachedPcsPerProcess = 1u << 20;
 
@@ -61,6 +69,12 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
   // Return addresses point after the call; the pc record HotSpot keeps for a call site is at the return
   // address itself, so compiled code is looked up at the exact pc.
   jvm::PcInfo info = model.classify(pc, ticks);
+  if (info.kind == jvm::CodeKind::kUnknown) {
+    // JVMTI reports a compiled method only after HotSpot installed it, and threads may run it before that
+    // report's timestamp: code unknown at the sample's time is looked up as it is now (moments later).
+    ticks = static_cast<uint64_t>(jfr::Recording::now());
+    info = model.classify(pc, ticks);
+  }
   switch (info.kind) {
     case jvm::CodeKind::kCompiled: {
       size_t count = model.compiledFrames(*info.compiled, pc, ticks, inlineScratch_);
@@ -71,8 +85,7 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
       }
       for (size_t i = 0; i < count; ++i) {
         const jvm::JavaFrame& f = inlineScratch_[i];
-        frames.push_back({javaMethod(f.method, f.methodId), f.line, f.bci,
-                          f.type == jvm::FrameType::kInlined ? jfr::FrameType::Inlined : jfr::FrameType::JitCompiled});
+        frames.push_back({javaMethod(f.method, f.methodId), f.line, f.bci, frameTypeOf(f)});
       }
       return true;
     }
@@ -133,8 +146,15 @@ jfr::MethodId StackResolver::nativeMethod(pid_t tgid, uint64_t pc) {
 }
 
 jfr::MethodId StackResolver::methodFor(const symbolize::NativeFrame& frame) {
-  // The symbolizer names every frame, unknown ones by their file offset ("+0x1a2b0") or "[unknown]".
-  return out_.internMethod(out_.internClass(frame.library), frame.symbol, jfr::kNativeMethodDescriptor);
+  // The symbolizer names file-backed frames, unknown ones by their file offset ("+0x1a2b0"); anonymous code
+  // it leaves unnamed, so name it by its offset in the mapping.
+  std::string_view name = frame.symbol;
+  char offsetName[32];
+  if (name.empty()) {
+    std::snprintf(offsetName, sizeof(offsetName), "+0x%llx", static_cast<unsigned long long>(frame.offset));
+    name = offsetName;
+  }
+  return out_.internMethod(out_.internClass(frame.library), name, jfr::kNativeMethodDescriptor);
 }
 
 }  // namespace jfrbpf::record
