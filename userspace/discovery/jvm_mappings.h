@@ -1,0 +1,30 @@
+#pragma once
+// What /proc/PID/maps says about a JVM: a HotSpot JVM maps libjvm.so (OpenJ9 ships a libjvm.so too, but
+// also maps its libj9vm*.so), and HotSpot maps its counters file <tmp>/hsperfdata_<user>/<its own pid>.
+// Lines are target-influenced (file names), so malformed ones are skipped.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace jfrbpf::discovery {
+
+struct JvmMappings {
+  std::string libjvmPath;        // as mapped (inside the process's mount namespace); "" if none
+  bool openJ9 = false;           // libj9vm*.so is mapped: not HotSpot
+  uint64_t perfDataStart = 0;    // the hsperfdata mapping, when there is one
+  uint64_t perfDataEnd = 0;
+  std::string perfDataPath;      // as mapped, without " (deleted)"
+
+  bool hotSpot() const { return !libjvmPath.empty() && !openJ9; }
+  bool hasPerfData() const { return !perfDataPath.empty(); }
+};
+
+// Feeds one maps line; `namespacePid` is the process's own pid (the hsperfdata file is named after it).
+void scanMapsLine(std::string_view line, pid_t namespacePid, JvmMappings& found);
+
+// Reads /proc/PID/maps through the process directory fd. Returns 0 or the errno of the read.
+int readJvmMappings(int procDirFd, pid_t namespacePid, JvmMappings& found);
+
+}  // namespace jfrbpf::discovery
