@@ -6,6 +6,7 @@
 #include "userspace/base/error.h"
 #include "userspace/cli/arguments.h"
 #include "userspace/cli/exit_codes.h"
+#include "userspace/cli/list_command.h"
 #include "userspace/cli/record_command.h"
 
 namespace {
@@ -17,6 +18,7 @@ Profiles running processes (JVMs first of all) from outside with eBPF and writes
 
 Commands:
   record    sample CPU time of a process (-p PID) or of a command (-- CMD ARGS) into a .jfr file
+  list      the JVMs on this host (containers included), found without attaching
 
 Run `jfrbpf COMMAND --help` for the options of a command.
 
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
   try {
     Arguments args(argc, argv, 2);
     if (std::strcmp(argv[1], "record") == 0) return runRecordCommand(args);
+    if (std::strcmp(argv[1], "list") == 0) return runListCommand(args);
     std::fprintf(stderr, "jfrbpf: unknown command '%s' (see jfrbpf --help)\n", argv[1]);
     return kExitUsage;
   } catch (const jfrbpf::Error& e) {

@@ -1,0 +1,9 @@
+#pragma once
+#include "userspace/cli/arguments.h"
+
+namespace jfrbpf::cli {
+
+// `jfrbpf list`: the JVMs on this host, found without attaching to any of them; returns the exit code.
+int runListCommand(Arguments& args);
+
+}  // namespace jfrbpf::cli
