@@ -7,7 +7,6 @@
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/jvm_options.h"
-#include "userspace/attach/perf_data.h"
 #include "userspace/attach/proc_maps.h"
 #include "userspace/attach/proc_status.h"
 #include "userspace/attach/protocol.h"
@@ -29,10 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)findByBaseNamePrefix(files, "libjfrbpf-agent");
       break;
     }
-    case 2: {
-      if (auto perf = parsePerfData(std::span(data + 1, size - 1))) (void)perf->string("java.rt.vmArgs");
-      break;
-    }
+    case 2:
+      break;  // hsperfdata parsing is discovery's, fuzzed there (fuzz_hsperfdata)
     case 3: {
       if (auto reply = parseReply(text)) (void)interpretLoadReply(*reply);
       size_t third = text.size() / 3;

@@ -4,11 +4,9 @@
 
 #include <string>
 
-#include "tests/attach/perf_data_builder.h"
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/jvm_facts.h"
 #include "userspace/attach/jvm_options.h"
-#include "userspace/attach/perf_data.h"
 #include "userspace/attach/proc_maps.h"
 #include "userspace/attach/proc_status.h"
 #include "userspace/attach/protocol.h"
@@ -84,39 +82,6 @@ TEST(AttachProcMaps, KeepsFileMappingsWithBlanksAndDeletedMarks) {
   EXPECT_EQ(findPerfDataFile(files, 7613), &files[1]);
   EXPECT_EQ(findPerfDataFile(files, 761), nullptr);
   EXPECT_EQ(findByBaseName(files, "libz.so"), nullptr);
-}
-
-TEST(AttachPerfData, ReadsStringsAndLongsInBothByteOrders) {
-  for (bool bigEndian : {false, true}) {
-    auto image =
-        test::PerfDataBuilder(bigEndian)
-            .addLong("sun.rt.jvmVersion", 0x11000f06)
-            .addString("sun.rt.jvmCapabilities", "1100000000000000000000000000000000000000000000000000000000000000")
-            .addString("java.property.java.vm.specification.version", "17", 80)
-            .addString("java.rt.vmArgs", "-Xmx64m -XX:+DisableAttachMechanism")
-            .build();
-    auto data = parsePerfData(image);
-    ASSERT_TRUE(data) << bigEndian;
-    EXPECT_EQ(data->longs.at("sun.rt.jvmVersion"), 0x11000f06);
-    ASSERT_TRUE(data->string("java.property.java.vm.specification.version"));
-    EXPECT_EQ(*data->string("java.property.java.vm.specification.version"), "17");
-    EXPECT_EQ(data->string("java.rt.vmArgs")->substr(0, 7), "-Xmx64m");
-    EXPECT_EQ((*data->string("sun.rt.jvmCapabilities"))[0], '1');
-  }
-}
-
-TEST(AttachPerfData, RejectsForeignFilesAndSurvivesTruncation) {
-  EXPECT_FALSE(parsePerfData(std::vector<uint8_t>{}));
-  EXPECT_FALSE(parsePerfData(std::vector<uint8_t>(64, 0)));
-  auto image = test::PerfDataBuilder().addString("a.b", "value").addString("c.d", "other").build();
-  for (size_t size = 0; size < image.size(); ++size) {
-    auto data = parsePerfData(std::span(image.data(), size));
-    if (data && data->string("c.d")) ADD_FAILURE() << "entry beyond the truncation point was read at size " << size;
-  }
-  image[32] = 0xff;  // first entry's length becomes huge: parsing stops, no crash
-  auto data = parsePerfData(image);
-  ASSERT_TRUE(data);
-  EXPECT_TRUE(data->strings.empty());
 }
 
 TEST(AttachJvmOptions, LauncherOptionsStopAtTheProgram) {

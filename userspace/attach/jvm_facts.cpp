@@ -18,7 +18,7 @@ constexpr int kFirstVersionWithAgentWarning = 21;
 
 // The hsperfdata file, preferably through /proc/PID/map_files (exactly the mapped inode, wherever it lives),
 // else by its path inside the target's root.
-std::optional<PerfData> readPerfData(const TargetProcess& process, const MappedFile& file) {
+std::optional<discovery::PerfData> readPerfData(const TargetProcess& process, const MappedFile& file) {
   char range[64];
   std::snprintf(range, sizeof range, "map_files/%llx-%llx", static_cast<unsigned long long>(file.start),
                 static_cast<unsigned long long>(file.end));
@@ -29,7 +29,7 @@ std::optional<PerfData> readPerfData(const TargetProcess& process, const MappedF
     if (fd) bytes = readAll(fd.get(), kPerfDataLimit);
   }
   if (bytes.error) return std::nullopt;
-  return parsePerfData(std::span(reinterpret_cast<const uint8_t*>(bytes.data.data()), bytes.data.size()));
+  return discovery::parsePerfData(std::span(reinterpret_cast<const uint8_t*>(bytes.data.data()), bytes.data.size()));
 }
 
 // Options in the order HotSpot applies them: JAVA_TOOL_OPTIONS, then what the launcher passes (JDK_JAVA_OPTIONS
@@ -60,7 +60,7 @@ std::optional<int> javaFeatureVersion(std::string_view version) {
   if (version.starts_with("1.")) version.remove_prefix(2);
   size_t end = 0;
   while (end < version.size() && end < 4 && version[end] >= '0' && version[end] <= '9') ++end;
-  auto feature = parseDecimal<int>(version.substr(0, end));
+  auto feature = parseNumber<int>(version.substr(0, end));
   if (!feature || *feature <= 0) return std::nullopt;
   return feature;
 }
@@ -96,7 +96,7 @@ JvmFacts inspectJvm(const TargetProcess& process) {
   facts.libjvmPath = libjvm->path;
   if (const MappedFile* agent = findByBaseNamePrefix(files, kAgentFileNamePrefix)) facts.loadedAgentPath = agent->path;
 
-  std::optional<PerfData> perfData;
+  std::optional<discovery::PerfData> perfData;
   if (const MappedFile* file = findPerfDataFile(files, process.target().namespacePid))
     perfData = readPerfData(process, *file);
   std::vector<std::string> options;

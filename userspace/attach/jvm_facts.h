@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "userspace/attach/perf_data.h"
+#include "userspace/discovery/hsperfdata.h"
 #include "userspace/attach/target_process.h"
 
 namespace jfrbpf::attach {

@@ -20,10 +20,10 @@ std::optional<uint64_t> parseHex(std::string_view s) {
 // Skips one whitespace-delimited field and the blanks after it; false if the line ends first.
 bool skipField(std::string_view& line, std::string_view* field) {
   size_t i = 0;
-  while (i < line.size() && !isSpace(line[i])) ++i;
+  while (i < line.size() && !isBlank(line[i])) ++i;
   if (i == 0 || i == line.size()) return false;
   if (field) *field = line.substr(0, i);
-  while (i < line.size() && isSpace(line[i])) ++i;
+  while (i < line.size() && isBlank(line[i])) ++i;
   line.remove_prefix(i);
   return true;
 }

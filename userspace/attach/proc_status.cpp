@@ -12,11 +12,11 @@ namespace {
 std::optional<uint32_t> secondId(std::string_view value) {
   std::vector<std::string_view> fields = splitFields(value, 4);
   if (fields.size() < 2) return std::nullopt;
-  return parseDecimal<uint32_t>(fields[1]);
+  return parseNumber<uint32_t>(fields[1]);
 }
 
 std::optional<uint64_t> parseHexMask(std::string_view value) {
-  value = trimSpace(value);
+  value = trimBlanks(value);
   uint64_t mask = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), mask, 16);
   if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;
@@ -35,12 +35,12 @@ std::optional<ProcStatus> parseProcStatus(std::string_view text) {
     std::string_view key = line.substr(0, colon);
     std::string_view value = line.substr(colon + 1);
     if (key == "Name") {
-      status.name.assign(trimSpace(value).substr(0, 64));
+      status.name.assign(trimBlanks(value).substr(0, 64));
     } else if (key == "State") {
-      value = trimSpace(value);
+      value = trimBlanks(value);
       if (!value.empty()) status.state = value[0];
     } else if (key == "Tgid") {
-      if (auto tgid = parseDecimal<int32_t>(trimSpace(value))) status.threadGroup = *tgid;
+      if (auto tgid = parseNumber<int32_t>(trimBlanks(value))) status.threadGroup = *tgid;
     } else if (key == "Uid") {
       if (auto uid = secondId(value)) {
         status.effectiveUid = *uid;
@@ -55,7 +55,7 @@ std::optional<ProcStatus> parseProcStatus(std::string_view text) {
       // One pid per nested pid namespace, outermost first; a process sees itself as the last one.
       std::vector<std::string_view> fields = splitFields(value, 64);
       if (!fields.empty()) {
-        auto pid = parseDecimal<int32_t>(fields.back());
+        auto pid = parseNumber<int32_t>(fields.back());
         if (pid && *pid > 0) status.namespacePid = *pid;
       }
     } else if (key == "SigCgt") {

@@ -24,8 +24,8 @@ void checkField(std::string_view what, std::string_view value, size_t limit) {
 std::optional<int> returnCodeIn(std::string_view text) {
   std::optional<int> code;
   forEachLine(text, [&](std::string_view line) {
-    line = trimSpace(line);
-    if (!code && line.starts_with(kReturnCodePrefix)) code = parseDecimal<int>(line.substr(kReturnCodePrefix.size()));
+    line = trimBlanks(line);
+    if (!code && line.starts_with(kReturnCodePrefix)) code = parseNumber<int>(line.substr(kReturnCodePrefix.size()));
   });
   return code;
 }
@@ -44,8 +44,8 @@ std::string encodeRequest(std::string_view command, const Arguments& arguments) 
 
 std::optional<Reply> parseReply(std::string_view raw) {
   size_t newline = raw.find('\n');
-  std::string_view statusLine = trimSpace(raw.substr(0, newline));
-  auto status = parseDecimal<int>(statusLine);
+  std::string_view statusLine = trimBlanks(raw.substr(0, newline));
+  auto status = parseNumber<int>(statusLine);
   if (!status) return std::nullopt;
   Reply reply;
   reply.status = *status;
@@ -56,7 +56,7 @@ std::optional<Reply> parseReply(std::string_view raw) {
 LoadOutcome interpretLoadReply(const Reply& reply) {
   LoadOutcome outcome;
   std::optional<int> code = returnCodeIn(reply.text);
-  if (!code && reply.status == 0) code = parseDecimal<int>(trimSpace(reply.text));  // JDK 8: the bare number
+  if (!code && reply.status == 0) code = parseNumber<int>(trimBlanks(reply.text));  // JDK 8: the bare number
   if (code) {
     outcome.agentRan = true;
     outcome.agentResult = *code;
