@@ -11,3 +11,7 @@ function(add_fuzz_target name source)
     target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/fuzz/replay_main.cpp)
   endif()
 endfunction()
+
+# How long each fuzz test runs under ctest. Longer runs belong to dedicated fuzzing sessions:
+#   cmake -DJFRBPF_FUZZ_SECONDS=600 ... && ctest -R Fuzz
+set(JFRBPF_FUZZ_SECONDS 10 CACHE STRING "Seconds each libFuzzer test runs under ctest")
