@@ -1,0 +1,77 @@
+#include "formats/convert/convert.h"
+
+#include <filesystem>
+
+#include "formats/convert/output_file.h"
+#include "formats/convert/pprof_writer.h"
+#include "formats/jfr/reader/recording.h"
+
+namespace jfrbpf::convert {
+
+std::optional<Format> parseFormat(std::string_view name) {
+  if (name == "collapsed") return Format::kCollapsed;
+  if (name == "html") return Format::kHtml;
+  if (name == "pprof") return Format::kPprof;
+  return std::nullopt;
+}
+
+std::string_view formatName(Format format) {
+  switch (format) {
+    case Format::kCollapsed: return "collapsed";
+    case Format::kHtml: return "html";
+    case Format::kPprof: return "pprof";
+  }
+  return "collapsed";
+}
+
+std::string_view formatExtension(Format format) {
+  switch (format) {
+    case Format::kCollapsed: return ".collapsed";
+    case Format::kHtml: return ".html";
+    case Format::kPprof: return ".pb.gz";
+  }
+  return ".collapsed";
+}
+
+std::string defaultOutputPath(const std::string& jfrPath, Format format) {
+  std::string base = jfrPath;
+  std::string_view name = std::string_view(base).substr(base.rfind('/') == std::string::npos ? 0 : base.rfind('/') + 1);
+  if (name.size() > 4 && name.ends_with(".jfr")) base.resize(base.size() - 4);
+  return base + std::string(formatExtension(format));
+}
+
+void writeProfile(const Profile& profile, Format format, const ConvertOptions& options, std::ostream& out) {
+  switch (format) {
+    case Format::kCollapsed: writeCollapsed(profile, options.collapsed, out); break;
+    case Format::kHtml: {
+      FlameGraphOptions html;
+      if (!options.title.empty()) html.title = options.title;
+      writeFlameGraph(profile, html, out);
+      break;
+    }
+    case Format::kPprof: writePprof(profile, out); break;
+  }
+}
+
+ConvertResult convertRecording(const std::string& jfrPath, Format format, const std::string& outPath,
+                               const ConvertOptions& options) {
+  auto recording = jfr::reader::Recording::open(jfrPath);
+  Profile profile = loadProfile(recording, options.samples);
+  ConvertOptions effective = options;
+  if (effective.title.empty()) {
+    effective.title = "CPU flame graph: " + std::filesystem::path(jfrPath).filename().string();
+  }
+  writeFileAtomically(outPath, [&](std::ostream& out) { writeProfile(profile, format, effective, out); });
+  ConvertResult result;
+  result.outputPath = outPath;
+  result.eventName = profile.eventName;
+  result.samples = profile.totalSamples;
+  std::vector<bool> seen(profile.threads.size());
+  for (const SampleGroup& group : profile.groups) {
+    if (!seen[group.thread]) ++result.threads;
+    seen[group.thread] = true;
+  }
+  return result;
+}
+
+}  // namespace jfrbpf::convert

@@ -1,0 +1,17 @@
+# Turns the flame graph's page, style sheet and script into C++ string constants (run at build time, so
+# editing an asset rebuilds the library). Inputs: ASSET_DIR, OUTPUT.
+set(content "// Generated from formats/convert/flamegraph/ by embed.cmake: do not edit.\n")
+string(APPEND content "#include \"formats/convert/flame_graph_assets.h\"\n\nnamespace jfrbpf::convert::flamegraph_assets {\n")
+foreach(pair "kPage;page.html" "kStyle;flamegraph.css" "kScript;flamegraph.js")
+  list(GET pair 0 symbol)
+  list(GET pair 1 file)
+  file(READ ${ASSET_DIR}/${file} text)
+  string(FIND "${text}" ")jfrbpfasset\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${file} contains the raw string delimiter )jfrbpfasset\"")
+  endif()
+  string(APPEND content "extern const std::string_view ${symbol} = R\"jfrbpfasset(${text})jfrbpfasset\";\n")
+endforeach()
+string(APPEND content "}  // namespace jfrbpf::convert::flamegraph_assets\n")
+file(WRITE ${OUTPUT}.tmp "${content}")
+file(RENAME ${OUTPUT}.tmp ${OUTPUT})

@@ -1,0 +1,16 @@
+#pragma once
+// pprof (gzip'd profile.proto), for `go tool pprof`, pprof.me, Grafana Pyroscope, Polar Signals and the
+// like. Sample types: samples/count and cpu/nanoseconds (the default). Frames become functions named as
+// jfrbpf shows them, with the class or library as file name and line numbers; inlined Java frames share a
+// location with the compiled frame they were inlined into; native libraries get a mapping each.
+#include <ostream>
+
+#include "formats/convert/profile.h"
+
+namespace jfrbpf::convert {
+
+// Labels every sample with "thread" (name) and "thread id" (OS thread id). Throws jfrbpf::Error on an
+// internal compression failure.
+void writePprof(const Profile& profile, std::ostream& out);
+
+}  // namespace jfrbpf::convert

@@ -1,0 +1,86 @@
+#pragma once
+// CPU samples of a recording, aggregated: what every output (views, collapsed stacks, flame graph, pprof)
+// is made from. Samples with the same thread and the same stack form one group; stacks are paths in a call
+// tree (a trie rooted at node 0), so a stack is one node id and shared prefixes are stored once.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/convert/frame_names.h"
+
+namespace jfrbpf::convert {
+
+struct ProfileMethod {
+  std::string name;        // display name: "java.lang.String.indexOf(int)", "memcpy (libc.so.6)"
+  std::string owner;       // Java class ("java.lang.String") or library ("libc.so.6", "kernel"); "" if unknown
+  std::string systemName;  // as stored: "java/lang/String.indexOf(II)I", or the native symbol
+  bool java = false;       // a Java method (possibly a `native` one) rather than native code
+};
+
+struct ProfileFrame {
+  uint32_t method = 0;  // index into Profile::methods
+  int32_t line = -1;    // -1 when unknown
+  FrameKind kind = FrameKind::kUnknown;
+};
+
+struct StackNode {
+  uint32_t parent = 0;  // node 0 (the root) is its own parent and has no frame
+  uint32_t frame = 0;   // index into Profile::frames
+  uint32_t depth = 0;   // 0 for the root, 1 for outermost frames
+};
+
+struct ProfileThread {
+  std::string name;  // Java name if there is one, else the OS name; "[unknown thread]" when the event has none
+  std::string osName;
+  int64_t osThreadId = 0;
+  int64_t javaThreadId = 0;
+};
+
+// Samples per slot of the profile's time grid; a group's entries are sorted by slot.
+struct TimeCount {
+  uint32_t slot = 0;
+  uint32_t samples = 0;
+};
+
+struct SampleGroup {
+  uint32_t thread = 0;  // index into Profile::threads
+  uint32_t node = 0;    // leaf of the stack in the call tree
+  uint64_t samples = 0;
+  int64_t cpuNanos = 0;  // CPU time the samples represent (sum of samplingPeriod)
+  std::vector<TimeCount> times;
+};
+
+class Profile {
+ public:
+  std::string eventName;  // the sample event aggregated, e.g. "jdk.CPUTimeSample"; "" when there were none
+
+  // Time grid: slot i covers [gridStartNanos + i * gridNanos, + gridNanos), nanoseconds since the epoch.
+  int64_t gridStartNanos = 0;
+  int64_t gridNanos = 1;
+  uint32_t gridSlots = 0;  // slots spanned by the samples (the last used slot + 1)
+
+  // Recording span from the chunk headers, nanoseconds since the epoch.
+  int64_t recordingStartNanos = 0;
+  int64_t recordingEndNanos = 0;
+
+  std::vector<ProfileMethod> methods;
+  std::vector<ProfileFrame> frames;
+  std::vector<StackNode> nodes;  // nodes[0] is the root
+  std::vector<ProfileThread> threads;
+  std::vector<SampleGroup> groups;
+
+  uint64_t totalSamples = 0;  // after filtering
+  int64_t totalCpuNanos = 0;
+  uint64_t failedSamples = 0;      // no stack trace could be taken (JDK 25: failed = true)
+  uint64_t biasedSamples = 0;      // JDK 25: top frame from a safepoint-biased location
+  uint64_t truncatedSamples = 0;   // deeper than the recorder's stack depth
+  bool cpuTimeKnown = false;       // cpuNanos holds real values (samplingPeriod or a configured period)
+  int64_t settingPeriodNanos = 0;  // > 0 when cpuNanos come from the event's period setting, not each sample
+
+  // The frames of the stack ending at `node`, leaf first.
+  std::vector<uint32_t> stackLeafFirst(uint32_t node) const;
+  const ProfileFrame& frameOf(uint32_t node) const { return frames[nodes[node].frame]; }
+  const ProfileMethod& methodOf(uint32_t node) const { return methods[frames[nodes[node].frame].method]; }
+};
+
+}  // namespace jfrbpf::convert

@@ -1,0 +1,221 @@
+#include "formats/convert/profile_builder.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "formats/convert/saturating.h"
+
+namespace jfrbpf::convert {
+namespace {
+
+using jfr::reader::Frame;
+
+// A hostile file may put samples anywhere in time; the grid stays bounded whatever it claims.
+constexpr int64_t kMaxGridSlots = 1 << 20;
+
+constexpr std::string_view kUnknownThread = "[unknown thread]";
+constexpr std::string_view kUnavailableStack = "[stack trace unavailable]";
+
+// Kernel frames are the innermost native frames, down to the last one owned by the kernel image itself:
+// the kernel part of a stack always ends in vmlinux's entry code, while modules ("xfs") may sit above it.
+size_t kernelFrameCount(const std::vector<Frame>& frames, const std::vector<bool>& nativeCode) {
+  size_t count = 0;
+  for (size_t i = 0; i < frames.size() && nativeCode[i]; ++i) {
+    if (frames[i].className == "kernel" || frames[i].type == "Kernel") count = i + 1;
+  }
+  return count;
+}
+
+}  // namespace
+
+ProfileBuilder::ProfileBuilder(SampleFilter filter, int64_t gridStartNanos, int64_t gridNanos)
+    : filter_(std::move(filter)) {
+  profile_.gridStartNanos = gridStartNanos;
+  profile_.gridNanos = std::max<int64_t>(1, gridNanos);
+  profile_.nodes.push_back(StackNode{});
+  nodeSelected_.push_back(filter_.method.empty());
+}
+
+void ProfileBuilder::beginChunk() {
+  chunkStacks_.clear();
+  chunkMethods_.clear();
+  chunkThreads_.clear();
+}
+
+uint32_t ProfileBuilder::thread(const std::optional<jfr::reader::ThreadInfo>& info) {
+  if (info && info->object) {
+    auto cached = chunkThreads_.find(info->object);
+    if (cached != chunkThreads_.end()) return cached->second;
+  }
+  ProfileThread t;
+  if (info) {
+    t.name = std::string(info->javaName.empty() ? info->osName : info->javaName);
+    t.osName = std::string(info->osName);
+    t.osThreadId = info->osThreadId;
+    t.javaThreadId = info->javaThreadId;
+  }
+  if (t.name.empty()) t.name = info ? "[tid " + std::to_string(t.osThreadId) + "]" : std::string(kUnknownThread);
+  std::string key = std::to_string(t.osThreadId) + '/' + std::to_string(t.javaThreadId) + '/' + t.name;
+  auto [it, inserted] = threadsByKey_.try_emplace(key, static_cast<uint32_t>(profile_.threads.size()));
+  if (inserted) {
+    threadSelected_.push_back(filter_.thread.empty() || filter_.thread == t.name || filter_.thread == t.osName ||
+                              filter_.thread == std::to_string(t.osThreadId));
+    profile_.threads.push_back(std::move(t));
+  }
+  if (info && info->object) chunkThreads_.emplace(info->object, it->second);
+  return it->second;
+}
+
+bool ProfileBuilder::threadSelected(uint32_t thread) const {
+  return thread < threadSelected_.size() && threadSelected_[thread];
+}
+
+bool ProfileBuilder::stackSelected(uint32_t node) const { return node < nodeSelected_.size() && nodeSelected_[node]; }
+
+uint32_t ProfileBuilder::internMethod(ProfileMethod method, const std::string& key) {
+  auto [it, inserted] = methodsByKey_.try_emplace(key, static_cast<uint32_t>(profile_.methods.size()));
+  if (inserted) profile_.methods.push_back(std::move(method));
+  return it->second;
+}
+
+uint32_t ProfileBuilder::methodFor(const Frame& frame, bool nativeCode) {
+  uintptr_t address = reinterpret_cast<uintptr_t>(frame.method) | (nativeCode ? 1 : 0);
+  if (frame.method) {
+    auto cached = chunkMethods_.find(address);
+    if (cached != chunkMethods_.end()) return cached->second;
+  }
+  ProfileMethod m;
+  m.java = !nativeCode;
+  std::string key;
+  if (nativeCode) {
+    m.name = nativeFrameName(frame.className, frame.methodName);
+    m.owner = std::string(frame.className);
+    m.systemName = std::string(frame.methodName);
+    key = "N" + m.owner + '\0' + m.systemName;
+  } else {
+    m.name = javaMethodName(frame.className, frame.methodName, frame.descriptor);
+    m.owner = jfr::reader::javaClassName(frame.className);
+    m.systemName = std::string(frame.className) + '.' + std::string(frame.methodName) + std::string(frame.descriptor);
+    key = "J" + m.systemName;
+  }
+  uint32_t index = internMethod(std::move(m), key);
+  if (frame.method) chunkMethods_.emplace(address, index);
+  return index;
+}
+
+uint32_t ProfileBuilder::javaMethod(const jfr::reader::RecordedObject* method) {
+  Frame frame;
+  frame.method = method;
+  if (method) {
+    frame.methodName = method->getString("name");
+    frame.descriptor = method->getString("descriptor");
+    if (const auto* type = method->getObject("type")) frame.className = type->getString("name");
+  }
+  return methodFor(frame, false);
+}
+
+uint32_t ProfileBuilder::frameFor(uint32_t method, int32_t line, FrameKind kind) {
+  FrameKey key{method, line, kind};
+  auto [it, inserted] = framesByKey_.try_emplace(key, static_cast<uint32_t>(profile_.frames.size()));
+  if (inserted) profile_.frames.push_back(ProfileFrame{method, line, kind});
+  return it->second;
+}
+
+uint32_t ProfileBuilder::child(uint32_t parent, uint32_t frame) {
+  uint64_t key = (static_cast<uint64_t>(parent) << 32) | frame;
+  auto [it, inserted] = children_.try_emplace(key, static_cast<uint32_t>(profile_.nodes.size()));
+  if (inserted) {
+    profile_.nodes.push_back(StackNode{parent, frame, profile_.nodes[parent].depth + 1});
+    bool selected = nodeSelected_[parent] ||
+                    profile_.methods[profile_.frames[frame].method].name.find(filter_.method) != std::string::npos;
+    nodeSelected_.push_back(selected);
+  }
+  return it->second;
+}
+
+uint32_t ProfileBuilder::unavailableStack() {
+  if (unavailableNode_ == 0) {
+    ProfileMethod m;
+    m.name = std::string(kUnavailableStack);
+    m.systemName = m.name;
+    uint32_t method = internMethod(std::move(m), "U");
+    unavailableNode_ = child(0, frameFor(method, -1, FrameKind::kUnknown));
+  }
+  return unavailableNode_;
+}
+
+uint32_t ProfileBuilder::stack(const jfr::reader::Value& stackTrace) {
+  jfr::reader::StackTraceView view(stackTrace);
+  if (!view.present() || view.size() == 0) return unavailableStack();
+  auto cached = chunkStacks_.find(view.object());
+  if (cached != chunkStacks_.end()) return cached->second;
+
+  std::vector<Frame> frames = view.frames();
+  std::vector<bool> nativeCode(frames.size());
+  for (size_t i = 0; i < frames.size(); ++i) {
+    nativeCode[i] = isNativeCode(frames[i].type, frames[i].className, frames[i].descriptor);
+  }
+  size_t kernelFrames = kernelFrameCount(frames, nativeCode);
+  uint32_t node = 0;
+  for (size_t i = frames.size(); i-- > 0;) {
+    FrameKind kind = i < kernelFrames ? FrameKind::kKernel : frameKindFromType(frames[i].type);
+    uint32_t method = methodFor(frames[i], nativeCode[i]);
+    node = child(node, frameFor(method, frames[i].lineNumber, kind));
+  }
+  chunkStacks_.emplace(view.object(), node);
+  return node;
+}
+
+void ProfileBuilder::addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos) {
+  uint64_t key = (static_cast<uint64_t>(thread) << 32) | node;
+  auto [it, inserted] = groupsByKey_.try_emplace(key, static_cast<uint32_t>(profile_.groups.size()));
+  if (inserted) profile_.groups.push_back(SampleGroup{thread, node, 0, 0, {}});
+  SampleGroup& group = profile_.groups[it->second];
+  group.samples += 1;
+  group.cpuNanos = saturatingAdd(group.cpuNanos, cpuNanos);
+  profile_.totalSamples += 1;
+  profile_.totalCpuNanos = saturatingAdd(profile_.totalCpuNanos, cpuNanos);
+
+  int64_t offset = std::max<int64_t>(0, saturatingSub(timeNanos, profile_.gridStartNanos));
+  auto slot = static_cast<uint32_t>(std::min<int64_t>(offset / profile_.gridNanos, kMaxGridSlots - 1));
+  if (!group.times.empty() && group.times.back().slot == slot && group.times.back().samples < UINT32_MAX) {
+    group.times.back().samples += 1;
+  } else {
+    group.times.push_back(TimeCount{slot, 1});
+  }
+}
+
+Profile ProfileBuilder::finish() {
+  uint32_t slots = 0;
+  for (SampleGroup& group : profile_.groups) {
+    // Events of a chunk are nearly, not strictly, in time order: merge the few out-of-order runs.
+    if (!std::is_sorted(group.times.begin(), group.times.end(),
+                        [](const TimeCount& a, const TimeCount& b) { return a.slot < b.slot; })) {
+      std::stable_sort(group.times.begin(), group.times.end(),
+                       [](const TimeCount& a, const TimeCount& b) { return a.slot < b.slot; });
+      std::vector<TimeCount> merged;
+      for (const TimeCount& t : group.times) {
+        if (!merged.empty() && merged.back().slot == t.slot && UINT32_MAX - merged.back().samples >= t.samples) {
+          merged.back().samples += t.samples;
+        } else {
+          merged.push_back(t);
+        }
+      }
+      group.times = std::move(merged);
+    }
+    if (!group.times.empty()) slots = std::max(slots, group.times.back().slot + 1);
+  }
+  profile_.gridSlots = slots;
+  return std::move(profile_);
+}
+
+std::vector<uint32_t> Profile::stackLeafFirst(uint32_t node) const {
+  std::vector<uint32_t> out;
+  while (node != 0 && node < nodes.size()) {
+    out.push_back(nodes[node].frame);
+    node = nodes[node].parent;
+  }
+  return out;
+}
+
+}  // namespace jfrbpf::convert

@@ -1,0 +1,84 @@
+#pragma once
+// Builds a Profile from decoded events: interns methods, frames, stacks and threads across chunks (the
+// reader's constants live for one chunk; the profile's tables for the whole recording).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/convert/profile.h"
+#include "formats/jfr/reader/standard_types.h"
+#include "formats/jfr/reader/value.h"
+
+namespace jfrbpf::convert {
+
+// Which samples to keep.
+struct SampleFilter {
+  std::string thread;  // exact Java or OS thread name, or decimal OS thread id; empty keeps every thread
+  std::string method;  // substring of any frame's display name; empty keeps every stack
+};
+
+class ProfileBuilder {
+ public:
+  // Samples are placed on a time grid of `gridNanos`-wide slots starting at `gridStartNanos`.
+  ProfileBuilder(SampleFilter filter, int64_t gridStartNanos, int64_t gridNanos);
+
+  // Call before the events of each chunk: the reader's constants (and so the pointer caches) are per chunk.
+  void beginChunk();
+
+  // Interning. A null thread becomes "[unknown thread]"; a missing or empty stack trace becomes a stack of
+  // one frame, "[stack trace unavailable]", so that every sample stays counted.
+  uint32_t thread(const std::optional<jfr::reader::ThreadInfo>& info);
+  uint32_t stack(const jfr::reader::Value& stackTrace);
+  uint32_t javaMethod(const jfr::reader::RecordedObject* method);  // a jdk.types.Method constant
+
+  bool threadSelected(uint32_t thread) const;
+  bool stackSelected(uint32_t node) const;
+
+  // One sample of `thread` with the stack ending at `node`. Filters are the caller's business.
+  void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos);
+
+  Profile& profile() { return profile_; }
+  // Sorts each group's time slots and sets the grid size; the builder is spent afterwards.
+  Profile finish();
+
+ private:
+  struct FrameKey {
+    uint32_t method;
+    int32_t line;
+    FrameKind kind;
+    bool operator==(const FrameKey&) const = default;
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const {
+      return (static_cast<size_t>(k.method) * 0x9E3779B97F4A7C15ull) ^ (static_cast<size_t>(k.line) << 3) ^
+             static_cast<size_t>(k.kind);
+    }
+  };
+
+  uint32_t methodFor(const jfr::reader::Frame& frame, bool nativeCode);
+  uint32_t internMethod(ProfileMethod method, const std::string& key);
+  uint32_t frameFor(uint32_t method, int32_t line, FrameKind kind);
+  uint32_t child(uint32_t parent, uint32_t frame);
+  uint32_t unavailableStack();
+
+  SampleFilter filter_;
+  Profile profile_;
+  std::vector<bool> nodeSelected_;  // the method filter matches a frame on the path to the node
+  std::vector<bool> threadSelected_;
+
+  std::unordered_map<std::string, uint32_t> methodsByKey_;
+  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> framesByKey_;
+  std::unordered_map<uint64_t, uint32_t> children_;  // (parent << 32 | frame) -> node
+  std::unordered_map<std::string, uint32_t> threadsByKey_;
+  std::unordered_map<uint64_t, uint32_t> groupsByKey_;  // (thread << 32 | node) -> group
+  uint32_t unavailableNode_ = 0;
+
+  // Per chunk: constants identified by address.
+  std::unordered_map<const void*, uint32_t> chunkStacks_;
+  std::unordered_map<uintptr_t, uint32_t> chunkMethods_;  // address | 1 for native-code interpretation
+  std::unordered_map<const void*, uint32_t> chunkThreads_;
+};
+
+}  // namespace jfrbpf::convert

@@ -1,0 +1,69 @@
+#pragma once
+// Reads the CPU samples of a recording into a Profile. jfrbpf and JDK 25 record jdk.CPUTimeSample; older
+// JDKs (and JDK 25 by default) jdk.ExecutionSample. By default the first is used when present, else the
+// second; any other event type with a stack trace can be asked for by name (jdk.NativeMethodSample, …).
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "formats/convert/profile.h"
+#include "formats/convert/profile_builder.h"
+#include "formats/jfr/reader/recording.h"
+
+namespace jfrbpf::convert {
+
+inline constexpr const char* kCpuTimeSampleEvent = "jdk.CPUTimeSample";
+inline constexpr const char* kExecutionSampleEvent = "jdk.ExecutionSample";
+
+struct SampleOptions {
+  SampleFilter filter;
+  std::string eventName;  // empty: automatic (see above)
+};
+
+// Feeds on the events of one pass over a recording (see scanRecording), so callers that need other events
+// too read the file once.
+class SampleCollector {
+ public:
+  SampleCollector(const jfr::reader::Recording& recording, SampleOptions options);
+  ~SampleCollector();
+
+  bool wants(const jfr::reader::TypeInfo& type) const;
+  void beginChunk(const jfr::reader::Chunk& chunk);
+  void add(const jfr::reader::RecordedEvent& event);
+
+  // The chosen event's profile. Throws jfrbpf::Error (usage) if an event asked for by name is not in the
+  // recording's metadata at all.
+  Profile finish();
+
+  // Events seen per sample event type, before filtering.
+  const std::map<std::string, uint64_t>& eventCounts() const { return eventCounts_; }
+
+ private:
+  struct Source;
+  Source* sourceFor(const std::string& eventName);
+
+  SampleOptions options_;
+  int64_t recordingStart_ = 0;
+  int64_t recordingEnd_ = 0;
+  int64_t gridNanos_ = 1;
+  std::map<std::string, std::unique_ptr<Source>> sources_;
+  std::map<std::string, int64_t> periods_;  // from jdk.ActiveSetting period/throttle, per event name
+  std::map<std::string, uint64_t> eventCounts_;
+  bool requestedEventDeclared_ = false;
+  const jfr::reader::Chunk* chunk_ = nullptr;
+};
+
+// One pass over every chunk: `onChunk` before each chunk's events, `onEvent` for the events `filter`
+// accepts. Errors name the file: "cannot read JFR recording app.jfr: … (the file is corrupt or truncated)".
+void scanRecording(const jfr::reader::Recording& recording,
+                   const std::function<void(const jfr::reader::Chunk&)>& onChunk,
+                   const jfr::reader::EventCallback& onEvent, const jfr::reader::TypeFilter& filter);
+
+Profile loadProfile(const jfr::reader::Recording& recording, const SampleOptions& options = {});
+
+// "20 ms", "10ms", "1 s" -> nanoseconds; nullopt for anything else ("500/s", "everyChunk", "off").
+std::optional<int64_t> parseSettingPeriod(std::string_view text);
+
+}  // namespace jfrbpf::convert

@@ -1,0 +1,33 @@
+// Fuzz target: any bytes as a recording through everything `jfrbpf view` and `jfrbpf convert` do with one:
+// the digest, every view, and every output format. Malformed input may only end in jfrbpf::Error.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <sstream>
+
+#include "formats/convert/convert.h"
+#include "formats/jfr/reader/recording.h"
+#include "userspace/base/error.h"
+#include "userspace/view/recording_digest.h"
+#include "userspace/view/views.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace jfrbpf;
+  try {
+    auto recording = jfr::reader::Recording::fromBytes(std::span<const uint8_t>(data, size));
+    view::RecordingDigest digest = view::digestRecording(recording, {});
+    view::ViewOptions options;
+    options.width = 80;
+    for (const auto& v : view::allViews()) (void)v.render(digest, options);
+    convert::ConvertOptions convertOptions;
+    for (convert::Format format : {convert::Format::kCollapsed, convert::Format::kHtml, convert::Format::kPprof}) {
+      std::ostringstream out;
+      convert::writeProfile(digest.profile, format, convertOptions, out);
+    }
+    std::ostringstream threads;
+    convertOptions.collapsed = {convert::Weight::kSamples, true, true};
+    convert::writeProfile(digest.profile, convert::Format::kCollapsed, convertOptions, threads);
+  } catch (const Error&) {
+  }
+  return 0;
+}

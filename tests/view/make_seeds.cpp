@@ -1,0 +1,14 @@
+// Writes the fuzzer's seed corpus (tests/testdata/view/seeds) from the synthetic recording.
+#include <cstdio>
+#include <string>
+
+#include "tests/view/synthetic_recording.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: view_make_seeds DIR\n");
+    return 2;
+  }
+  jfrbpf::test::writeMixedRecording(std::string(argv[1]) + "/mixed.jfr");
+  return 0;
+}

@@ -1,0 +1,196 @@
+// The converters' output read by independent tools: the pprof file by the pprof-format npm package, the
+// HTML flame graph by headless Chromium (driven through playwright-core). Both packages are installed with
+// `npm ci` from tests/view/node's lock file into the build tree; the tests skip, saying why, without npm,
+// network access to the registry, or Chromium.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "formats/convert/convert.h"
+#include "test_config.h"
+#include "tests/support/child_process.h"
+#include "tests/view/synthetic_recording.h"
+#include "tests/view/view_test_support.h"
+
+namespace jfrbpf::test {
+namespace {
+
+namespace fs = std::filesystem;
+using F = MixedRecordingFacts;
+
+bool onPath(const std::string& program) { return run({"sh", "-c", "command -v " + program}).exitCode == 0; }
+
+// The node_modules directory, installed once per build tree; on failure, `reason` says why.
+std::string nodeDirectory(std::string& reason) {
+  if (!onPath("node") || !onPath("npm")) {
+    reason = "node and npm are not installed (Debian: nodejs, npm)";
+    return "";
+  }
+  std::string source = std::string(kSourceDir) + "/tests/view/node";
+  std::string dir = std::string(kBinaryDir) + "/tests/view/node";
+  fs::create_directories(dir);
+  int lock = ::open((dir + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
+    reason = "cannot lock " + dir;
+    if (lock >= 0) ::close(lock);
+    return "";
+  }
+  for (const char* file : {"package.json", "package-lock.json", "check_pprof.mjs", "check_flamegraph.mjs"}) {
+    fs::copy_file(source + "/" + file, dir + "/" + file, fs::copy_options::overwrite_existing);
+  }
+  std::string installedLock = dir + "/node_modules/.installed-package-lock.json";
+  if (readFile(installedLock) != readFile(dir + "/package-lock.json")) {
+    RunResult npm =
+        run({"sh", "-c", "cd '" + dir + "' && npm ci --no-audit --no-fund 2>&1"}, std::chrono::seconds(600));
+    if (npm.exitCode != 0) {
+      reason = "npm ci failed (no access to the npm registry?): " + npm.output.substr(0, 400);
+      ::close(lock);
+      return "";
+    }
+    fs::copy_file(dir + "/package-lock.json", installedLock, fs::copy_options::overwrite_existing);
+  }
+  ::close(lock);
+  return dir;
+}
+
+class ViewNode : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    node_ = nodeDirectory(reason);
+    if (node_.empty()) GTEST_SKIP() << reason;
+    recording_ = dir_.file("mixed.jfr");
+    writeMixedRecording(recording_);
+  }
+
+  // Lines "<key> <rest>" of a script's output.
+  static std::multimap<std::string, std::string> facts(const std::string& output) {
+    std::multimap<std::string, std::string> out;
+    std::istringstream lines(output);
+    std::string line;
+    while (std::getline(lines, line)) {
+      size_t space = line.find(' ');
+      out.emplace(line.substr(0, space), space == std::string::npos ? "" : line.substr(space + 1));
+    }
+    return out;
+  }
+  static bool has(const std::multimap<std::string, std::string>& facts, const std::string& key,
+                  const std::string& value) {
+    auto [begin, end] = facts.equal_range(key);
+    for (auto it = begin; it != end; ++it) {
+      if (it->second == value) return true;
+    }
+    return false;
+  }
+  static bool hasPrefix(const std::multimap<std::string, std::string>& facts, const std::string& key,
+                        const std::string& prefix) {
+    auto [begin, end] = facts.equal_range(key);
+    for (auto it = begin; it != end; ++it) {
+      if (it->second.starts_with(prefix)) return true;
+    }
+    return false;
+  }
+  static std::string first(const std::multimap<std::string, std::string>& facts, const std::string& key) {
+    auto it = facts.find(key);
+    return it == facts.end() ? "<no " + key + ">" : it->second;
+  }
+
+  TempDir dir_;
+  std::string node_;
+  std::string recording_;
+};
+
+TEST_F(ViewNode, PprofDecodedByPprofFormat) {
+  std::string out = dir_.file("mixed.pb.gz");
+  convert::convertRecording(recording_, convert::Format::kPprof, out);
+  RunResult r = run({"node", node_ + "/check_pprof.mjs", out});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto f = facts(r.output);
+  EXPECT_EQ(f.count("error"), 0u) << r.output;
+  EXPECT_TRUE(has(f, "sample_type", "samples count")) << r.output;
+  EXPECT_TRUE(has(f, "sample_type", "cpu nanoseconds")) << r.output;
+  EXPECT_EQ(first(f, "default"), "cpu");
+  EXPECT_EQ(first(f, "period"), std::to_string(F::kPeriodNanos));
+  EXPECT_TRUE(has(f, "total", "0 " + std::to_string(F::kTotalSamples))) << r.output;
+  EXPECT_TRUE(has(f, "total", "1 " + std::to_string(F::kTotalSamples * F::kPeriodNanos))) << r.output;
+  EXPECT_TRUE(has(f, "thread", "65 main")) << r.output;
+  EXPECT_TRUE(has(f, "thread", "30 worker-1")) << r.output;
+  EXPECT_TRUE(has(f, "thread", "10 gc-thread")) << r.output;
+  EXPECT_TRUE(has(f, "leaf", "60 Work.hot(int)")) << r.output;
+  EXPECT_TRUE(has(f, "leaf", "30 copy_user_enhanced_fast_string (kernel)")) << r.output;
+  EXPECT_TRUE(has(f, "file", "java.io.FileInputStream")) << r.output;
+  EXPECT_TRUE(has(f, "mapping", "libc.so.6")) << r.output;
+  EXPECT_TRUE(has(f, "mapping", "libjvm.so")) << r.output;
+  EXPECT_FALSE(has(f, "mapping", "Work")) << "Java code has no native mapping";
+}
+
+TEST_F(ViewNode, FlameGraphInChromium) {
+  std::string chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) GTEST_SKIP() << "Chromium is not installed (Debian package chromium)";
+  std::string html = dir_.file("mixed.html");
+  convert::convertRecording(recording_, convert::Format::kHtml, html);
+  std::string shot = std::string(kBinaryDir) + "/tests/view/flamegraph.png";
+  fs::remove(shot);
+  ChildOptions options;
+  options.captureStderr = true;
+  options.extraEnv = {"JFRBPF_CHROMIUM=" + chromium, "JFRBPF_CHROMIUM_PROFILE=" + dir_.file("chromium-profile")};
+  ChildProcess browser(
+      {"node", node_ + "/check_flamegraph.mjs", html, shot, "memcpy", "Work.compute(int)", "worker-1", "0", "0.3"},
+      options);
+  std::string output = browser.readAll(std::chrono::seconds(120));
+  ASSERT_EQ(browser.wait(std::chrono::seconds(10)), 0) << output;
+  auto f = facts(output);
+  EXPECT_EQ(f.count("error"), 0u) << output;
+
+  // Loaded: the header counts every sample, every stack is drawn with its frames' names.
+  EXPECT_NE(first(f, "info").find("105 samples"), std::string::npos) << output;
+  for (const char* name :
+       {"all", "Work.hot(int)", "Work.compute(int)", "copy_user_enhanced_fast_string (kernel)",
+        "xfs_file_read_iter (xfs)", "read (libc.so.6)", "memcpy (libc.so.6)", "[stack trace unavailable]"}) {
+    EXPECT_TRUE(has(f, "box", std::string("load ") + name)) << name << "\n" << output;
+  }
+  EXPECT_NE(first(f, "root").find("Samples: 105 (100.00% of shown)"), std::string::npos) << output;
+
+  // Search: memcpy's 10 of 105 samples.
+  EXPECT_EQ(first(f, "matched"), "Matched: 9.52%") << output;
+  EXPECT_EQ(first(f, "highlight"), "224,64,224") << output;  // painted magenta
+
+  // Zoom: the clicked frame takes the whole width; other threads' frames are gone.
+  std::istringstream zoom(first(f, "zoom"));
+  int boxWidth = 0, graphWidth = 0;
+  zoom >> boxWidth >> graphWidth;
+  EXPECT_GT(graphWidth, 1000);
+  EXPECT_NEAR(boxWidth, graphWidth, 2) << output;
+  EXPECT_TRUE(has(f, "box", "zoom Work.hot(int)")) << output;
+  EXPECT_FALSE(has(f, "box", "zoom memcpy (libc.so.6)")) << output;
+
+  // Thread filter: only worker-1's 30 samples.
+  EXPECT_TRUE(has(f, "box", "thread read (libc.so.6)")) << output;
+  EXPECT_FALSE(has(f, "box", "thread Work.hot(int)")) << output;
+  EXPECT_TRUE(hasPrefix(f, "root", "thread all | Samples: 30 (100.00% of shown)")) << output;
+
+  // Time range: the first 30% of the recording holds main's and gc-thread's samples, not worker-1's.
+  EXPECT_NE(first(f, "range"), "whole recording") << output;
+  EXPECT_TRUE(has(f, "box", "range Work.hot(int)")) << output;
+  EXPECT_FALSE(has(f, "box", "range read (libc.so.6)")) << output;
+
+  // The screenshot: a PNG of the page as rendered.
+  std::string png = readFile(shot);
+  ASSERT_GT(png.size(), 10'000u);
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  auto be32 = [&](size_t at) {
+    return (static_cast<uint32_t>(static_cast<uint8_t>(png[at])) << 24) |
+           (static_cast<uint32_t>(static_cast<uint8_t>(png[at + 1])) << 16) |
+           (static_cast<uint32_t>(static_cast<uint8_t>(png[at + 2])) << 8) | static_cast<uint8_t>(png[at + 3]);
+  };
+  EXPECT_EQ(be32(16), 1200u);  // IHDR width: the viewport
+  EXPECT_GE(be32(20), 300u);
+}
+
+}  // namespace
+}  // namespace jfrbpf::test

@@ -1,0 +1,31 @@
+#pragma once
+// Command-line parsing for `jfrbpf view` and `jfrbpf convert`. It uses only the inline cursor of
+// cli::Arguments (peek/next), so these commands do not depend on the recorder's CLI library; the syntax is
+// the same: "-o x", "-ox", "--output x", "--output=x".
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "formats/convert/sample_collector.h"
+#include "userspace/cli/arguments.h"
+
+namespace jfrbpf::cli {
+
+// If the current argument is `shortName` or `longName` (either may be empty), consumes it and its value.
+// Throws a usage error naming `command` when the value is missing.
+bool takeOption(Arguments& args, std::string_view shortName, std::string_view longName, std::string& value,
+                std::string_view command);
+// A flag without value.
+bool takeFlag(Arguments& args, std::string_view shortName, std::string_view longName);
+
+// Consumes --thread, --method or --event into `options`; false if the current argument is none of them.
+bool sampleOption(Arguments& args, convert::SampleOptions& options, std::string_view command);
+
+// A whole number in [min, max]; throws a usage error naming `option` and `command`.
+uint64_t parseWholeNumber(const std::string& text, std::string_view option, uint64_t min, uint64_t max,
+                          std::string_view command);
+
+// Throws a usage error for an argument the command does not know.
+[[noreturn]] void unknownArgument(const std::string& argument, std::string_view command);
+
+}  // namespace jfrbpf::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Per-method and per-thread aggregates of a profile, shared by the views.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/convert/profile.h"
+
+namespace jfrbpf::view {
+
+struct MethodStat {
+  uint32_t method = 0;
+  uint64_t selfSamples = 0;   // samples with the method as the top frame
+  uint64_t totalSamples = 0;  // samples with the method anywhere on the stack (counted once per sample)
+};
+
+// Every method that appears in a sample, by self samples then total samples, descending.
+std::vector<MethodStat> methodStats(const convert::Profile& profile);
+
+struct ThreadStat {
+  uint32_t thread = 0;
+  uint64_t samples = 0;
+  int64_t cpuNanos = 0;
+  uint32_t hottestMethod = 0;  // most self samples
+  bool hasSamples = false;
+};
+
+// Threads with samples, by samples descending.
+std::vector<ThreadStat> threadStats(const convert::Profile& profile);
+
+// "name" or "name (tid N)" when the OS thread id is known.
+std::string threadLabel(const convert::ProfileThread& thread);
+
+// The stack ending at `node`, leaf first, at most `depth` frames: "HotWork.heavy(int) line: 3 [j]",
+// then "... (N more)" when cut.
+std::vector<std::string> stackLines(const convert::Profile& profile, uint32_t node, size_t depth);
+
+}  // namespace jfrbpf::view

@@ -1,0 +1,170 @@
+#include "userspace/view/recording_digest.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "formats/convert/profile_builder.h"
+#include "formats/convert/saturating.h"
+#include "formats/jfr/reader/chunk.h"
+#include "formats/jfr/reader/recording.h"
+
+namespace jfrbpf::view {
+namespace {
+
+using jfr::reader::RecordedEvent;
+using jfr::reader::TypeInfo;
+
+constexpr std::string_view kCpuTimeSamplesLost = "jdk.CPUTimeSamplesLost";
+constexpr std::string_view kSampleLoss = "jfrbpf.SampleLoss";
+constexpr std::string_view kNote = "jfrbpf.Note";
+constexpr std::string_view kMethodTiming = "jdk.MethodTiming";
+constexpr std::string_view kMethodTrace = "jdk.MethodTrace";
+constexpr std::string_view kJvmInformation = "jdk.JVMInformation";
+
+bool wantedHere(const TypeInfo& type) {
+  return type.name == kCpuTimeSamplesLost || type.name == kSampleLoss || type.name == kNote ||
+         type.name == kMethodTiming || type.name == kMethodTrace || type.name == kJvmInformation;
+}
+
+std::string firstLine(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+
+class DigestBuilder {
+ public:
+  DigestBuilder(RecordingDigest& digest, const jfr::reader::Recording& recording, const DigestOptions& options)
+      : digest_(digest),
+        options_(options),
+        samples_(recording, options.samples),
+        tables_(options.samples.filter, 0, 1'000'000'000),
+        lossThreads_(options.samples.filter, 0, 1) {}
+
+  bool wants(const TypeInfo& type) const { return samples_.wants(type) || wantedHere(type); }
+
+  void beginChunk(const jfr::reader::Chunk& chunk) {
+    samples_.beginChunk(chunk);
+    tables_.beginChunk();
+    lossThreads_.beginChunk();
+    if (chunk.metadata().byName(kSampleLoss)) digest_.writtenByJfrbpf = true;
+  }
+
+  void add(const RecordedEvent& event) {
+    const std::string& name = event.type().name;
+    if (samples_.wants(event.type())) {
+      samples_.add(event);
+    } else if (name == kSampleLoss || name == kCpuTimeSamplesLost) {
+      addLoss(event, name == kSampleLoss);
+    } else if (name == kNote) {
+      digest_.notes.push_back(Note{std::string(event.getString("severity")), std::string(event.getString("message"))});
+    } else if (name == kMethodTiming) {
+      addTiming(event);
+    } else if (name == kMethodTrace) {
+      addTrace(event);
+    } else if (name == kJvmInformation) {
+      digest_.jvmName = firstLine(event.getString("jvmName"));
+      digest_.jvmVersion = firstLine(event.getString("jvmVersion"));
+      digest_.javaArguments = firstLine(event.getString("javaArguments"));
+      digest_.pid = event.getLong("pid");
+    }
+  }
+
+  void finish() {
+    digest_.profile = samples_.finish();
+    digest_.sampleEvents = samples_.eventCounts();
+    // The loss ledger: jfrbpf.SampleLoss when the recording has it, since it covers every cause.
+    std::vector<LossRecord> chosen = digest_.writtenByJfrbpf ? std::move(sampleLosses_) : std::move(jdkLosses_);
+    digest_.losses = std::move(chosen);
+    digest_.lossThreads = lossThreads_.finish().threads;
+    digest_.timings.reserve(timings_.size());
+    for (auto& [method, row] : timings_) digest_.timings.push_back(row);
+    digest_.tables = tables_.finish();
+  }
+
+ private:
+  void addLoss(const RecordedEvent& event, bool jfrbpfLedger) {
+    LossRecord record;
+    auto thread = jfr::reader::threadOf(event);
+    if (thread) {
+      uint32_t index = lossThreads_.thread(thread);
+      if (!lossThreads_.threadSelected(index)) return;
+      record.thread = index;
+    } else if (!options_.samples.filter.thread.empty()) {
+      return;
+    }
+    record.lostSamples = std::max<int64_t>(0, event.getLong("lostSamples"));  // counts; negative is corrupt
+    if (jfrbpfLedger) {
+      record.cause = std::string(event.getString("cause"));
+      if (record.cause.empty()) record.cause = "unknown";
+      sampleLosses_.push_back(std::move(record));
+    } else {
+      record.cause = kJdkLossCause;
+      jdkLosses_.push_back(std::move(record));
+    }
+  }
+
+  bool methodSelected(uint32_t method) {
+    const std::string& wanted = options_.samples.filter.method;
+    return wanted.empty() || tables_.profile().methods[method].name.find(wanted) != std::string::npos;
+  }
+
+  void addTiming(const RecordedEvent& event) {
+    uint32_t method = tables_.javaMethod(event.getObject("method"));
+    if (!methodSelected(method)) return;
+    MethodTimingRow row;
+    row.method = method;
+    row.invocations = event.getLong("invocations");
+    row.minimumNanos = event.timespanNanos("minimum").value_or(INT64_MIN);
+    row.averageNanos = event.timespanNanos("average").value_or(INT64_MIN);
+    row.maximumNanos = event.timespanNanos("maximum").value_or(INT64_MIN);
+    row.timeNanos = event.startTimeNanos();
+    // Values are cumulative since timing began: the latest event per method holds the totals.
+    auto [it, inserted] = timings_.try_emplace(method, row);
+    if (!inserted && row.timeNanos >= it->second.timeNanos) it->second = row;
+  }
+
+  void addTrace(const RecordedEvent& event) {
+    uint32_t thread = tables_.thread(jfr::reader::threadOf(event));
+    if (!tables_.threadSelected(thread)) return;
+    uint32_t method = tables_.javaMethod(event.getObject("method"));
+    if (!methodSelected(method)) return;
+    digest_.traces.push_back(MethodTraceRecord{event.startTimeNanos(), std::max<int64_t>(0, event.durationNanos()),
+                                               thread, method, tables_.stack(event.get("stackTrace"))});
+  }
+
+  RecordingDigest& digest_;
+  const DigestOptions& options_;
+  convert::SampleCollector samples_;
+  convert::ProfileBuilder tables_;       // names and stacks of timed and traced methods
+  convert::ProfileBuilder lossThreads_;  // threads named by loss events
+  std::vector<LossRecord> sampleLosses_;
+  std::vector<LossRecord> jdkLosses_;
+  std::unordered_map<uint32_t, MethodTimingRow> timings_;
+};
+
+}  // namespace
+
+int64_t RecordingDigest::totalLost() const {
+  int64_t sum = 0;
+  for (const LossRecord& loss : losses) sum = convert::saturatingAdd(sum, loss.lostSamples);
+  return sum;
+}
+
+RecordingDigest digestRecording(const std::string& path, const DigestOptions& options) {
+  return digestRecording(jfr::reader::Recording::open(path), options);
+}
+
+RecordingDigest digestRecording(const jfr::reader::Recording& recording, const DigestOptions& options) {
+  RecordingDigest digest;
+  digest.path = recording.name();
+  digest.fileBytes = recording.bytes().size();
+  digest.chunks = recording.chunks().size();
+  DigestBuilder builder(digest, recording, options);
+  convert::scanRecording(
+      recording, [&](const jfr::reader::Chunk& chunk) { builder.beginChunk(chunk); },
+      [&](const RecordedEvent& event) { builder.add(event); },
+      [&](const TypeInfo& type) { return builder.wants(type); });
+  builder.finish();
+  digest.startNanos = digest.profile.recordingStartNanos;
+  digest.endNanos = digest.profile.recordingEndNanos;
+  return digest;
+}
+
+}  // namespace jfrbpf::view

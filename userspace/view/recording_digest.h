@@ -1,0 +1,81 @@
+#pragma once
+// Everything the views show, read from a recording in one pass: the CPU samples (as a Profile), lost
+// samples, method timings and traces, notes, and what the recording says about itself.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "formats/convert/profile.h"
+#include "formats/convert/sample_collector.h"
+#include "formats/jfr/reader/recording.h"
+
+namespace jfrbpf::view {
+
+struct DigestOptions {
+  convert::SampleOptions samples;  // event choice, --thread and --method
+};
+
+struct LossRecord {
+  std::string cause;    // jfrbpf.SampleLoss cause, or kJdkLossCause for jdk.CPUTimeSamplesLost
+  int64_t thread = -1;  // index into RecordingDigest::lossThreads; -1 when no thread is attributed
+  int64_t lostSamples = 0;
+};
+
+struct MethodTimingRow {
+  uint32_t method = 0;  // index into RecordingDigest::tables.methods
+  int64_t invocations = 0;
+  int64_t minimumNanos = INT64_MIN;  // INT64_MIN (Long.MIN_VALUE) = not measurable, shown as N/A
+  int64_t averageNanos = INT64_MIN;
+  int64_t maximumNanos = INT64_MIN;
+  int64_t timeNanos = 0;  // of the event the row comes from
+};
+
+struct MethodTraceRecord {
+  int64_t startNanos = 0;
+  int64_t durationNanos = 0;
+  uint32_t thread = 0;  // index into tables.threads
+  uint32_t method = 0;  // index into tables.methods
+  uint32_t stack = 0;   // node in tables.nodes (the caller's stack, leaf first when walked up)
+};
+
+struct Note {
+  std::string severity;
+  std::string message;
+};
+
+inline constexpr const char* kJdkLossCause = "lost by the JVM's sampler (no cause recorded)";
+
+struct RecordingDigest {
+  std::string path;
+  uint64_t fileBytes = 0;
+  size_t chunks = 0;
+  int64_t startNanos = 0;  // epoch
+  int64_t endNanos = 0;
+  bool writtenByJfrbpf = false;  // the metadata declares jfrbpf's own event types
+  std::string jvmName, jvmVersion, javaArguments;
+  int64_t pid = 0;
+
+  convert::Profile profile;                      // CPU samples, filtered
+  std::map<std::string, uint64_t> sampleEvents;  // events per sample event type, before filtering
+
+  // Losses: jfrbpf.SampleLoss when the recording has that type (it is the complete ledger and
+  // CPUTimeSamplesLost repeats part of it), else jdk.CPUTimeSamplesLost.
+  std::vector<LossRecord> losses;
+  std::vector<convert::ProfileThread> lossThreads;
+
+  // Method timing (last value per method, as JDK 25's view) and traces; their names and stacks live in
+  // `tables`, a profile without samples.
+  convert::Profile tables;
+  std::vector<MethodTimingRow> timings;
+  std::vector<MethodTraceRecord> traces;
+  std::vector<Note> notes;
+
+  int64_t totalLost() const;
+};
+
+// Throws jfrbpf::Error (missing, unreadable or corrupt file; a sample event asked for that the file lacks).
+RecordingDigest digestRecording(const std::string& path, const DigestOptions& options);
+RecordingDigest digestRecording(const jfr::reader::Recording& recording, const DigestOptions& options);
+
+}  // namespace jfrbpf::view

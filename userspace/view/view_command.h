@@ -1,0 +1,10 @@
+#pragma once
+#include "userspace/cli/arguments.h"
+
+namespace jfrbpf::cli {
+
+// `jfrbpf view FILE [VIEW] [options]`: terminal tables of a recording. Returns the process exit code;
+// throws jfrbpf::Error (one line, with its ErrorKind) for bad arguments and unreadable files.
+int runViewCommand(Arguments& args);
+
+}  // namespace jfrbpf::cli

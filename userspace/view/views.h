@@ -1,0 +1,35 @@
+#pragma once
+// The terminal views of `jfrbpf view`. Each renders a RecordingDigest as text.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "userspace/view/recording_digest.h"
+
+namespace jfrbpf::view {
+
+struct ViewOptions {
+  size_t width = 120;     // columns available
+  size_t top = 25;        // rows per table (jfr view's LIMIT 25)
+  size_t stackDepth = 5;  // frames shown per stack
+};
+
+std::string summaryView(const RecordingDigest& digest, const ViewOptions& options);
+std::string hotMethodsView(const RecordingDigest& digest, const ViewOptions& options);
+// JDK 25's `jfr view cpu-time-hot-methods`: jdk.CPUTimeSample counted by top frame.
+std::string cpuTimeHotMethodsView(const RecordingDigest& digest, const ViewOptions& options);
+// JDK 25's `jfr view method-timing`.
+std::string methodTimingView(const RecordingDigest& digest, const ViewOptions& options);
+std::string methodTracesView(const RecordingDigest& digest, const ViewOptions& options);
+std::string threadsView(const RecordingDigest& digest, const ViewOptions& options);
+std::string lostView(const RecordingDigest& digest, const ViewOptions& options);
+
+struct ViewInfo {
+  std::string_view name;
+  std::string_view description;
+  std::string (*render)(const RecordingDigest&, const ViewOptions&);
+};
+const std::vector<ViewInfo>& allViews();
+
+}  // namespace jfrbpf::view
