@@ -26,7 +26,7 @@ bool Arguments::option(std::string_view shortName, std::string_view longName, st
     return false;
   }
   if (pos_ + 1 >= args_.size()) {
-    throw Error("option " + std::string(name) + " needs a value (see jfrbpf record --help)", ErrorKind::Usage);
+    throw Error("option " + std::string(name) + " needs a value (see --help)", ErrorKind::Usage);
   }
   value = args_[pos_ + 1];
   pos_ += 2;

@@ -7,6 +7,8 @@
 #include "userspace/cli/arguments.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/list_command.h"
+#include "userspace/view/convert_command.h"
+#include "userspace/view/view_command.h"
 #include "userspace/cli/record_command.h"
 
 namespace {
@@ -19,11 +21,15 @@ Profiles running processes (JVMs first of all) from outside with eBPF and writes
 Commands:
   record    sample CPU time of a process (-p PID) or of a command (-- CMD ARGS) into a .jfr file
   list      the JVMs on this host (containers included), found without attaching
+  view      summaries of a recording on the terminal: hot methods, threads, lost samples, method timing
+  convert   a recording as collapsed stacks, a self-contained HTML flame graph, or pprof
 
 Run `jfrbpf COMMAND --help` for the options of a command.
 
 Example:
   sudo jfrbpf record -p $(pgrep -f MyApp) -d 30s -o app.jfr
+  jfrbpf view app.jfr
+  jfrbpf convert app.jfr --to html
 
 Exit codes: 0 success; 1 failure while working; 2 bad command line;
             3 not permitted or not supported here; 4 target unusable.
@@ -41,6 +47,8 @@ int main(int argc, char** argv) {
     Arguments args(argc, argv, 2);
     if (std::strcmp(argv[1], "record") == 0) return runRecordCommand(args);
     if (std::strcmp(argv[1], "list") == 0) return runListCommand(args);
+    if (std::strcmp(argv[1], "view") == 0) return runViewCommand(args);
+    if (std::strcmp(argv[1], "convert") == 0) return runConvertCommand(args);
     std::fprintf(stderr, "jfrbpf: unknown command '%s' (see jfrbpf --help)\n", argv[1]);
     return kExitUsage;
   } catch (const jfrbpf::Error& e) {
