@@ -97,9 +97,10 @@ static __always_inline long step_native(struct sampler_scratch* s) {
   return walk_stop(w, row ? JFRBPF_WALK_BAD_FRAME : JFRBPF_WALK_NO_UNWIND_INFO);
 }
 
-/* One frame per call: record it, then find its caller. Returns 1 to stop the loop. */
-static long walk_step(__u32 index, void* unused) {
-  struct sampler_scratch* s = get_scratch();
+/* One frame per call: record it, then find its caller. Returns 1 to stop the loop. `ctx` points at the
+ * key of the scratch the walk runs in. */
+static long walk_step(__u32 index, void* ctx) {
+  struct sampler_scratch* s = get_scratch(*(__u32*)ctx);
   if (!s) return 1;
   struct walk* w = &s->walk;
   __u32 depth = w->depth;
@@ -162,7 +163,8 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     count(JFRBPF_COUNTER_NOT_TARGET);
     return 0;
   }
-  struct sampler_scratch* s = get_scratch();
+  __u32 scratch_key = SCRATCH_SAMPLER;
+  struct sampler_scratch* s = get_scratch(scratch_key);
   if (!s) {
     count(JFRBPF_COUNTER_LOST_SCRATCH);
     charge_loss(tgid, tid);
@@ -194,7 +196,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   }
   if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
 
-  bpf_loop(JFRBPF_MAX_USER_FRAMES, walk_step, 0, 0);
+  bpf_loop(JFRBPF_MAX_USER_FRAMES, walk_step, &scratch_key, 0);
   __u32 udepth = w->depth;
   if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
   rec->user_depth = udepth;
@@ -229,3 +231,6 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   count(JFRBPF_COUNTER_SAMPLED);
   return 0;
 }
+
+/* The method timing uprobes share the walker (for the stacks of traced invocations). */
+#include "method_timer.bpf.h"

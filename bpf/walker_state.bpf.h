@@ -1,9 +1,12 @@
 /* State of one user-stack walk, kept in per-CPU scratch memory so that the per-frame step (a bpf_loop
- * callback) can reach it, together with the record being built and this process's JVM layout. */
+ * callback) can reach it, together with the record being built and this process's JVM layout. Each CPU has
+ * one scratch for the sampler and one for method traces: a uprobe program can be interrupted by the
+ * sampler's perf event, or preempted by another thread's uprobe hit, on the same CPU. */
 #ifndef JFRBPF_WALKER_STATE_BPF_H
 #define JFRBPF_WALKER_STATE_BPF_H
 
 #include "hotspot_abi.h"
+#include "method_timer_abi.h"
 #include "sampler_abi.h"
 #include "unwind_abi.h"
 
@@ -19,25 +22,33 @@ struct walk {
   __u8 has_jvm;     /* `jvm` below is valid */
   __u8 anchor_used; /* a JavaFrameAnchor may be used once per walk */
   __u8 exact_pc;    /* pc is an interrupted instruction (top or signal frame), not a return address */
-  __u8 reserved[7];
+  __u8 busy;        /* the trace scratch is in use (a preempted uprobe program still owns it) */
+  __u8 reserved[6];
 };
 
+/* A trace record is `trace` followed by `record`, sent as one contiguous range. */
 struct sampler_scratch {
   struct walk walk;
   struct jfrbpf_hotspot jvm;
+  struct jfrbpf_trace_head trace;
   struct jfrbpf_sample_record record;
 };
+_Static_assert(__builtin_offsetof(struct sampler_scratch, record) ==
+                   __builtin_offsetof(struct sampler_scratch, trace) + JFRBPF_TRACE_HEAD_SIZE,
+               "a trace record must be contiguous");
+
+#define SCRATCH_SAMPLER 0
+#define SCRATCH_TRACE 1
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
+  __uint(max_entries, 2);
   __type(key, __u32);
   __type(value, struct sampler_scratch);
 } scratch SEC(".maps");
 
-static __always_inline struct sampler_scratch* get_scratch(void) {
-  __u32 zero = 0;
-  return bpf_map_lookup_elem(&scratch, &zero);
+static __always_inline struct sampler_scratch* get_scratch(__u32 key) {
+  return bpf_map_lookup_elem(&scratch, &key);
 }
 
 /* Reads one user word; false on a fault. */

@@ -5,9 +5,10 @@
 //
 // Sessions: each load (-agentpath at start, or each jcmd JVMTI.agent_load of the same library) hands a
 // connected channel to the agent thread, which ends any previous session (Goodbye kReplaced), enables the
-// events, replays the JVM's state and then streams records until the loader closes the channel. Between
-// sessions every event is disabled, the ring is freed and the agent thread sleeps in poll() without a
-// timeout: nothing runs in the JVM.
+// events, replays the JVM's state and then streams records until the loader closes the channel. The loader
+// may ask for method timing (StartTiming); the instrumentation lives as long as the session. Between
+// sessions every event is disabled, no class is instrumented, the ring is freed and the agent thread
+// sleeps in poll() without a timeout: nothing runs in the JVM.
 #include <jvmti.h>
 #include <pthread.h>
 
@@ -16,7 +17,9 @@
 
 #include "jvmsupport/agent/agent_options.h"
 #include "jvmsupport/agent/code_cache.h"
+#include "jvmsupport/agent/command_reader.h"
 #include "jvmsupport/agent/jvm_layout.h"
+#include "jvmsupport/agent/method_timer.h"
 #include "jvmsupport/agent/record_buffer.h"
 #include "jvmsupport/agent/record_ring.h"
 #include "jvmsupport/agent/thread_identity.h"
@@ -42,6 +45,7 @@ class Agent {
   const JvmLayout& layout() const { return layout_; }
   const CodeCacheLayout& codeCache() const { return codeCache_; }
   const ThreadIdentity& threadIdentity() const { return threadIdentity_; }
+  MethodTimer& methodTimer() { return methodTimer_; }
   bool sessionActive() const { return sessionActive_.load(std::memory_order_acquire); }
   bool onAgentThread() const;
   // True while the agent thread replays existing state (its own GenerateEvents callbacks see this).
@@ -76,6 +80,8 @@ class Agent {
   void replay(JNIEnv* jni, protocol::ReplayReason reason);
   void periodicWork(JNIEnv* jni);
   void emitGoodbye(protocol::GoodbyeReason reason);
+  // Reads the loader's commands; false once the channel is closed or broken.
+  bool receiveCommands(JNIEnv* jni);
   void flushNonBlocking();
   bool flushBlocking(int timeoutMs);
   // Agent thread: waits for the loader to take bytes; a loader that stalls for long ends the session.
@@ -91,6 +97,7 @@ class Agent {
   JvmLayout layout_;
   CodeCacheLayout codeCache_;
   ThreadIdentity threadIdentity_;
+  MethodTimer methodTimer_;
   RecordRing ring_;
   int wakeFd_ = -1;
 
@@ -119,6 +126,17 @@ class Agent {
   uint64_t lastResyncNs_ = 0;
   uint64_t lastPeriodicNs_ = 0;
   ThreadNamePoller namePoller_;
+  CommandReader commands_;
 };
+
+// Encodes `record` as one record of `type` and queues it.
+template <typename Record>
+void emitRecord(Agent& agent, protocol::RecordType type, const Record& record) {
+  RecordBuffer buffer;
+  buffer.begin(type);
+  Writer w(buffer);
+  protocol::encode(w, record);
+  if (buffer.finish()) agent.emit(buffer);
+}
 
 }  // namespace jfrbpf::agent

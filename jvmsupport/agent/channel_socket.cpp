@@ -58,16 +58,18 @@ bool waitWritable(int fd, int timeoutMs) {
   return rc > 0 && (p.revents & POLLOUT) != 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
 }
 
-bool peerClosed(int fd) {
-  uint8_t discard[256];
-  for (int reads = 0; reads < 64; ++reads) {
-    ssize_t n = recv(fd, discard, sizeof discard, MSG_DONTWAIT);
-    if (n > 0) continue;
-    if (n == 0) return true;
+ReceiveResult receiveSome(int fd, uint8_t* buffer, size_t capacity, size_t& received) {
+  received = 0;
+  for (;;) {
+    ssize_t n = recv(fd, buffer, capacity, MSG_DONTWAIT);
+    if (n > 0) {
+      received = static_cast<size_t>(n);
+      return ReceiveResult::kData;
+    }
+    if (n == 0) return ReceiveResult::kClosed;
     if (errno == EINTR) continue;
-    return errno != EAGAIN && errno != EWOULDBLOCK;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? ReceiveResult::kWouldBlock : ReceiveResult::kClosed;
   }
-  return false;
 }
 
 }  // namespace jfrbpf::agent

@@ -18,7 +18,8 @@ SendResult sendSome(int fd, const uint8_t* data, size_t size, size_t& sent);
 // Waits until `fd` can take more bytes, the peer is gone, or `timeoutMs` passes; true if writable.
 bool waitWritable(int fd, int timeoutMs);
 
-// Whether the loader closed its end (reads and discards anything it sent; the loader does not talk yet).
-bool peerClosed(int fd);
+enum class ReceiveResult { kData, kWouldBlock, kClosed };
+// One non-blocking receive of at most `capacity` bytes; `received` gets the count (kData only).
+ReceiveResult receiveSome(int fd, uint8_t* buffer, size_t capacity, size_t& received);
 
 }  // namespace jfrbpf::agent

@@ -30,10 +30,18 @@ void JNICALL onVmDeath(jvmtiEnv*, JNIEnv*) {
   if (Agent* agent = Agent::instance()) agent->onVmDeath();
 }
 
-void JNICALL onClassPrepare(jvmtiEnv*, JNIEnv*, jthread, jclass klass) {
+void JNICALL onClassPrepare(jvmtiEnv*, JNIEnv* jni, jthread, jclass klass) {
   if (Agent* agent = activeAgent()) {
     uint32_t methods = 0;
     reportClass(*agent, klass, 0, methods);
+    agent->methodTimer().onClassPrepare(*agent, jni, klass);
+  }
+}
+
+void JNICALL onClassFileLoadHook(jvmtiEnv*, JNIEnv*, jclass beingRedefined, jobject, const char* name, jobject,
+                                 jint length, const unsigned char* data, jint* newLength, unsigned char** newData) {
+  if (Agent* agent = activeAgent()) {
+    agent->methodTimer().onClassFileLoad(*agent, beingRedefined, name, length, data, newLength, newData);
   }
 }
 
@@ -65,6 +73,7 @@ void fillEventCallbacks(jvmtiEventCallbacks& callbacks) {
   callbacks.VMInit = onVmInit;
   callbacks.VMDeath = onVmDeath;
   callbacks.ClassPrepare = onClassPrepare;
+  callbacks.ClassFileLoadHook = onClassFileLoadHook;
   callbacks.ThreadStart = onThreadStart;
   callbacks.ThreadEnd = onThreadEnd;
   callbacks.CompiledMethodLoad = onCompiledMethodLoad;

@@ -1,5 +1,6 @@
 // The agent thread: waits for a channel, runs one session at a time (hello, VM tables, replay, streaming,
-// periodic thread-name polling, loss reports and bounded resyncs), and sleeps without a timeout between
+// periodic thread-name polling, loss reports and bounded resyncs, the loader's commands such as method
+// timing, whose instrumentation it removes when the session ends), and sleeps without a timeout between
 // sessions.
 #include <poll.h>
 #include <sys/syscall.h>
@@ -11,6 +12,8 @@
 #include "jvmsupport/agent/channel_socket.h"
 #include "jvmsupport/agent/class_reporter.h"
 #include "jvmsupport/agent/clock.h"
+#include "jvmsupport/agent/hook_class.h"
+#include "jvmsupport/agent/hook_stubs.h"
 #include "jvmsupport/agent/jvmti_memory.h"
 
 namespace jfrbpf::agent {
@@ -29,15 +32,6 @@ void drainEventFd(int fd) {
   uint64_t count = 0;
   ssize_t ignored = read(fd, &count, sizeof count);
   (void)ignored;
-}
-
-template <typename Record>
-void emitRecord(Agent& agent, protocol::RecordType type, const Record& record) {
-  RecordBuffer buffer;
-  buffer.begin(type);
-  Writer w(buffer);
-  protocol::encode(w, record);
-  if (buffer.finish()) agent.emit(buffer);
 }
 
 std::string_view property(jvmtiEnv* jvmti, const char* name, JvmtiString& owner) {
@@ -121,11 +115,14 @@ void Agent::runSession(JNIEnv* jni, int fd, const AgentOptions& options) {
     pollfd fds[2] = {{fd, static_cast<short>(POLLIN | wantOut), 0}, {wakeFd_, POLLIN, 0}};
     if (poll(fds, 2, kPeriodMs) < 0) continue;
     if (fds[1].revents != 0) drainEventFd(wakeFd_);
-    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && peerClosed(fd)) channelBroken_ = true;
+    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !receiveCommands(jni)) channelBroken_ = true;
   }
 
   sessionActive_.store(false, std::memory_order_release);
-  if (!vmDying_.load(std::memory_order_acquire)) setEventsEnabled(false);
+  if (!vmDying_.load(std::memory_order_acquire)) {
+    methodTimer_.stop(*this, jni);  // before events go off: classes loading meanwhile stay as they are
+    setEventsEnabled(false);
+  }
   if (goodbye && !channelBroken_) {
     emitGoodbye(reason);
     flushBlocking(kGoodbyeFlushTimeoutMs);
@@ -134,7 +131,19 @@ void Agent::runSession(JNIEnv* jni, int fd, const AgentOptions& options) {
   channelFd_ = -1;
   ring_.release();
   namePoller_.reset();
+  commands_.reset();
   markSessionClosed();
+}
+
+bool Agent::receiveCommands(JNIEnv* jni) {
+  CommandReader::Status status = commands_.receive(channelFd_);
+  protocol::CommandType type{};
+  std::span<const uint8_t> payload;
+  while (status == CommandReader::Status::kOpen && commands_.next(type, payload)) {
+    // Unknown commands come from a newer loader: nothing this agent can do for them.
+    if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, payload);
+  }
+  return status == CommandReader::Status::kOpen;
 }
 
 void Agent::sendHello(const AgentOptions& options) {
@@ -147,7 +156,7 @@ void Agent::sendHello(const AgentOptions& options) {
   hello.flags = (launched_ ? protocol::kHelloLaunched : 0) |
                 (layout_.methodPointersEnabled() ? protocol::kHelloMethodPointers : 0) |
                 (layout_.threadTidsEnabled() ? protocol::kHelloThreadTids : 0) |
-                (codeCache_.enabled() ? protocol::kHelloCodeBlobInfo : 0);
+                (codeCache_.enabled() ? protocol::kHelloCodeBlobInfo : 0) | protocol::kHelloMethodHooks;
   hello.monotonicNs = monotonicNs();
   hello.vmName = property(jvmti_, "java.vm.name", vmName);
   hello.vmVersion = property(jvmti_, "java.vm.version", vmVersion);
@@ -201,6 +210,8 @@ void Agent::sendVmTables() {
   protocol::CodeHeap heaps[16];
   size_t count = codeCache_.heaps(heaps, 16);
   for (size_t i = 0; i < count; ++i) emitRecord(*this, protocol::RecordType::kCodeHeap, heaps[i]);
+  emitRecord(*this, protocol::RecordType::kHookSites,
+             protocol::HookSites{enterHookSite(), exitHookSite(), kHookClassName});
 }
 
 void Agent::replay(JNIEnv* jni, protocol::ReplayReason reason) {
@@ -284,7 +295,10 @@ bool Agent::flushBlocking(int timeoutMs) {
     uint64_t now = monotonicNs();
     if (now >= deadline) return false;
     int waitMs = static_cast<int>((deadline - now) / 1000000u) + 1;
-    if (!waitWritable(channelFd_, waitMs) && peerClosed(channelFd_)) channelBroken_ = true;
+    // Commands read here wait in the reader for the session loop; a close ends the session.
+    if (!waitWritable(channelFd_, waitMs) && commands_.receive(channelFd_) != CommandReader::Status::kOpen) {
+      channelBroken_ = true;
+    }
   }
 }
 

@@ -18,6 +18,7 @@ namespace {
 
 struct ThreadFacts {
   int64_t javaThreadId = 0;
+  uintptr_t javaThread = 0;  // JavaThread*, for the BPF walker's JavaFrameAnchor fallback
   bool daemon = false;
   bool isVirtual = false;
 };
@@ -32,6 +33,7 @@ bool threadFacts(Agent& agent, JNIEnv* jni, jthread thread, JvmtiString& nameOwn
   facts.daemon = info.is_daemon != 0;
   facts.javaThreadId = agent.threadIdentity().javaThreadId(jni, thread);
   facts.isVirtual = agent.threadIdentity().isVirtual(jni, thread);
+  facts.javaThread = facts.isVirtual ? 0 : agent.threadIdentity().javaThreadPointer(jni, thread);
   return true;
 }
 
@@ -63,6 +65,7 @@ void sendThreadStart(Agent& agent, int32_t tid, uint32_t flags, const ThreadFact
   r.flags = flags | (facts.daemon ? protocol::kThreadDaemon : 0) | (facts.isVirtual ? protocol::kThreadVirtual : 0);
   r.javaThreadId = static_cast<uint64_t>(facts.javaThreadId);
   r.name = name;
+  r.javaThread = facts.javaThread;
   RecordBuffer buffer;
   buffer.begin(protocol::RecordType::kThreadStart);
   Writer w(buffer);

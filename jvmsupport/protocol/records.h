@@ -63,8 +63,13 @@ enum class RecordType : uint16_t {
   kThreadStart = 15,
   kThreadEnd = 16,
   kThreadRename = 17,
+  // Method timing; layouts in timing_records.h.
+  kHookSites = 18,
+  kTimedMethod = 19,
+  kTimingSkipped = 20,
+  kTimingStatus = 21,
 };
-inline constexpr uint16_t kLastRecordType = 17;
+inline constexpr uint16_t kLastRecordType = 21;
 
 // ---- session -----------------------------------------------------------------------------------------
 
@@ -73,6 +78,7 @@ inline constexpr uint32_t kHelloLaunched = 1u << 0;        // -agentpath at JVM 
 inline constexpr uint32_t kHelloMethodPointers = 1u << 1;  // MethodInfo methodPtr/codeStart filled (self-checked)
 inline constexpr uint32_t kHelloThreadTids = 1u << 2;      // tids of pre-existing threads read from VMStructs
 inline constexpr uint32_t kHelloCodeBlobInfo = 1u << 3;    // BlobInfo filled where the CodeCache walk succeeded
+inline constexpr uint32_t kHelloMethodHooks = 1u << 4;     // sends HookSites, accepts StartTiming (timing_records.h)
 
 struct Hello {
   std::array<uint8_t, kTokenSize> token{};  // echoes the token of the agent options
@@ -279,6 +285,9 @@ struct DynamicCode {
 inline constexpr uint32_t kThreadReplayed = 1u << 0;
 inline constexpr uint32_t kThreadVirtual = 1u << 1;
 inline constexpr uint32_t kThreadDaemon = 1u << 2;
+// Set by the encoder when javaThread is known: the field then follows the name. Records without it (all
+// of an older agent's) end at the name.
+inline constexpr uint32_t kThreadHasJavaThread = 1u << 3;
 
 struct ThreadStart {
   uint64_t time = 0;
@@ -286,6 +295,7 @@ struct ThreadStart {
   uint32_t flags = 0;  // kThread* flags
   uint64_t javaThreadId = 0;
   std::string_view name;
+  uint64_t javaThread = 0;  // the JavaThread* (eetop), for the BPF walker's JavaFrameAnchor fallback; 0 if unknown
 };
 
 struct ThreadEnd {
@@ -486,9 +496,10 @@ template <typename Sink>
 void encode(WireWriter<Sink>& w, const ThreadStart& r) {
   w.u64(r.time);
   w.u32(r.tid);
-  w.u32(r.flags);
+  w.u32(r.javaThread != 0 ? r.flags | kThreadHasJavaThread : r.flags & ~kThreadHasJavaThread);
   w.u64(r.javaThreadId);
   w.string(r.name);
+  if (r.javaThread != 0) w.u64(r.javaThread);
 }
 
 template <typename Sink>
@@ -685,6 +696,7 @@ inline bool decode(std::span<const uint8_t> p, ThreadStart& r) {
   r.flags = in.u32();
   r.javaThreadId = in.u64();
   r.name = in.string();
+  r.javaThread = (r.flags & kThreadHasJavaThread) != 0 ? in.u64() : 0;
   return in.ok();
 }
 

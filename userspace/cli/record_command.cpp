@@ -27,14 +27,16 @@ constexpr const char* kRecordHelp = R"(Usage: jfrbpf record [options] -p PID[,PI
 
 Samples the CPU time of running processes (or of COMMAND, from its first instruction) with eBPF and writes
 a JDK Flight Recorder file of jdk.CPUTimeSample events with kernel and native frames, plus
-jdk.CPUTimeSamplesLost events that account for every sample that could not be kept.
+jdk.CPUTimeSamplesLost events that account for every sample that could not be kept. In JVMs it can also
+time and trace chosen methods (JEP 520's jdk.MethodTiming and jdk.MethodTrace, on any JDK from 8 on).
 
 Options:
   -p, --pid PID[,PID...]   process(es) to profile; repeatable
   -d, --duration TIME      stop after TIME (JFR syntax: 30s, 1 m, 500ms); default: until Ctrl-C,
                            SIGTERM, or every target has exited
   -o, --output FILE        where to write the recording; default jfrbpf-PID-DATE-TIME.jfr
-X
+      --interval TIME      CPU time between two samples of a thread (default 10ms, at least 10us);
+                           use either --interval or --rate
       --rate N/s           samples per second over all CPUs (JEP 509's throttle form: the period is
                            CPUs x 1 s / N); use either --interval or --rate
       --stack-depth N      deepest user stack kept, 1..512 (default 512; deeper stacks are marked truncated)
@@ -43,12 +45,27 @@ X
                            clock per CPU (cpu: constant cost however many threads, but biased when other
                            timers fire together with it)
       --ring-buffer SIZE   BPF ring buffer size in bytes, a power of two (default 16m; k/m suffixes)
+      --method-timing FILTER
+                           time the JVM methods FILTER selects: jdk.MethodTiming events with invocations
+                           and minimum/average/maximum time. FILTER is JEP 520's: targets separated by ';',
+                           each com.foo.Bar (every method), com.foo.Bar::method (all overloads, <init> and
+                           <clinit> too), ::method (in every class) or @com.foo.Annotation; @./FILE reads
+                           the targets from a file (one per line)
+      --method-trace FILTER
+                           one jdk.MethodTrace event (duration and the caller's stack) per call of the
+                           methods FILTER selects
+      --trace-threshold TIME
+                           trace only calls that take at least TIME (JFR's threshold; default 0 ms)
+      --timing-period TIME write jdk.MethodTiming every TIME as well (JFR's period; default: once, when the
+                           recording ends, like JFR's endChunk); the values are cumulative, as in the JDK
   -h, --help               this text
 
 Examples:
   sudo jfrbpf record -p 4242 -d 30s -o app.jfr
   sudo jfrbpf record --interval 1ms -- ./my-benchmark --iterations 10
+  sudo jfrbpf record -p 4242 --method-timing 'com.example.Foo::bar' --method-trace '::<clinit>'
   jfr print --events jdk.CPUTimeSample app.jfr
+  jfr view method-timing app.jfr          (JDK 25's jfr)
 
 Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE) and a kernel with BTF.
 Exit codes: 0 recording written; 1 failure while recording; 2 bad command line;
@@ -112,6 +129,24 @@ void giveToSudoUser(const std::string& path) {
   }
 }
 
+void printTimingSummary(const record::RecordSummary& s) {
+  using record::groupThousands;
+  const auto& c = s.timerCounters;
+  std::printf("  timing   %s method%s in %zu JVM%s, %s calls timed, %s traces\n", groupThousands(s.timedMethods).c_str(),
+              s.timedMethods == 1 ? "" : "s", s.timedJvms, s.timedJvms == 1 ? "" : "s",
+              groupThousands(s.timedInvocations).c_str(), groupThousands(s.tracesWritten).c_str());
+  uint64_t untimed = c[JFRBPF_TIMER_OVERFLOW] + c[JFRBPF_TIMER_NO_SHADOW_STACK] + c[JFRBPF_TIMER_UNMATCHED_EXITS] +
+                     c[JFRBPF_TIMER_ORPHANED_ENTERS];
+  uint64_t tracesLost = c[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL] + c[JFRBPF_TIMER_TRACES_LOST_BUSY] + s.tracesUnknown;
+  if (untimed > 0 || tracesLost > 0) {
+    std::printf("           not timed: %s deeper than the shadow stack, %s without a shadow stack, %s exits without enter, "
+                "%s enters without exit; traces lost: %s\n",
+                groupThousands(c[JFRBPF_TIMER_OVERFLOW]).c_str(), groupThousands(c[JFRBPF_TIMER_NO_SHADOW_STACK]).c_str(),
+                groupThousands(c[JFRBPF_TIMER_UNMATCHED_EXITS]).c_str(),
+                groupThousands(c[JFRBPF_TIMER_ORPHANED_ENTERS]).c_str(), groupThousands(tracesLost).c_str());
+  }
+}
+
 void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   using record::groupThousands;
   double cpuSeconds = static_cast<double>(s.samples) * static_cast<double>(periodNs) / 1e9;
@@ -126,6 +161,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     std::printf(")");
   }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
+  if (s.timedJvms > 0) printTimingSummary(s);
   if (std::getenv("JFRBPF_DEBUG")) {
     static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
                                   "kernel stack failed", "user stack failed", "user stack truncated",
@@ -161,6 +197,8 @@ int runRecordCommand(Arguments& args) {
   std::string value;
   std::string interval;
   std::string rate;
+  bool traceThresholdGiven = false;
+  bool timingPeriodGiven = false;
   while (!args.done()) {
     if (args.flag("-h", "--help")) {
       std::fputs(kRecordHelp, stdout);
@@ -191,6 +229,19 @@ int runRecordCommand(Arguments& args) {
       }
     } else if (args.option("", "--ring-buffer", value)) {
       config.ringBufferBytes = parseRingBufferSize(value);
+    } else if (args.option("", "--method-timing", value)) {
+      config.methodTiming.timingFilter = timing::parseFilterOption("--method-timing", value);
+    } else if (args.option("", "--method-trace", value)) {
+      config.methodTiming.traceFilter = timing::parseFilterOption("--method-trace", value);
+    } else if (args.option("", "--trace-threshold", value)) {
+      config.methodTiming.traceThresholdNs = parseDuration(value, "--trace-threshold");
+      traceThresholdGiven = true;
+    } else if (args.option("", "--timing-period", value)) {
+      config.methodTiming.timingPeriodNs = parseDuration(value, "--timing-period");
+      if (config.methodTiming.timingPeriodNs < 1'000'000) {
+        throw Error("invalid --timing-period '" + value + "': must be at least 1ms", ErrorKind::Usage);
+      }
+      timingPeriodGiven = true;
     } else {
       throw Error("unknown option '" + args.peek() + "' (see jfrbpf record --help)", ErrorKind::Usage);
     }
@@ -203,6 +254,12 @@ int runRecordCommand(Arguments& args) {
   }
   if (!interval.empty() && !rate.empty()) {
     throw Error("give either --interval or --rate, not both", ErrorKind::Usage);
+  }
+  if (traceThresholdGiven && config.methodTiming.traceFilter.empty()) {
+    throw Error("--trace-threshold needs --method-trace", ErrorKind::Usage);
+  }
+  if (timingPeriodGiven && config.methodTiming.timingFilter.empty()) {
+    throw Error("--timing-period needs --method-timing", ErrorKind::Usage);
   }
   std::string throttle = "10 ms";  // JFR profile.jfc's CPU-time period
   if (!interval.empty()) {
@@ -227,6 +284,19 @@ int runRecordCommand(Arguments& args) {
       {"jdk.CPUTimeSample", "stackTrace", "true"},
       {"jdk.CPUTimeSamplesLost", "enabled", "true"},
   };
+  const timing::MethodTimingOptions& timing = config.methodTiming;
+  if (!timing.timingFilter.empty()) {
+    config.settings.push_back({"jdk.MethodTiming", "enabled", "true"});
+    config.settings.push_back({"jdk.MethodTiming", "filter", timing.timingFilter});
+    config.settings.push_back(
+        {"jdk.MethodTiming", "period", timing.timingPeriodNs > 0 ? formatDuration(timing.timingPeriodNs) : "endChunk"});
+  }
+  if (!timing.traceFilter.empty()) {
+    config.settings.push_back({"jdk.MethodTrace", "enabled", "true"});
+    config.settings.push_back({"jdk.MethodTrace", "filter", timing.traceFilter});
+    config.settings.push_back({"jdk.MethodTrace", "threshold", formatDuration(timing.traceThresholdNs)});
+    config.settings.push_back({"jdk.MethodTrace", "stackTrace", "true"});
+  }
 
   record::RecordSummary summary = record::record(config);
   giveToSudoUser(summary.outputPath);

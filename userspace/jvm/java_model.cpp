@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "jvmsupport/protocol/timing_records.h"
+
 namespace jfrbpf::jvm {
 
 namespace {
@@ -28,6 +30,10 @@ const char* recordName(protocol::RecordType type) {
     case protocol::RecordType::kThreadStart: return "ThreadStart";
     case protocol::RecordType::kThreadEnd: return "ThreadEnd";
     case protocol::RecordType::kThreadRename: return "ThreadRename";
+    case protocol::RecordType::kHookSites: return "HookSites";
+    case protocol::RecordType::kTimedMethod: return "TimedMethod";
+    case protocol::RecordType::kTimingSkipped: return "TimingSkipped";
+    case protocol::RecordType::kTimingStatus: return "TimingStatus";
   }
   return "unknown";
 }
@@ -178,6 +184,7 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       t.name.assign(r.name);
       t.isVirtual = (r.flags & protocol::kThreadVirtual) != 0;
       t.daemon = (r.flags & protocol::kThreadDaemon) != 0;
+      t.javaThread = r.javaThread;
       t.startTicks = (r.flags & protocol::kThreadReplayed) != 0 ? 0 : toOurTicks(r.time);
       threads_.started(std::move(t));
       return true;
@@ -193,6 +200,30 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       if (!decodeOrFail(payload, r, what)) return false;
       threads_.renamed(ourTid(r.tid), static_cast<pid_t>(std::min<uint32_t>(r.tid, INT32_MAX)),
                        static_cast<int64_t>(r.javaThreadId), std::string(r.name), toOurTicks(r.time));
+      return true;
+    }
+    case protocol::RecordType::kHookSites: {
+      protocol::HookSites r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      timed_.setHookSites(r);
+      return true;
+    }
+    case protocol::RecordType::kTimedMethod: {
+      protocol::TimedMethod r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      timed_.add(r);  // a slot outside this JVM's range is refused (and counted), not fatal
+      return true;
+    }
+    case protocol::RecordType::kTimingSkipped: {
+      protocol::TimingSkipped r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      timed_.addSkip(r);
+      return true;
+    }
+    case protocol::RecordType::kTimingStatus: {
+      protocol::TimingStatus r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      timed_.setStatus(r);
       return true;
     }
   }
@@ -311,7 +342,7 @@ void JavaModel::forgetBefore(uint64_t ticks) {
 
 size_t JavaModel::approximateBytes() const {
   return methods_.approximateBytes() + code_.approximateBytes() + threads_.approximateBytes() +
-         vmStructs_.approximateBytes();
+         vmStructs_.approximateBytes() + timed_.approximateBytes();
 }
 
 }  // namespace jfrbpf::jvm

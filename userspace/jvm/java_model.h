@@ -18,6 +18,7 @@
 #include "userspace/jvm/method_table.h"
 #include "userspace/jvm/target_namespaces.h"
 #include "userspace/jvm/thread_table.h"
+#include "userspace/jvm/timed_methods.h"
 #include "userspace/jvm/vm_structs_table.h"
 
 namespace jfrbpf::jvm {
@@ -81,6 +82,8 @@ class JavaModel {
   const CodeMap& code() const { return code_; }
   const ThreadTable& threads() const { return threads_; }
   const VmStructsTable& vmStructs() const { return vmStructs_; }
+  const TimedMethods& timedMethods() const { return timed_; }
+  TimedMethods& timedMethods() { return timed_; }
   const std::vector<protocol::CodeHeap>& codeHeaps() const { return codeHeaps_; }
 
   // ---- session facts ----
@@ -120,6 +123,7 @@ class JavaModel {
   CodeMap code_;
   ThreadTable threads_;
   VmStructsTable vmStructs_;
+  TimedMethods timed_;
   std::vector<protocol::CodeHeap> codeHeaps_;
 };
 

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "userspace/base/error.h"
 
@@ -95,6 +96,33 @@ bool JavaSession::drain(size_t maxBytes) {
                                            " MiB of metadata; the session was stopped to protect the loader");
       return false;
     }
+  }
+  return true;
+}
+
+bool JavaSession::sendCommand(protocol::CommandType type, std::span<const uint8_t> payload,
+                              std::chrono::milliseconds timeout) {
+  if (!running() || payload.size() > protocol::kMaxCommandPayload) return false;
+  std::vector<uint8_t> bytes(protocol::kRecordHeaderSize);
+  uint32_t length = static_cast<uint32_t>(payload.size());
+  uint16_t typeValue = static_cast<uint16_t>(type);
+  std::memcpy(bytes.data(), &length, sizeof length);
+  std::memcpy(bytes.data() + sizeof length, &typeValue, sizeof typeValue);
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    ssize_t n = send(channel_.get(), bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{channel_.get(), POLLOUT, 0};
+    poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 100)));
   }
   return true;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "jvmsupport/protocol/records.h"
+#include "jvmsupport/protocol/timing_records.h"
 #include "userspace/base/unique_fd.h"
 #include "userspace/jvm/channel_listener.h"
 #include "userspace/jvm/java_model.h"
@@ -58,6 +59,9 @@ class JavaSession {
   // Drains (waiting on the channel) until `done(model())` holds, the session ends, or `timeout` passes.
   // True if `done` became true.
   bool drainUntil(const std::function<bool(const JavaModel&)>& done, std::chrono::milliseconds timeout);
+  // Sends a command to the agent, waiting at most `timeout` for the channel to take it. False if the session
+  // is over or the agent does not read.
+  bool sendCommand(protocol::CommandType type, std::span<const uint8_t> payload, std::chrono::milliseconds timeout);
 
   bool running() const { return end_ == SessionEnd::kRunning; }
   SessionEnd end() const { return end_; }

@@ -11,6 +11,7 @@ void ThreadTable::indexTid(pid_t tid, int64_t javaThreadId) {
 }
 
 void ThreadTable::started(JavaThreadInfo info) {
+  ++version_;
   auto [it, inserted] = threads_.try_emplace(info.javaThreadId);
   JavaThreadInfo& t = it->second;
   if (inserted) {
@@ -21,6 +22,7 @@ void ThreadTable::started(JavaThreadInfo info) {
     uint64_t start = std::min(t.startTicks, info.startTicks);
     if (info.tid == 0) info.tid = t.tid;
     if (info.nsTid == 0) info.nsTid = t.nsTid;
+    if (info.javaThread == 0) info.javaThread = t.javaThread;
     info.endTicks = t.endTicks;
     t = std::move(info);
     t.startTicks = start;
@@ -31,6 +33,7 @@ void ThreadTable::started(JavaThreadInfo info) {
 void ThreadTable::ended(pid_t tid, int64_t javaThreadId, uint64_t ticks) {
   auto it = threads_.find(javaThreadId);
   if (it == threads_.end()) return;
+  ++version_;
   it->second.endTicks = ticks;
   if (it->second.tid == 0 && tid > 0) {
     it->second.tid = tid;
@@ -39,6 +42,7 @@ void ThreadTable::ended(pid_t tid, int64_t javaThreadId, uint64_t ticks) {
 }
 
 void ThreadTable::renamed(pid_t tid, pid_t nsTid, int64_t javaThreadId, const std::string& name, uint64_t ticks) {
+  ++version_;
   auto it = threads_.find(javaThreadId);
   if (it == threads_.end()) {
     JavaThreadInfo info;
@@ -79,6 +83,7 @@ const JavaThreadInfo* ThreadTable::byJavaId(int64_t javaThreadId) const {
 void ThreadTable::forgetBefore(uint64_t ticks) {
   for (auto it = threads_.begin(); it != threads_.end();) {
     if (it->second.endTicks < ticks) {
+      ++version_;
       auto ids = byTid_.find(it->second.tid);
       if (ids != byTid_.end()) {
         std::erase(ids->second, it->first);

@@ -18,6 +18,7 @@ struct JavaThreadInfo {
   std::string name;
   bool isVirtual = false;
   bool daemon = false;
+  uint64_t javaThread = 0;  // the JavaThread* in the JVM (where its JavaFrameAnchor is); 0 if unknown
   uint64_t startTicks = 0;  // 0: existed before the session
   uint64_t endTicks = UINT64_MAX;
 };
@@ -37,6 +38,8 @@ class ThreadTable {
   void forgetBefore(uint64_t ticks);
 
   size_t size() const { return threads_.size(); }
+  // Changes whenever a thread starts, ends, is renamed or forgotten: lets consumers skip unchanged tables.
+  uint64_t version() const { return version_; }
   size_t approximateBytes() const { return bytes_; }
   template <typename F>
   void forEach(F&& visit) const {
@@ -49,6 +52,7 @@ class ThreadTable {
   std::unordered_map<int64_t, JavaThreadInfo> threads_;     // by Java thread id (never reused)
   std::unordered_map<pid_t, std::vector<int64_t>> byTid_;  // tid -> Java thread ids, oldest first
   size_t bytes_ = 0;
+  uint64_t version_ = 0;
 };
 
 }  // namespace jfrbpf::jvm

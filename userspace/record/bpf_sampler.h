@@ -1,13 +1,17 @@
 #pragma once
-// The loaded sampler BPF object: which processes it samples, its ring buffer, and its counters.
+// The loaded sampler BPF object: which processes it samples, its ring buffer, and its counters; and, when
+// method timing is on, the uprobe programs on the agent's hook stubs with their statistics and trace ring.
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bpf/hotspot_abi.h"
+#include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
 #include "bpf/unwind_abi.h"
+#include "userspace/timing/method_statistics.h"
 
 struct sampler;
 struct bpf_link;
@@ -18,9 +22,14 @@ struct SamplerConfig {
   uint32_t userStackDepth = 512;
   uint32_t ringBufferBytes = 16u << 20;  // power of two, >= page size
   uint32_t unwindRows = 4u << 20;        // native unwind table rows for all processes (8 bytes each)
+  // Method timing: rows of the statistics map over all JVMs; 0 leaves the uprobe programs unloaded.
+  uint32_t methodSlots = 0;
+  uint32_t traceRingBufferBytes = 8u << 20;  // power of two, >= page size
+  uint64_t traceThresholdNs = 0;
 };
 
 using SamplerCounters = std::array<uint64_t, JFRBPF_COUNTER_COUNT>;
+using TimerCounters = std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT>;
 
 struct ThreadLoss {
   uint32_t tid;
@@ -46,6 +55,7 @@ class BpfSampler {
   void setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout);
   // The JavaThread* of thread `tid`, where the walker finds its JavaFrameAnchor.
   void setJavaThread(uint32_t tid, uint64_t javaThread);
+  void forgetJavaThread(uint32_t tid);
   void forgetProcess(uint32_t tgid);
 
   int ringBufferMapFd() const;
@@ -59,11 +69,30 @@ class BpfSampler {
   std::vector<ThreadLoss> readThreadLosses() const;
   int programFd() const;
 
+  // ---- method timing (only with SamplerConfig::methodSlots > 0) ----
+  bool methodHooksLoaded() const { return methodSlots_ > 0; }
+  uint32_t methodSlots() const { return methodSlots_; }
+  // Uprobes on process `pid`'s enter and exit stubs: the files behind the paths, at these file offsets.
+  // Throws jfrbpf::Error. They stay until detachMethodHooks() or destruction.
+  void attachMethodHooks(uint32_t pid, const std::string& enterPath, uint64_t enterOffset, const std::string& exitPath,
+                         uint64_t exitOffset);
+  void detachMethodHooks();
+  timing::MethodStats readMethodStats(uint32_t slot) const;  // summed over CPUs
+  TimerCounters readTimerCounters() const;
+  int traceRingBufferMapFd() const;
+  // The uprobe programs (for their run-time statistics); -1 when not loaded.
+  int methodEnterProgramFd() const;
+  int methodExitProgramFd() const;
+  // Whether a thread of process `tgid` entered a timed or traced method (so its enter uprobe was hit).
+  bool methodHooksHit(uint32_t tgid) const;
+
  private:
   size_t rowsBytes() const;
 
   sampler* skel_ = nullptr;
   std::vector<bpf_link*> links_;
+  std::vector<bpf_link*> hookLinks_;
+  uint32_t methodSlots_ = 0;
   jfrbpf_unwind_row* rows_ = nullptr;
   uint32_t rowCapacity_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "jvmsupport/protocol/timing_records.h"
 #include "userspace/attach/hotspot_vm.h"
 #include "userspace/base/error.h"
 #include "userspace/record/hotspot_layout.h"
@@ -13,6 +14,15 @@ namespace jfrbpf::record {
 namespace {
 
 constexpr const char* kAgentFileName = "libjfrbpf-agent.so";
+
+struct CommandBytes {
+  std::vector<uint8_t> bytes;
+  bool append(const void* data, size_t size) {
+    auto* p = static_cast<const uint8_t*>(data);
+    bytes.insert(bytes.end(), p, p + size);
+    return true;
+  }
+};
 
 }  // namespace
 
@@ -70,6 +80,21 @@ void JvmConnection::acceptLaunched(pid_t pid, std::chrono::milliseconds timeout)
 
 bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
   const jvm::JavaModel& m = model();
+  if (m.threads().version() != publishedThreadsVersion_) {
+    publishedThreadsVersion_ = m.threads().version();
+    std::unordered_map<uint32_t, uint64_t> live;
+    m.threads().forEach([&](const jvm::JavaThreadInfo& t) {
+      if (t.tid > 0 && t.javaThread != 0 && t.endTicks == UINT64_MAX) live[static_cast<uint32_t>(t.tid)] = t.javaThread;
+    });
+    for (const auto& [tid, javaThread] : publishedThreads_) {
+      if (live.count(tid) == 0) sampler.forgetJavaThread(tid);  // ended: the tid may come back as another thread
+    }
+    for (const auto& [tid, javaThread] : live) {
+      auto known = publishedThreads_.find(tid);
+      if (known == publishedThreads_.end() || known->second != javaThread) sampler.setJavaThread(tid, javaThread);
+    }
+    publishedThreads_ = std::move(live);
+  }
   if (!layoutPublished_) {
     std::optional<jfrbpf_hotspot> layout = hotspotLayout(m, whyNot);
     if (!layout) return false;
@@ -77,6 +102,46 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
     layoutPublished_ = true;
   }
   return true;
+}
+
+void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
+                                uint32_t slotLimit, std::chrono::milliseconds timeout) {
+  const std::string jvmName = "JVM " + std::to_string(pid_);
+  const std::optional<jvm::AgentInfo>& agent = model().agent();
+  const std::optional<jvm::HookSiteAddresses>& sites = model().timedMethods().hookSites();
+  if (!agent || (agent->flags & protocol::kHelloMethodHooks) == 0 || !sites) {
+    throw Error(jvmName + " runs an older jfrbpf agent without method hooks (a JVM keeps the first agent library "
+                "it loaded): restart it to time methods");
+  }
+  if (!session_->running()) throw Error(jvmName + ": the agent session ended before method timing could start");
+  timing::ProbeTarget enter = timing::locateProbeSite(pid_, sites->enterSite);
+  timing::ProbeTarget exit = timing::locateProbeSite(pid_, sites->exitSite);
+  // The uprobes come first: an instrumented method must never run with only one of its hooks observed.
+  sampler.attachMethodHooks(static_cast<uint32_t>(pid_), enter.path, enter.fileOffset, exit.path, exit.fileOffset);
+  hookSites_ = *sites;
+
+  session_->model().timedMethods().setSlotRange(slotBase, slotLimit);
+  protocol::StartTiming request{slotBase, slotLimit, options.timingFilter, options.traceFilter};
+  CommandBytes command;
+  protocol::WireWriter<CommandBytes> writer(command);
+  protocol::encode(writer, request);
+  if (!session_->sendCommand(protocol::CommandType::kStartTiming, command.bytes, timeout)) {
+    throw Error(jvmName + ": the agent did not take the method timing request");
+  }
+  bool answered = session_->drainUntil([](const jvm::JavaModel& m) { return m.timedMethods().status().has_value(); },
+                                       timeout);
+  const std::optional<jvm::TimingStatusInfo>& status = model().timedMethods().status();
+  if (!answered || !status) {
+    throw Error(jvmName + ": the agent did not finish instrumenting methods in time" +
+                (session_->error().empty() ? "" : ": " + session_->error()));
+  }
+  if (status->state != protocol::TimingState::kApplied) {
+    throw Error(jvmName + ": method timing unavailable: " + status->message);
+  }
+}
+
+timing::ProbeSiteState JvmConnection::probeSiteState() const {
+  return hookSites_ ? timing::readProbeSiteState(pid_, hookSites_->enterSite) : timing::ProbeSiteState::kUnknown;
 }
 
 }  // namespace jfrbpf::record

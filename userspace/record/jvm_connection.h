@@ -5,15 +5,19 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "userspace/attach/agent_staging.h"
 #include "userspace/jvm/channel_listener.h"
 #include "userspace/jvm/java_session.h"
 #include "userspace/record/bpf_sampler.h"
+#include "userspace/timing/method_timing_options.h"
+#include "userspace/timing/probe_sites.h"
 
 namespace jfrbpf::record {
 
@@ -40,9 +44,19 @@ class JvmConnection {
   // example JDK 21+'s dynamic-agent warning on the target's stderr).
   const std::string& note() const { return note_; }
 
-  // Publishes the walker's JVM layout to the sampler once it is known. Returns false (with `whyNot`) while
-  // the layout is unknown.
+  // Publishes the walker's JVM layout to the sampler once it is known, and keeps the JavaThread* of every
+  // live Java thread in step (for the walker's JavaFrameAnchor fallback). Returns false (with `whyNot`)
+  // while the layout is unknown.
   bool publish(BpfSampler& sampler, std::string& whyNot);
+
+  // Method timing in this JVM: uprobes on its agent's hook stubs, then the agent instruments the loaded
+  // classes with slots [slotBase, slotLimit). Returns once it did. Throws jfrbpf::Error (old agent, JVM
+  // that cannot retransform, no answer within `timeout`).
+  void startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
+                   uint32_t slotLimit, std::chrono::milliseconds timeout);
+  bool timingStarted() const { return hookSites_.has_value(); }
+  // Whether the kernel runs the enter hook's uprobe on its fast path (meaningful after the first hits).
+  timing::ProbeSiteState probeSiteState() const;
 
  private:
   JvmConnection() = default;
@@ -53,6 +67,9 @@ class JvmConnection {
   std::unique_ptr<jvm::JavaSession> session_;
   std::string note_;
   bool layoutPublished_ = false;
+  uint64_t publishedThreadsVersion_ = UINT64_MAX;
+  std::unordered_map<uint32_t, uint64_t> publishedThreads_;  // tid -> JavaThread* in the sampler's map
+  std::optional<jvm::HookSiteAddresses> hookSites_;           // set once timing started
 };
 
 }  // namespace jfrbpf::record

@@ -40,6 +40,10 @@ std::string describeTargets(const RecordConfig& config, pid_t launched) {
 }
 
 constexpr std::chrono::seconds kAgentTimeout{30};
+// Instrumenting can retransform thousands of classes when a filter names a method of every class.
+constexpr std::chrono::seconds kTimingTimeout{120};
+// Statistics rows over all JVMs of a recording; each JVM gets an equal share.
+constexpr uint32_t kMethodSlots = 1u << 16;
 
 bool isJavaLauncher(const std::string& program) {
   return std::filesystem::path(program).filename() == "java";
@@ -73,6 +77,43 @@ void connectJvm(pid_t pid, BpfSampler& sampler, std::vector<std::unique_ptr<JvmC
   }
 }
 
+std::string describeInstrumentation(const JvmConnection& connection) {
+  size_t timed = 0, traced = 0;
+  connection.model().timedMethods().forEach([&](const jvm::TimedMethodInfo& m) {
+    timed += m.timed() ? 1 : 0;
+    traced += m.traced() ? 1 : 0;
+  });
+  const jvm::TimingStatusInfo& status = *connection.model().timedMethods().status();
+  std::string text = "JVM " + std::to_string(connection.pid()) + ": instrumented " + std::to_string(status.classesInstrumented) +
+                     (status.classesInstrumented == 1 ? " class" : " classes") + " (" + std::to_string(timed) +
+                     " timed, " + std::to_string(traced) + " traced methods)";
+  if (status.methodsSkipped + status.classesFailed > 0) {
+    text += ", " + std::to_string(status.methodsSkipped) + " methods and " + std::to_string(status.classesFailed) +
+            " classes left alone";
+  }
+  return text;
+}
+
+// Instruments the methods of `jvm` the filters select. A JVM that cannot be instrumented keeps being
+// sampled; the reason goes to the terminal and the recording.
+void startTiming(JvmConnection& connection, BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
+                 uint32_t slotLimit, std::vector<std::string>& notes) {
+  try {
+    connection.startTiming(sampler, options, slotBase, slotLimit, kTimingTimeout);
+    std::fprintf(stderr, "jfrbpf: %s\n", describeInstrumentation(connection).c_str());
+    const std::vector<jvm::TimingSkip>& skips = connection.model().timedMethods().skips();
+    for (size_t i = 0; i < skips.size(); ++i) {
+      const jvm::TimingSkip& skip = skips[i];
+      std::string what = skip.className + (skip.methodName.empty() ? "" : "::" + skip.methodName + skip.descriptor);
+      notes.push_back("JVM " + std::to_string(connection.pid()) + ": not instrumented: " + what + ": " + skip.reason);
+      if (i < 5) std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+    }
+  } catch (const Error& e) {
+    notes.push_back(std::string(e.what()) + ": recording without method timing there");
+    std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+  }
+}
+
 jfr::RecordingOptions recordingOptions(const RecordConfig& config) {
   jfr::RecordingOptions options;
   options.path = config.outputPath;
@@ -100,6 +141,11 @@ RecordSummary record(const RecordConfig& config) {
   SamplerConfig samplerConfig;
   samplerConfig.userStackDepth = config.stackDepth;
   samplerConfig.ringBufferBytes = config.ringBufferBytes;
+  const bool timing = config.methodTiming.enabled();
+  if (timing) {
+    samplerConfig.methodSlots = kMethodSlots;
+    samplerConfig.traceThresholdNs = static_cast<uint64_t>(std::max<int64_t>(0, config.methodTiming.traceThresholdNs));
+  }
   BpfSampler sampler(samplerConfig);
 
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
@@ -108,6 +154,18 @@ RecordSummary record(const RecordConfig& config) {
   std::vector<std::string> notes;
   std::vector<std::unique_ptr<JvmConnection>> jvms;
   for (pid_t pid : config.pids) connectJvm(pid, sampler, jvms, notes);
+  const bool launchesJava = !config.command.empty() && isJavaLauncher(config.command.front());
+  const uint32_t slotsPerJvm = kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, jvms.size() + (launchesJava ? 1 : 0)));
+  uint32_t nextSlot = 0;
+  if (timing) {
+    if (jvms.empty() && !launchesJava) {
+      throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
+    }
+    for (auto& jvm : jvms) {
+      startTiming(*jvm, sampler, config.methodTiming, nextSlot, nextSlot + slotsPerJvm, notes);
+      nextSlot += slotsPerJvm;
+    }
+  }
 
   std::unique_ptr<LaunchedProcess> launched;
   std::unique_ptr<JvmConnection> launchedJvm;
@@ -127,7 +185,7 @@ RecordSummary record(const RecordConfig& config) {
   for (pid_t pid : targets) clocks.addProcess(pid);  // the launched child is still one gated thread
 
   jfr::Recording out(recordingOptions(config));
-  SamplePipeline pipeline(out, sampler, clocks, config.periodNs);
+  SamplePipeline pipeline(out, sampler, clocks, config.periodNs, config.methodTiming);
   for (auto& jvm : jvms) pipeline.addJvm(*jvm);
   for (pid_t pid : config.pids) pipeline.addProcess(pid);
   std::atomic<bool> stopConsumer{false};
@@ -144,6 +202,12 @@ RecordSummary record(const RecordConfig& config) {
     if (launchedJvm) {
       try {
         launchedJvm->acceptLaunched(launched->pid(), kAgentTimeout);
+        if (timing) {
+          // The agent reports the JVM as it starts; its hook sites come with its first records.
+          launchedJvm->session().drainUntil(
+              [](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); }, kAgentTimeout);
+          startTiming(*launchedJvm, sampler, config.methodTiming, nextSlot, nextSlot + slotsPerJvm, notes);
+        }
         pipeline.addJvm(*launchedJvm);
       } catch (const Error& e) {
         notes.push_back("the launched JVM's agent did not connect (" + std::string(e.what()) +
@@ -189,6 +253,15 @@ RecordSummary record(const RecordConfig& config) {
   for (const auto& [cause, count] : pipeline.ledger().byCause()) summary.lostByCause[cause] = count;
   summary.threads = pipeline.threads();
   summary.javaProcesses = jvms.size() + (launchedJvm ? 1 : 0);
+  if (timing) {
+    for (auto& jvm : jvms) summary.timedJvms += jvm->timingStarted() ? 1 : 0;
+    if (launchedJvm && launchedJvm->timingStarted()) ++summary.timedJvms;
+    summary.timedMethods = pipeline.timedMethodsWritten();
+    summary.timedInvocations = pipeline.timedInvocationsWritten();
+    summary.tracesWritten = pipeline.traceCounters().written;
+    summary.tracesUnknown = pipeline.traceCounters().unknownMethod;
+    summary.timerCounters = sampler.readTimerCounters();
+  }
   if (launched) {
     int status = 0;
     if (launched->reap(status)) summary.launchedExitStatus = status;

@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "userspace/record/sampling_clocks.h"
+#include "userspace/timing/method_timing_options.h"
 
 namespace jfrbpf::record {
 
@@ -28,6 +30,7 @@ struct RecordConfig {
   uint32_t ringBufferBytes = 16u << 20;
   bool progressLine = false;           // live status on stderr
   std::vector<jfr::Setting> settings;  // recorded as jdk.ActiveSetting
+  timing::MethodTimingOptions methodTiming;  // --method-timing / --method-trace
 };
 
 enum class StopReason { Duration, Interrupted, Terminated, TargetsExited };
@@ -45,6 +48,13 @@ struct RecordSummary {
   uint64_t threads = 0;
   size_t javaProcesses = 0;            // targets whose Java frames were resolved through the agent
   int launchedExitStatus = -1;         // wait status of the launched command, if any
+  // Method timing (when asked for).
+  size_t timedJvms = 0;                // JVMs whose methods were instrumented
+  size_t timedMethods = 0;             // jdk.MethodTiming events in the last batch
+  uint64_t timedInvocations = 0;       // the invocations they count
+  uint64_t tracesWritten = 0;          // jdk.MethodTrace events
+  uint64_t tracesUnknown = 0;          // trace records no timed method could be found for
+  std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> timerCounters{};  // the uprobe programs', summed over CPUs
 };
 
 // Runs the whole recording. Throws jfrbpf::Error for anything that prevents a useful recording (in which

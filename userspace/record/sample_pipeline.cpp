@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+
+#include "userspace/timing/probe_sites.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -11,7 +14,8 @@ constexpr jfr::Ticks kPeriodicWorkNs = 1'000'000'000;
 
 }  // namespace
 
-SamplePipeline::SamplePipeline(jfr::Recording& out, BpfSampler& sampler, SamplingClocks& clocks, int64_t periodNs)
+SamplePipeline::SamplePipeline(jfr::Recording& out, BpfSampler& sampler, SamplingClocks& clocks, int64_t periodNs,
+                               const timing::MethodTimingOptions& timing)
     : out_(out),
       sampler_(sampler),
       clocks_(clocks),
@@ -21,7 +25,17 @@ SamplePipeline::SamplePipeline(jfr::Recording& out, BpfSampler& sampler, Samplin
       stacks_(out, *kernelSymbols_, nativeSymbols_),
       ledger_(out, threads_),
       ring_(sampler.ringBufferMapFd(), [this](const void* data, size_t size) { onRecord(data, size); }),
-      unwind_(sampler) {}
+      unwind_(sampler),
+      timingOptions_(timing) {
+  if (!timing.enabled() || !sampler.methodHooksLoaded()) return;
+  timing_ = std::make_unique<timing::MethodTimingWriter>(
+      out_, [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) { stacks_.resolve(record, frames); },
+      [this](const jfrbpf_sample_record& record) { return threadOf(record); });
+  traceRing_ = std::make_unique<RingBufferReader>(sampler.traceRingBufferMapFd(),
+                                                  [this](const void* data, size_t size) { timing_->onTrace(data, size); });
+  const jfr::Ticks now = jfr::Recording::now();
+  nextTimingBatch_ = timing.timingPeriodNs > 0 ? now + timing.timingPeriodNs : INT64_MAX;
+}
 
 void SamplePipeline::addProcess(pid_t pid) {
   processes_.push_back(pid);
@@ -31,7 +45,60 @@ void SamplePipeline::addProcess(pid_t pid) {
 void SamplePipeline::addJvm(JvmConnection& jvm) {
   jvms_.push_back(&jvm);
   stacks_.setJavaModel(jvm.pid(), &jvm.model());
+  if (timing_) {
+    timing_->addJvm(jvm.pid(), jvm.model());
+    timingSkipsReported_[jvm.pid()] = jvm.model().timedMethods().skips().size();  // the recorder told those
+  }
 }
+
+void SamplePipeline::reportTimingSkips(jfr::Ticks now) {
+  for (JvmConnection* jvm : jvms_) {
+    const std::vector<jvm::TimingSkip>& skips = jvm->model().timedMethods().skips();
+    size_t& reported = timingSkipsReported_[jvm->pid()];
+    for (; reported < skips.size(); ++reported) {
+      const jvm::TimingSkip& skip = skips[reported];
+      out_.note(now, "info", "JVM " + std::to_string(jvm->pid()) + ": not instrumented: " + skip.className +
+                                 (skip.methodName.empty() ? "" : "::" + skip.methodName + skip.descriptor) + ": " +
+                                 skip.reason);
+    }
+  }
+}
+
+void SamplePipeline::writeMethodTimings(jfr::Ticks now) {
+  timing_->writeTimings(now, [this](uint32_t slot) { return sampler_.readMethodStats(slot); });
+}
+
+void SamplePipeline::reportProbePaths(jfr::Ticks now) {
+  for (JvmConnection* jvm : jvms_) {
+    // A registered uprobe is an int3 until its first hit, which may optimize it: judge only after hits.
+    if (!jvm->timingStarted() ||
+        std::find(probePathsReported_.begin(), probePathsReported_.end(), jvm->pid()) != probePathsReported_.end() ||
+        !sampler_.methodHooksHit(static_cast<uint32_t>(jvm->pid()))) {
+      continue;
+    }
+    timing::ProbeSiteState state = jvm->probeSiteState();
+    if (state == timing::ProbeSiteState::kNop) continue;
+    // Unreadable site bytes: the kernel's trampoline page, mapped at the first optimization, still tells.
+    if (state == timing::ProbeSiteState::kUnknown && timing::hasUprobeTrampoline(jvm->pid())) {
+      state = timing::ProbeSiteState::kOptimized;
+    }
+    probePathsReported_.push_back(jvm->pid());
+    std::string message = "JVM " + std::to_string(jvm->pid()) + ": method hook uprobes: " + timing::describe(state);
+    if (state == timing::ProbeSiteState::kTrap) {
+      message += ": every timed call traps (~3.5 us); Linux 6.18+ on x86_64 optimizes uprobes on 5-byte NOPs";
+      std::fprintf(stderr, "jfrbpf: %s\n", message.c_str());
+    }
+    out_.note(now, state == timing::ProbeSiteState::kTrap ? "warning" : "info", message);
+  }
+}
+
+timing::TraceCounters SamplePipeline::traceCounters() const {
+  return timing_ ? timing_->traceCounters() : timing::TraceCounters{};
+}
+
+size_t SamplePipeline::timedMethodsWritten() const { return timing_ ? timing_->timedMethodsWritten() : 0; }
+
+uint64_t SamplePipeline::timedInvocationsWritten() const { return timing_ ? timing_->invocationsWritten() : 0; }
 
 jfr::ThreadId SamplePipeline::threadOf(const jfrbpf_sample_record& record) {
   auto tgid = static_cast<pid_t>(record.tgid);
@@ -103,6 +170,14 @@ void SamplePipeline::periodicWork(jfr::Ticks now) {
     reportedThreadMapFull_ = mapFull;
   }
   lost_.store(ledger_.total(), std::memory_order_relaxed);
+  if (timing_) {
+    reportProbePaths(now);
+    reportTimingSkips(now);
+    if (now >= nextTimingBatch_) {
+      writeMethodTimings(now);
+      nextTimingBatch_ = now + timingOptions_.timingPeriodNs;
+    }
+  }
   out_.rotateIfDue(now);
 }
 
@@ -112,6 +187,10 @@ void SamplePipeline::runUntil(const std::atomic<bool>& stop) {
     ring_.poll(kPollTimeoutMs);
     jfr::Ticks now = jfr::Recording::now();
     serviceJvms(now);
+    if (traceRing_) {  // after the agents' records, which name the traced methods
+      traceRing_->drain();
+      timing_->retryPending();
+    }
     if (now >= nextPeriodic) {
       periodicWork(now);
       nextPeriodic = now + kPeriodicWorkNs;
@@ -122,7 +201,13 @@ void SamplePipeline::runUntil(const std::atomic<bool>& stop) {
 void SamplePipeline::finish() {
   serviceJvms(jfr::Recording::now());
   ring_.drain();
-  periodicWork(jfr::Recording::now());
+  if (traceRing_) {
+    traceRing_->drain();
+    timing_->retryPending(/*final=*/true);
+  }
+  jfr::Ticks now = jfr::Recording::now();
+  periodicWork(now);
+  if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here
 }
 
 }  // namespace jfrbpf::record

@@ -1,0 +1,300 @@
+// What a timed method invocation costs with jfrbpf (issue 7), as whole-program measurements on this machine:
+//   in this process, a pair of 5-byte-NOP stubs called as the agent's hooks are: unprobed, with the
+//   cheapest possible uprobe program on each, and with jfrbpf's own timing programs (plus the kernel's
+//   bpf_stats run time of those programs);
+//   in JVMs, a small method in a loop: JDK 17 alone, with `jfrbpf record --method-timing`, and, when a JDK 25
+//   is installed, JDK 25 alone, with its own jdk.MethodTiming, and with jfrbpf.
+// Every figure is CPU time per invocation (user + system: uprobe handling runs in the kernel on the
+// caller's thread), the median of several rounds. Prints a Markdown table. Needs root.
+//
+//   sudo build/bench/timing/timing_bench [--quick]
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/child_process.h"
+#include "timing_bench_bare.skel.h"
+#include "userspace/base/error.h"
+#include "userspace/record/bpf_sampler.h"
+#include "userspace/timing/probe_sites.h"
+
+extern "C" {
+void timing_bench_enter(void* env, void* klass, int hookIndex);
+void timing_bench_exit(void* env, void* klass, int hookIndex);
+}
+// The same shape as the agent's stubs (jvmsupport/agent/hook_stubs.cpp): a 5-byte NOP, then ret.
+__asm__(".text\n.p2align 4\n.globl timing_bench_enter\n.type timing_bench_enter,@function\ntiming_bench_enter:\n"
+        ".cfi_startproc\n.byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.cfi_endproc\n.size timing_bench_enter,.-timing_bench_enter\n"
+        ".p2align 4\n.globl timing_bench_exit\n.type timing_bench_exit,@function\ntiming_bench_exit:\n"
+        ".cfi_startproc\n.byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.cfi_endproc\n.size timing_bench_exit,.-timing_bench_exit\n");
+
+namespace {
+
+using namespace std::chrono_literals;
+using jfrbpf::test::ChildOptions;
+using jfrbpf::test::ChildProcess;
+
+struct Settings {
+  int pairs = 200000;  // stub pairs per round, in process
+  int calls = 200000;  // Java calls per round
+  int rounds = 7;
+};
+
+ChildOptions withStderr() {
+  ChildOptions options;
+  options.captureStderr = true;
+  return options;
+}
+
+double threadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+// CPU ns per enter+exit pair, median over rounds.
+double measurePairs(const Settings& s) {
+  std::vector<double> rounds;
+  const int hook = static_cast<int>(0 | JFRBPF_HOOK_TIMED);
+  for (int r = 0; r < s.rounds; ++r) {
+    double start = threadCpuNs();
+    for (int i = 0; i < s.pairs; ++i) {
+      timing_bench_enter(nullptr, nullptr, hook);
+      timing_bench_exit(nullptr, nullptr, hook);
+    }
+    rounds.push_back((threadCpuNs() - start) / s.pairs);
+  }
+  return median(rounds);
+}
+
+struct ProbedSites {
+  jfrbpf::timing::ProbeTarget enter = jfrbpf::timing::locateProbeSite(getpid(), reinterpret_cast<uintptr_t>(&timing_bench_enter));
+  jfrbpf::timing::ProbeTarget exit = jfrbpf::timing::locateProbeSite(getpid(), reinterpret_cast<uintptr_t>(&timing_bench_exit));
+};
+
+double measureBareUprobes(const Settings& s) {
+  ProbedSites sites;
+  timing_bench_bare* skel = timing_bench_bare::open_and_load();
+  if (!skel) throw jfrbpf::Error("loading the bare uprobe program failed");
+  std::vector<bpf_link*> links;
+  for (const auto* site : {&sites.enter, &sites.exit}) {
+    bpf_link* link = bpf_program__attach_uprobe_opts(skel->progs.on_bare_hit, getpid(), site->path.c_str(),
+                                                     site->fileOffset, nullptr);
+    if (link) links.push_back(link);
+  }
+  double ns = links.size() == 2 ? measurePairs(s) : 0;
+  for (bpf_link* link : links) bpf_link__destroy(link);
+  timing_bench_bare::destroy(skel);
+  return ns;
+}
+
+struct ProgramStats {
+  double enterNs = 0, exitNs = 0;
+};
+
+ProgramStats runTimeOf(int enterFd, int exitFd) {
+  auto perRun = [](int fd) {
+    bpf_prog_info info{};
+    uint32_t length = sizeof info;
+    if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &length) != 0 || info.run_cnt == 0) return 0.0;
+    return static_cast<double>(info.run_time_ns) / static_cast<double>(info.run_cnt);
+  };
+  return {perRun(enterFd), perRun(exitFd)};
+}
+
+struct TimerFigures {
+  double pairNs = 0;
+  ProgramStats programs;
+  std::string path;
+};
+
+TimerFigures measureTimerPrograms(const Settings& s) {
+  ProbedSites sites;
+  jfrbpf::record::SamplerConfig config;
+  config.methodSlots = 16;
+  jfrbpf::record::BpfSampler sampler(config);
+  sampler.attachMethodHooks(static_cast<uint32_t>(getpid()), sites.enter.path, sites.enter.fileOffset, sites.exit.path,
+                            sites.exit.fileOffset);
+  TimerFigures figures;
+  figures.pairNs = measurePairs(s);
+  // Run-time statistics only while the fd is open: a separate pass, so they do not inflate the pairs above.
+  int statsFd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+  if (statsFd >= 0) {
+    measurePairs(s);
+    figures.programs = runTimeOf(sampler.methodEnterProgramFd(), sampler.methodExitProgramFd());
+    close(statsFd);
+  }
+  figures.path = jfrbpf::timing::describe(
+      jfrbpf::timing::readProbeSiteState(getpid(), reinterpret_cast<uintptr_t>(&timing_bench_enter)));
+  jfrbpf::timing::MethodStats stats = sampler.readMethodStats(0);
+  if (stats.invocations == 0) figures.path += " (no invocation was timed!)";
+  return figures;
+}
+
+// One JVM run: the median CPU ns per call of TimingBench.work, with jfrbpf attached when `jfrbpfArgs` is set.
+std::optional<double> javaRun(const std::string& javaHome, const std::vector<std::string>& jvmOptions,
+                              const std::optional<std::vector<std::string>>& jfrbpfArgs, const Settings& s,
+                              const std::filesystem::path& scratch, std::string& log) {
+  std::filesystem::path go = scratch / "go";
+  std::filesystem::remove(go);
+  std::vector<std::string> argv{javaHome + "/bin/java"};
+  argv.insert(argv.end(), jvmOptions.begin(), jvmOptions.end());
+  argv.insert(argv.end(), {"-cp", TIMING_BENCH_CLASSES, "TimingBench", go.string(), std::to_string(s.calls),
+                           std::to_string(s.rounds)});
+  ChildProcess jvm(argv, withStderr());
+  std::string pid;
+  while (auto line = jvm.readLine(120s)) {
+    if (line->rfind("ready ", 0) == 0) {
+      pid = line->substr(6);
+      break;
+    }
+  }
+  if (pid.empty()) return std::nullopt;
+  std::optional<ChildProcess> jfrbpf;
+  if (jfrbpfArgs) {
+    std::vector<std::string> command{TIMING_BENCH_JFRBPF, "record", "-p", pid, "-o", (scratch / "bench.jfr").string()};
+    command.insert(command.end(), jfrbpfArgs->begin(), jfrbpfArgs->end());
+    jfrbpf.emplace(command, withStderr());
+    bool ready = false;
+    while (auto line = jfrbpf->readLine(180s)) {
+      log += *line + "\n";
+      if (line->find("instrumented") != std::string::npos) {
+        ready = true;
+        break;
+      }
+    }
+    if (!ready) return std::nullopt;
+  }
+  std::ofstream(go).put('\n');
+  std::optional<double> result;
+  while (auto line = jvm.readLine(300s)) {
+    double ns = 0;
+    if (std::sscanf(line->c_str(), "median-ns %lf", &ns) == 1) {
+      result = ns;
+      break;
+    }
+  }
+  if (jfrbpf) {
+    jfrbpf->signal(SIGINT);
+    jfrbpf->wait(60s);
+    log += jfrbpf->readAll(5s);
+  }
+  return result;
+}
+
+// Wall milliseconds to open and load the sampler's BPF object (the verifier's work), median of three.
+double loadMs(uint32_t methodSlots) {
+  std::vector<double> runs;
+  for (int i = 0; i < 3; ++i) {
+    jfrbpf::record::SamplerConfig config;
+    config.methodSlots = methodSlots;
+    auto start = std::chrono::steady_clock::now();
+    jfrbpf::record::BpfSampler sampler(config);
+    runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  return median(runs);
+}
+
+std::string figure(std::optional<double> ns) {
+  if (!ns) return "failed";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", *ns);
+  return text;
+}
+
+std::string loadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      s.pairs = s.calls = 50000;
+      s.rounds = 3;
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (geteuid() != 0) {
+    std::fprintf(stderr, "timing_bench: needs root (BPF uprobes, attaching to JVMs)\n");
+    return 3;
+  }
+  utsname uts{};
+  uname(&uts);
+  std::printf("Method timing cost, %s %s, %ld CPUs, load average %s; median of %d rounds, CPU time per call\n\n",
+              uts.sysname, uts.release, sysconf(_SC_NPROCESSORS_ONLN), loadAverage().c_str(), s.rounds);
+  try {
+    double plain = measurePairs(s);
+    double bare = measureBareUprobes(s);
+    TimerFigures timer = measureTimerPrograms(s);
+    std::printf("| what (enter + exit) | ns per invocation |\n|---|---|\n");
+    std::printf("| two nop5 stubs, no uprobes | %.1f |\n", plain);
+    std::printf("| bare uprobe pair on nop5 (counting program) | %.1f |\n", bare);
+    std::printf("| jfrbpf timing programs on nop5 (no JVM) | %.1f |\n", timer.pairNs);
+    std::printf("| ... of which BPF run time (bpf_stats: enter + exit) | %.1f + %.1f |\n", timer.programs.enterNs,
+                timer.programs.exitNs);
+    std::printf("| uprobe path in effect | %s |\n", timer.path.c_str());
+
+    std::string dir = (std::filesystem::temp_directory_path() / "timing-bench-XXXXXX").string();
+    if (mkdtemp(dir.data()) == nullptr) throw jfrbpf::Error("cannot create a scratch directory");
+    std::filesystem::path scratch = dir;
+    std::string log;
+    const std::vector<std::string> timing{"--method-timing", "TimingBench::work"};
+    std::optional<double> jdk17 = javaRun(TIMING_BENCH_JDK17, {}, std::nullopt, s, scratch, log);
+    std::optional<double> jdk17Timed = javaRun(TIMING_BENCH_JDK17, {}, timing, s, scratch, log);
+    std::printf("| JDK 17, small method, untimed | %s |\n", figure(jdk17).c_str());
+    std::printf("| JDK 17 + jfrbpf --method-timing | %s |\n", figure(jdk17Timed).c_str());
+    if (jdk17 && jdk17Timed) std::printf("| **jfrbpf overhead per timed invocation (JDK 17)** | **%.1f** |\n", *jdk17Timed - *jdk17);
+    std::string jdk25Home = TIMING_BENCH_JDK25;
+    if (!jdk25Home.empty() && std::filesystem::exists(jdk25Home + "/bin/java")) {
+      std::optional<double> jdk25 = javaRun(jdk25Home, {}, std::nullopt, s, scratch, log);
+      std::optional<double> jdk25Own = javaRun(
+          jdk25Home, {"-XX:StartFlightRecording:filename=" + (scratch / "jdk.jfr").string() +
+                          ",jdk.MethodTiming#filter=TimingBench::work"},
+          std::nullopt, s, scratch, log);
+      std::optional<double> jdk25Timed = javaRun(jdk25Home, {}, timing, s, scratch, log);
+      std::printf("| JDK 25, small method, untimed | %s |\n", figure(jdk25).c_str());
+      std::printf("| JDK 25 own jdk.MethodTiming | %s |\n", figure(jdk25Own).c_str());
+      std::printf("| JDK 25 + jfrbpf --method-timing | %s |\n", figure(jdk25Timed).c_str());
+      if (jdk25 && jdk25Own) std::printf("| JDK 25's own overhead per timed invocation | %.1f |\n", *jdk25Own - *jdk25);
+      if (jdk25 && jdk25Timed) std::printf("| **jfrbpf overhead per timed invocation (JDK 25)** | **%.1f** |\n", *jdk25Timed - *jdk25);
+    } else {
+      std::printf("| JDK 25 | not installed |\n");
+    }
+    std::filesystem::remove_all(scratch);
+    std::printf("\n| BPF object load (verifier) | ms |\n|---|---|\n");
+    std::printf("| sampling only (uprobe programs not loaded) | %.0f |\n", loadMs(0));
+    std::printf("| with method timing (walker verified for traces too) | %.0f |\n", loadMs(1u << 16));
+    std::printf("\nload average after: %s\n", loadAverage().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "timing_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,409 @@
+// Method timing pieces that need no JVM or BPF: JDK 25's statistics semantics, the channel records and
+// commands, the loader's table of timed methods, the agent's command framing and hook class, finding a
+// traced method's caller in a walked stack, the filter options, and the probe site helpers.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "jvmsupport/agent/command_reader.h"
+#include "jvmsupport/agent/hook_class.h"
+#include "jvmsupport/classfile/rewriter.h"
+#include "jvmsupport/protocol/timing_records.h"
+#include "tests/jvm/stream_builder.h"
+#include "userspace/base/error.h"
+#include "userspace/jvm/java_model.h"
+#include "userspace/jvm/record_stream_parser.h"
+#include "userspace/timing/method_statistics.h"
+#include "userspace/timing/method_timing_options.h"
+#include "userspace/timing/probe_sites.h"
+#include "userspace/timing/trace_stack.h"
+
+extern "C" void timing_test_nop5_site();
+__asm__(".text\n.globl timing_test_nop5_site\n.type timing_test_nop5_site,@function\ntiming_test_nop5_site:\n"
+        ".byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.size timing_test_nop5_site,.-timing_test_nop5_site\n");
+
+namespace jfrbpf::timing {
+namespace {
+
+using jvm::test::StreamBuilder;
+using jvm::test::VectorSink;
+using protocol::RecordType;
+
+template <typename Record>
+std::vector<uint8_t> encoded(const Record& record) {
+  std::vector<uint8_t> bytes;
+  VectorSink sink{bytes};
+  protocol::WireWriter<VectorSink> w(sink);
+  protocol::encode(w, record);
+  return bytes;
+}
+
+// ---- statistics -------------------------------------------------------------------------------------------
+
+TEST(TimingStatistics, AverageRoundsToNearestAsTheJdkDoes) {
+  MethodTimingValues v = timingValues({3, 10, 2, 5});  // 10 / 3 = 3.33 -> 3
+  EXPECT_EQ(v.invocations, 3);
+  EXPECT_EQ(v.average, 3);
+  v = timingValues({2, 5, 2, 3});  // (5 + 1) / 2 = 3: halves round up
+  EXPECT_EQ(v.average, 3);
+  EXPECT_EQ(v.minimum, 2);
+  EXPECT_EQ(v.maximum, 3);
+}
+
+TEST(TimingStatistics, MinimumAndMaximumIncludeTheAverage) {
+  // A min/max update lost to preemption may leave them inside the average: the JDK widens them.
+  MethodTimingValues v = timingValues({4, 400, 150, 120});
+  EXPECT_EQ(v.average, 100);
+  EXPECT_EQ(v.minimum, 100);
+  EXPECT_EQ(v.maximum, 120);
+  v = timingValues({4, 400, 0, 0});  // no min/max recorded yet
+  EXPECT_EQ(v.minimum, 100);
+  EXPECT_EQ(v.maximum, 100);
+}
+
+TEST(TimingStatistics, NothingMeasuredIsMissingNotZero) {
+  MethodTimingValues none = timingValues({});
+  EXPECT_EQ(none.invocations, 0);
+  EXPECT_EQ(none.minimum, kMissing);
+  EXPECT_EQ(none.average, kMissing);
+  EXPECT_EQ(none.maximum, kMissing);
+  MethodTimingValues zeroTime = timingValues({5, 0, 0, 0});
+  EXPECT_EQ(zeroTime.invocations, 5) << "invocations are reported even when the time is unmeasurable";
+  EXPECT_EQ(zeroTime.average, kMissing);
+}
+
+TEST(TimingStatistics, MergeTakesTheSmallestRealMinimum) {
+  MethodStats total;
+  total.merge(jfrbpf_method_stats{0, 0, 0, 0});  // an idle CPU
+  total.merge(jfrbpf_method_stats{2, 30, 10, 20});
+  total.merge(jfrbpf_method_stats{1, 5, 5, 5});
+  EXPECT_EQ(total.invocations, 3u);
+  EXPECT_EQ(total.totalNs, 35u);
+  EXPECT_EQ(total.minNs, 5u);
+  EXPECT_EQ(total.maxNs, 20u);
+}
+
+TEST(TimingStatistics, HugeSumsDoNotOverflow) {
+  uint64_t big = std::numeric_limits<uint64_t>::max() - 1;
+  MethodTimingValues v = timingValues({2, big, 1, big});
+  EXPECT_EQ(v.average, std::numeric_limits<int64_t>::max()) << "clamped to a long";
+}
+
+// ---- records and commands ----------------------------------------------------------------------------------
+
+TEST(TimingProtocol, RecordsRoundTrip) {
+  protocol::TimedMethod method{7, 42 | protocol::kHookTimed | protocol::kHookTraced, 0x11, 0x9, "com/foo/Bar", "run",
+                               "(I)V"};
+  protocol::TimedMethod back;
+  ASSERT_TRUE(protocol::decode(encoded(method), back));
+  EXPECT_EQ(back.hookIndex, method.hookIndex);
+  EXPECT_EQ(back.classModifiers, 0x11u);
+  EXPECT_EQ(back.methodModifiers, 0x9u);
+  EXPECT_EQ(back.className, "com/foo/Bar");
+  EXPECT_EQ(back.methodName, "run");
+  EXPECT_EQ(back.descriptor, "(I)V");
+
+  std::string longFilter(70000, 'x');
+  protocol::StartTiming start{100, 200, "com.foo.Bar::run", longFilter};
+  protocol::StartTiming startBack;
+  ASSERT_TRUE(protocol::decode(encoded(start), startBack));
+  EXPECT_EQ(startBack.slotBase, 100u);
+  EXPECT_EQ(startBack.slotLimit, 200u);
+  EXPECT_EQ(startBack.timingFilter, "com.foo.Bar::run");
+  EXPECT_EQ(startBack.traceFilter.size(), 70000u) << "filters are not cut at 64 KiB";
+
+  protocol::TimingStatus status{1, 1, 2, 3, 4, 5, "ok"};
+  protocol::TimingStatus statusBack;
+  ASSERT_TRUE(protocol::decode(encoded(status), statusBack));
+  EXPECT_EQ(statusBack.methodsSkipped, 4u);
+  EXPECT_EQ(statusBack.message, "ok");
+
+  std::vector<uint8_t> truncated = encoded(method);
+  truncated.pop_back();
+  EXPECT_FALSE(protocol::decode(truncated, back));
+}
+
+TEST(TimingProtocol, ThreadStartCarriesTheJavaThreadWhenKnown) {
+  protocol::ThreadStart current{5, 77, protocol::kThreadDaemon, 3, "worker", 0x7f0012345000};
+  std::vector<uint8_t> bytes = encoded(current);
+  protocol::ThreadStart back;
+  ASSERT_TRUE(protocol::decode(bytes, back));
+  EXPECT_EQ(back.javaThread, 0x7f0012345000u);
+  EXPECT_EQ(back.name, "worker");
+  EXPECT_EQ(back.flags, protocol::kThreadDaemon | protocol::kThreadHasJavaThread);
+  bytes.pop_back();
+  EXPECT_FALSE(protocol::decode(bytes, back)) << "announced, so required";
+
+  // Unknown (and every record of an older agent): no flag, no field, the record ends at the name.
+  protocol::ThreadStart unknown{5, 77, 0, 3, "worker", 0};
+  std::vector<uint8_t> old = encoded(unknown);
+  EXPECT_EQ(old.size(), bytes.size() + 1 - sizeof(uint64_t));
+  ASSERT_TRUE(protocol::decode(old, back));
+  EXPECT_EQ(back.javaThread, 0u);
+}
+
+TEST(TimingModel, PublishesJavaThreadPointers) {
+  StreamBuilder b;
+  b.preamble().hello();
+  b.record(RecordType::kThreadStart, protocol::ThreadStart{0, 501, protocol::kThreadReplayed, 1, "main", 0x7f00001000});
+  b.record(RecordType::kThreadStart, protocol::ThreadStart{10, 502, 0, 12, "worker", 0x7f00002000});
+  jvm::JavaModel model;
+  uint64_t before = model.threads().version();
+  jvm::RecordStreamParser parser;
+  ASSERT_TRUE(parser.feed(b.bytes(), [&](RecordType type, std::span<const uint8_t> payload) {
+    return model.apply(type, payload);
+  })) << model.error();
+  ASSERT_NE(model.threads().byJavaId(12), nullptr);
+  EXPECT_EQ(model.threads().byJavaId(12)->javaThread, 0x7f00002000u);
+  EXPECT_EQ(model.threads().byJavaId(1)->javaThread, 0x7f00001000u);
+  EXPECT_NE(model.threads().version(), before) << "consumers see that the table changed";
+}
+
+TEST(TimingModel, KeepsOnlyMethodsInsideTheAssignedSlots) {
+  StreamBuilder b;
+  b.preamble().hello();
+  b.record(RecordType::kHookSites, protocol::HookSites{0x1000, 0x1010, "jfrbpf/agent/MethodHooks"});
+  b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 10 | protocol::kHookTimed, 1, 9, "A", "early", "()V"});
+  jvm::JavaModel model;
+  model.timedMethods().setSlotRange(100, 200);
+  b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 150 | protocol::kHookTraced, 1, 9, "A", "in", "()V"});
+  b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 150 | protocol::kHookTimed, 1, 9, "A", "again", "()V"});
+  b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 200 | protocol::kHookTimed, 1, 9, "A", "past", "()V"});
+  b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 160, 1, 9, "A", "flagless", "()V"});
+  b.record(RecordType::kTimingSkipped, protocol::TimingSkipped{1, "A", "big", "()V", "method too large"});
+  b.record(RecordType::kTimingStatus, protocol::TimingStatus{2, 1, 1, 1, 1, 0, ""});
+  jvm::RecordStreamParser parser;
+  ASSERT_TRUE(parser.feed(b.bytes(), [&](RecordType type, std::span<const uint8_t> payload) {
+    return model.apply(type, payload);
+  })) << model.error();
+
+  const jvm::TimedMethods& timed = model.timedMethods();
+  ASSERT_TRUE(timed.hookSites().has_value());
+  EXPECT_EQ(timed.hookSites()->exitSite, 0x1010u);
+  EXPECT_EQ(timed.size(), 1u);
+  ASSERT_NE(timed.bySlot(150), nullptr);
+  EXPECT_EQ(timed.bySlot(150)->methodName, "in");
+  EXPECT_TRUE(timed.bySlot(150)->traced());
+  EXPECT_FALSE(timed.bySlot(150)->timed());
+  EXPECT_EQ(timed.refused(), 4u) << "10 (before the range), 150 again, 200 (past it), 160 without flags";
+  ASSERT_EQ(timed.skips().size(), 1u);
+  EXPECT_EQ(timed.skips()[0].reason, "method too large");
+  ASSERT_TRUE(timed.status().has_value());
+  EXPECT_EQ(timed.status()->state, protocol::TimingState::kApplied);
+}
+
+// ---- the agent's side ---------------------------------------------------------------------------------------
+
+class TimingCommandReader : public testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds_), 0); }
+  void TearDown() override {
+    if (fds_[0] >= 0) close(fds_[0]);
+    if (fds_[1] >= 0) close(fds_[1]);
+  }
+  void send(const std::vector<uint8_t>& bytes) {
+    ASSERT_EQ(write(fds_[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  }
+  static std::vector<uint8_t> command(protocol::CommandType type, const std::vector<uint8_t>& payload) {
+    std::vector<uint8_t> bytes(6);
+    uint32_t length = static_cast<uint32_t>(payload.size());
+    uint16_t typeValue = static_cast<uint16_t>(type);
+    std::memcpy(bytes.data(), &length, 4);
+    std::memcpy(bytes.data() + 4, &typeValue, 2);
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    return bytes;
+  }
+  int fds_[2] = {-1, -1};
+  agent::CommandReader reader_;
+};
+
+TEST_F(TimingCommandReader, AssemblesCommandsFromPieces) {
+  std::vector<uint8_t> bytes = command(protocol::CommandType::kStartTiming,
+                                       encoded(protocol::StartTiming{0, 10, "A::b", ""}));
+  std::vector<uint8_t> first(bytes.begin(), bytes.begin() + 3), rest(bytes.begin() + 3, bytes.end());
+  protocol::CommandType type{};
+  std::span<const uint8_t> payload;
+  send(first);
+  EXPECT_EQ(reader_.receive(fds_[0]), agent::CommandReader::Status::kOpen);
+  EXPECT_FALSE(reader_.next(type, payload)) << "a partial header is not a command";
+  send(rest);
+  EXPECT_EQ(reader_.receive(fds_[0]), agent::CommandReader::Status::kOpen);
+  ASSERT_TRUE(reader_.next(type, payload));
+  EXPECT_EQ(type, protocol::CommandType::kStartTiming);
+  protocol::StartTiming start;
+  ASSERT_TRUE(protocol::decode(payload, start));
+  EXPECT_EQ(start.timingFilter, "A::b");
+  EXPECT_FALSE(reader_.next(type, payload));
+  close(fds_[1]);
+  fds_[1] = -1;
+  EXPECT_EQ(reader_.receive(fds_[0]), agent::CommandReader::Status::kClosed);
+}
+
+TEST_F(TimingCommandReader, RefusesOversizedCommands) {
+  std::vector<uint8_t> header(6, 0);
+  uint32_t huge = protocol::kMaxCommandPayload + 1;
+  std::memcpy(header.data(), &huge, 4);
+  send(header);
+  EXPECT_EQ(reader_.receive(fds_[0]), agent::CommandReader::Status::kBroken);
+  protocol::CommandType type{};
+  std::span<const uint8_t> payload;
+  EXPECT_FALSE(reader_.next(type, payload));
+}
+
+TEST(TimingHookClass, IsAValidClassWithTwoStaticNatives) {
+  uint8_t bytes[512];
+  size_t size = agent::buildHookClassFile(bytes, sizeof bytes);
+  ASSERT_GT(size, 0u);
+  EXPECT_EQ(agent::buildHookClassFile(bytes, 16), 0u) << "too small a buffer is refused, not overrun";
+  classfile::ClassInfoResult info = classfile::readClassInfo(std::span<const uint8_t>(bytes, size));
+  ASSERT_TRUE(info.info.has_value()) << info.error;
+  EXPECT_EQ(info.info->name, agent::kHookClassName);
+  EXPECT_EQ(info.info->majorVersion, 52);
+  ASSERT_EQ(info.info->methods.size(), 2u);
+  for (const classfile::MethodInfo& m : info.info->methods) {
+    EXPECT_EQ(m.descriptor, "(I)V");
+    EXPECT_EQ(m.accessFlags, 0x0109) << "public static native";
+  }
+  EXPECT_EQ(info.info->methods[0].name, agent::kHookEnterMethod);
+  EXPECT_EQ(info.info->methods[1].name, agent::kHookExitMethod);
+}
+
+// ---- finding the caller in a traced stack -------------------------------------------------------------------
+
+constexpr uint64_t kTraced = 0x100, kCaller = 0x200, kHook = 0x300;
+constexpr uint64_t kTracedPtr = 0x800010000, kCallerPtr = 0x800020000;
+
+void loadTracingModel(jvm::JavaModel& model) {
+  StreamBuilder b;
+  b.preamble().hello();
+  b.record(RecordType::kClass, protocol::ClassInfo{1, 0, 1, protocol::kReplayed, "com/example/Work"});
+  b.record(RecordType::kClass, protocol::ClassInfo{2, 0, 1, protocol::kReplayed, "jfrbpf/agent/MethodHooks"});
+  auto method = [](uint64_t id, uint64_t classId, uint64_t ptr, std::string_view name, std::string_view sig) {
+    protocol::MethodInfo m;
+    m.methodId = id;
+    m.classId = classId;
+    m.methodPtr = ptr;
+    m.codeStart = ptr + 0x40;
+    m.codeSize = 32;
+    m.flags = protocol::kReplayed;
+    m.name = name;
+    m.signature = sig;
+    return m;
+  };
+  b.method(method(kTraced, 1, kTracedPtr, "compute", "(I)J"), {{0, 10}});
+  b.method(method(kCaller, 1, kCallerPtr, "main", "([Ljava/lang/String;)V"), {{0, 20}});
+  b.method(method(kHook, 2, 0x800030000, "exit", "(I)V"), {});
+  protocol::CompiledMethodLoad compiled;
+  compiled.time = 1;
+  compiled.methodId = kCaller;
+  compiled.codeStart = 0x7000;
+  compiled.codeSize = 0x100;
+  compiled.flags = protocol::kCompiledReplayed;
+  b.compiled(compiled, {kCaller, kTraced}, {{0x20, {{1, 4}, {0, 7}}}, {0x40, {{0, 9}}}});
+  jvm::RecordStreamParser parser;
+  ASSERT_TRUE(parser.feed(b.bytes(), [&](RecordType type, std::span<const uint8_t> payload) {
+    return model.apply(type, payload);
+  })) << model.error();
+}
+
+jvm::TimedMethodInfo tracedMethod() {
+  jvm::TimedMethodInfo m;
+  m.hookIndex = 1 | protocol::kHookTraced;
+  m.className = "com/example/Work";
+  m.methodName = "compute";
+  m.descriptor = "(I)J";
+  return m;
+}
+
+TEST(TimingTraceStack, DropsAnInterpretedTracedFrameWhole) {
+  jvm::JavaModel model;
+  ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
+  auto record = std::make_unique<jfrbpf_sample_record>();
+  record->time_ns = 100;
+  record->user_depth = 4;
+  uint64_t frames[] = {0x5000, 0,  // the exit stub (native)
+                       0x6000, 0,  // the hook's native wrapper
+                       kTracedPtr + 0x45, kTracedPtr, kCallerPtr + 0x48, kCallerPtr};
+  std::memcpy(record->data, frames, sizeof frames);
+  std::array<jvm::JavaFrame, 8> scratch;
+  CallerFrames caller = findCaller(model, *record, tracedMethod(), scratch);
+  ASSERT_TRUE(caller.found);
+  EXPECT_EQ(caller.rawFrames, 3u);
+  EXPECT_EQ(caller.resolvedFrames, 0u);
+  dropTopFrames(*record, caller.rawFrames);
+  ASSERT_EQ(record->user_depth, 1u);
+  EXPECT_EQ(record->data[1], kCallerPtr) << "the caller's interpreted frame is now the top";
+}
+
+TEST(TimingTraceStack, DropsOnlyTheInlinedPartOfACompiledFrame) {
+  jvm::JavaModel model;
+  ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
+  auto record = std::make_unique<jfrbpf_sample_record>();
+  record->time_ns = 100;
+  record->user_depth = 2;
+  uint64_t frames[] = {0x5000, 0, 0x7020, 0};  // stub, then the caller's code with compute inlined at 0x20
+  std::memcpy(record->data, frames, sizeof frames);
+  std::array<jvm::JavaFrame, 8> scratch;
+  CallerFrames caller = findCaller(model, *record, tracedMethod(), scratch);
+  ASSERT_TRUE(caller.found);
+  EXPECT_EQ(caller.rawFrames, 1u) << "the stub goes";
+  EXPECT_EQ(caller.resolvedFrames, 1u) << "then the inlined compute, keeping main from the same frame";
+
+  frames[2] = 0x7040;  // a pc of main itself: compute is not in this stack
+  std::memcpy(record->data, frames, sizeof frames);
+  EXPECT_FALSE(findCaller(model, *record, tracedMethod(), scratch).found);
+}
+
+TEST(TimingTraceStack, WithoutTheTracedFrameDropsOnlyTheHooksFrames) {
+  jvm::JavaModel model;
+  ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
+  auto record = std::make_unique<jfrbpf_sample_record>();
+  record->time_ns = 100;
+  record->user_depth = 3;
+  uint64_t hookPtr = 0x800030000;
+  uint64_t frames[] = {0x5000, 0, hookPtr + 0x40, hookPtr, 0x9000, 0};  // stub, MethodHooks.exit, unknown code
+  std::memcpy(record->data, frames, sizeof frames);
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 2u);
+  frames[3] = kCallerPtr;  // not the hook's frame after all
+  std::memcpy(record->data, frames, sizeof frames);
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 1u) << "only the stub is certain";
+}
+
+// ---- options and probe sites ---------------------------------------------------------------------------------
+
+TEST(TimingOptions, FiltersBecomeCanonicalText) {
+  EXPECT_EQ(parseFilterOption("--method-timing", " com.foo.Bar::run ; ::<clinit> "), "com.foo.Bar::run;::<clinit>");
+  try {
+    parseFilterOption("--method-timing", "com.foo.Bar::");
+    FAIL() << "a filter without a method name after '::' must be refused";
+  } catch (const Error& e) {
+    std::string message = e.what();
+    EXPECT_EQ(message.rfind("invalid --method-timing filter at column", 0), 0u) << message;
+    EXPECT_NE(message.find("\n  com.foo.Bar::\n"), std::string::npos) << message;
+    EXPECT_NE(message.find('^'), std::string::npos) << message;
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+  }
+  EXPECT_THROW(parseFilterOption("--method-trace", " ; "), Error) << "a filter that selects nothing";
+}
+
+TEST(TimingProbeSites, FindsTheFileOffsetOfACodeAddress) {
+  uint64_t site = reinterpret_cast<uintptr_t>(&timing_test_nop5_site);
+  ProbeTarget target = locateProbeSite(getpid(), site);
+  EXPECT_EQ(target.path.rfind("/proc/" + std::to_string(getpid()) + "/map_files/", 0), 0u) << target.path;
+  std::ifstream file(target.path, std::ios::binary);
+  ASSERT_TRUE(file.is_open()) << target.path;
+  file.seekg(static_cast<std::streamoff>(target.fileOffset));
+  char bytes[5] = {};
+  file.read(bytes, 5);
+  EXPECT_EQ(std::memcmp(bytes, reinterpret_cast<const void*>(site), 5), 0) << "the offset names the site's bytes";
+  EXPECT_EQ(readProbeSiteState(getpid(), site), ProbeSiteState::kNop);
+  EXPECT_EQ(readProbeSiteState(getpid(), reinterpret_cast<uintptr_t>(&locateProbeSite)), ProbeSiteState::kUnknown);
+  EXPECT_THROW(locateProbeSite(getpid(), 16), Error);
+}
+
+}  // namespace
+}  // namespace jfrbpf::timing

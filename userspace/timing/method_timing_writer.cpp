@@ -1,0 +1,117 @@
+#include "userspace/timing/method_timing_writer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "userspace/timing/trace_stack.h"
+
+namespace jfrbpf::timing {
+
+MethodTimingWriter::MethodTimingWriter(jfr::Recording& out, ResolveStack resolve, ThreadOf threadOf)
+    : out_(out), resolve_(std::move(resolve)), threadOf_(std::move(threadOf)), trimmed_(new jfrbpf_sample_record) {}
+
+void MethodTimingWriter::addJvm(pid_t pid, const jvm::JavaModel& model) { jvms_.push_back({pid, &model}); }
+
+const MethodTimingWriter::Jvm* MethodTimingWriter::jvmOf(pid_t pid) const {
+  for (const Jvm& jvm : jvms_) {
+    if (jvm.pid == pid) return &jvm;
+  }
+  return nullptr;
+}
+
+jfr::MethodId MethodTimingWriter::methodId(const jvm::TimedMethodInfo& method) {
+  auto [it, inserted] = methodIds_.try_emplace(&method, 0);
+  if (inserted) {
+    jfr::ClassId owner = out_.internClass(method.className, static_cast<int32_t>(method.classModifiers));
+    it->second = out_.internMethod(owner, method.methodName, method.descriptor,
+                                   static_cast<int32_t>(method.methodModifiers));
+  }
+  return it->second;
+}
+
+namespace {
+// Retries happen once per pipeline turn (about 100 ms): a method's report is given a second to arrive.
+constexpr int kPendingAttempts = 10;
+constexpr size_t kMaxPending = 4096;
+}  // namespace
+
+void MethodTimingWriter::onTrace(const void* data, size_t size) {
+  const bool keep = pending_.size() < kMaxPending;
+  Outcome outcome = write(data, size, /*lastChance=*/!keep);
+  if (outcome == Outcome::kMalformed) ++counters_.malformed;
+  if (outcome != Outcome::kRetry) return;
+  if (!keep) {
+    ++counters_.unknownMethod;
+    return;
+  }
+  auto* bytes = static_cast<const uint8_t*>(data);
+  pending_.push_back({std::vector<uint8_t>(bytes, bytes + size), 0});
+}
+
+void MethodTimingWriter::retryPending(bool final) {
+  std::vector<Pending> still;
+  for (Pending& p : pending_) {
+    const bool lastChance = final || ++p.attempts >= kPendingAttempts;
+    if (write(p.bytes.data(), p.bytes.size(), lastChance) != Outcome::kRetry) continue;
+    if (lastChance) {
+      ++counters_.unknownMethod;
+    } else {
+      still.push_back(std::move(p));
+    }
+  }
+  pending_ = std::move(still);
+}
+
+MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t size, bool lastChance) {
+  if (size < JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_HEADER_SIZE) return Outcome::kMalformed;
+  jfrbpf_trace_head head;
+  std::memcpy(&head, data, sizeof head);
+  const auto* bytes = static_cast<const uint8_t*>(data) + JFRBPF_TRACE_HEAD_SIZE;
+  const size_t recordSize = size - JFRBPF_TRACE_HEAD_SIZE;
+  // The ring gives no alignment guarantee beyond 8 bytes and a record may be short: copy what is there.
+  std::memcpy(trimmed_.get(), bytes, std::min(recordSize, sizeof(jfrbpf_sample_record)));
+  const jfrbpf_sample_record& record = *trimmed_;
+  const uint32_t userDepth = record.user_depth;
+  if (userDepth > JFRBPF_MAX_USER_FRAMES || record.kernel_depth != 0 ||
+      JFRBPF_SAMPLE_HEADER_SIZE + 2 * size_t{userDepth} * sizeof(uint64_t) > recordSize) {
+    return Outcome::kMalformed;
+  }
+  const Jvm* jvm = jvmOf(static_cast<pid_t>(record.tgid));
+  const uint32_t slot = head.hook_index & JFRBPF_HOOK_SLOT_MASK;
+  const jvm::TimedMethodInfo* method = jvm ? jvm->model->timedMethods().bySlot(slot) : nullptr;
+  if (method == nullptr || !method->traced()) return Outcome::kRetry;
+  CallerFrames caller = findCaller(*jvm->model, record, *method, inlineScratch_);
+  if (!caller.found && !lastChance) return Outcome::kRetry;
+  if (!caller.found) {
+    ++counters_.callerNotFound;
+    const std::optional<jvm::HookSiteAddresses>& sites = jvm->model->timedMethods().hookSites();
+    caller.rawFrames = hookFrames(*jvm->model, record, sites ? std::string_view(sites->hookClass) : std::string_view());
+  }
+  const bool truncated = (record.flags & JFRBPF_SAMPLE_USER_STACK_TRUNCATED) != 0;
+  dropTopFrames(*trimmed_, caller.rawFrames);
+  resolve_(*trimmed_, frames_);
+  frames_.erase(frames_.begin(), frames_.begin() + std::min<size_t>(caller.resolvedFrames, frames_.size()));
+  out_.methodTrace(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(head.duration_ns),
+                   threadOf_(*trimmed_), frames_, truncated, methodId(*method));
+  ++counters_.written;
+  return Outcome::kWritten;
+}
+
+void MethodTimingWriter::writeTimings(jfr::Ticks now, const ReadStats& read) {
+  std::map<jfr::MethodId, MethodStats> byMethod;
+  for (const Jvm& jvm : jvms_) {
+    jvm.model->timedMethods().forEach([&](const jvm::TimedMethodInfo& method) {
+      if (method.timed()) byMethod[methodId(method)].merge(read(method.slot()));
+    });
+  }
+  lastInvocations_ = 0;
+  for (const auto& [id, stats] : byMethod) {
+    MethodTimingValues v = timingValues(stats);
+    out_.methodTiming(now, id, v.invocations, v.minimum, v.average, v.maximum);
+    lastInvocations_ += stats.invocations;
+  }
+  lastBatch_ = byMethod.size();
+}
+
+}  // namespace jfrbpf::timing

@@ -1,0 +1,71 @@
+#include "userspace/timing/trace_stack.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace jfrbpf::timing {
+
+namespace {
+
+// The stub, the hook's frame and the traced method's own: a little slack for adapters in between.
+constexpr uint32_t kMaxFramesToSearch = 8;
+
+bool isTracedMethod(const jvm::JavaMethod* method, const jvm::TimedMethodInfo& traced) {
+  return method != nullptr && method->klass != nullptr && method->name == traced.methodName &&
+         method->signature == traced.descriptor && method->klass->name == traced.className;
+}
+
+}  // namespace
+
+CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record& record,
+                        const jvm::TimedMethodInfo& method, std::span<jvm::JavaFrame> scratch) {
+  const uint32_t depth = std::min<uint32_t>({record.user_depth, JFRBPF_MAX_USER_FRAMES, kMaxFramesToSearch});
+  const uint64_t ticks = record.time_ns;
+  for (uint32_t i = 0; i < depth; ++i) {
+    const uint64_t pc = record.data[2 * i];
+    const uint64_t methodPtr = record.data[2 * i + 1];
+    if (methodPtr != 0) {
+      std::optional<jvm::JavaFrame> frame = model.interpretedFrame(methodPtr, pc, ticks);
+      if (frame && isTracedMethod(frame->method, method)) return {true, i + 1, 0};
+      continue;
+    }
+    jvm::PcInfo info = model.classify(pc, ticks);
+    if (info.kind != jvm::CodeKind::kCompiled) continue;
+    size_t count = model.compiledFrames(*info.compiled, pc, ticks, scratch);
+    for (size_t k = 0; k < count; ++k) {
+      if (!isTracedMethod(scratch[k].method, method)) continue;
+      // The last of the chain is the physical frame's own method: drop the frame whole.
+      if (k + 1 == count) return {true, i + 1, 0};
+      return {true, i, static_cast<uint32_t>(k + 1)};
+    }
+  }
+  return {};
+}
+
+uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass) {
+  const uint32_t depth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
+  if (depth < 2) return depth;  // the walk starts in the exit stub
+  const uint64_t pc = record.data[2], methodPtr = record.data[3];
+  const jvm::JavaMethod* method = nullptr;
+  if (methodPtr != 0) {
+    method = model.methods().byPointer(methodPtr, record.time_ns);
+  } else if (const jvm::CompiledBlob* blob = model.code().compiledAt(pc, record.time_ns)) {
+    method = model.methods().byId(blob->methodId, record.time_ns);
+  }
+  bool hookMethod = method != nullptr && method->klass != nullptr && method->klass->name == hookClass;
+  return hookMethod ? 2 : 1;
+}
+
+void dropTopFrames(jfrbpf_sample_record& record, uint32_t frames) {
+  const uint32_t userDepth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
+  const uint32_t kernelDepth = std::min<uint32_t>(record.kernel_depth, JFRBPF_MAX_KERNEL_FRAMES);
+  frames = std::min(frames, userDepth);
+  if (frames == 0) return;
+  const size_t words = 2 * static_cast<size_t>(userDepth - frames) + kernelDepth;
+  std::memmove(record.data, record.data + 2 * frames, words * sizeof(uint64_t));
+  record.user_depth = static_cast<uint16_t>(userDepth - frames);
+  record.kernel_depth = static_cast<uint16_t>(kernelDepth);
+}
+
+}  // namespace jfrbpf::timing

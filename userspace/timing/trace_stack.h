@@ -1,0 +1,34 @@
+#pragma once
+// A traced invocation's stack, as JDK 25 records jdk.MethodTrace's: starting at the caller of the traced
+// method. The walk starts in the exit stub, so the raw stack is: the stub (native), the hook's native method
+// frame, then the traced method, which C2 may have inlined into its caller's physical frame. The frames
+// up to and including the traced method are dropped by locating its frame among the first few physical
+// frames with the same rules the stack resolver applies (interpreted by Method*, compiled by inline chain).
+#include <cstdint>
+#include <span>
+
+#include "bpf/sampler_abi.h"
+#include "userspace/jvm/java_model.h"
+#include "userspace/jvm/timed_methods.h"
+
+namespace jfrbpf::timing {
+
+struct CallerFrames {
+  bool found = false;
+  uint32_t rawFrames = 0;       // physical frames to drop from the top
+  uint32_t resolvedFrames = 0;  // then resolved frames to drop from the next physical frame's inline chain
+};
+
+// Where the caller's stack starts in `record` (a trace record's stack), or found = false when the traced
+// method is not among the top frames (the walk failed early, or code the model does not know yet).
+CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record& record,
+                        const jvm::TimedMethodInfo& method, std::span<jvm::JavaFrame> scratch);
+
+// When the traced method cannot be found: the frames that are certainly the hook's own, the exit stub and
+// the hook class's native method, so that the stack at least starts at the traced method.
+uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass);
+
+// Removes the first `frames` user frames of `record`, in place.
+void dropTopFrames(jfrbpf_sample_record& record, uint32_t frames);
+
+}  // namespace jfrbpf::timing
