@@ -1,0 +1,34 @@
+#pragma once
+// Starting the benchmark workloads (workloads/): each returns once the workload runs at full speed.
+#include <string>
+#include <vector>
+
+#include "bench/sampler/bench_env.h"
+#include "bench/sampler/child_process.h"
+
+namespace jfrbpf::bench {
+
+// SamplerWorkload deep: THREADS threads whose samples have `frames` user frames (compiled Java frames of a
+// recursion, plus the thread's Java and JVM frames below them). Returns after JIT warm-up.
+ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer);
+
+// SamplerWorkload throughput: returns once the JVM printed "warm"; send "go SECONDS" to measure.
+ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int threads, int warmupSeconds,
+                                 const std::vector<std::string>& jvmOptions, const std::string& logName);
+
+// native_chain: THREADS threads whose samples have `frames` user frames, alternating between the executable
+// and a shared library; built without frame pointers unless `framePointers`.
+ChildProcess startNativeChain(const BenchEnv& env, int frames, int threads, bool framePointers);
+
+struct ThreadThroughput {
+  double opsPerSecond = 0;     // per second of wall time
+  double opsPerCpuSecond = 0;  // per second of the thread's own CPU time
+};
+
+// The throughput workload's "ops THREAD RATE RATE_PER_CPU" lines, one per thread, read until "done".
+std::vector<ThreadThroughput> readThroughput(ChildProcess& workload, std::chrono::milliseconds timeout);
+
+// CPUs' worth of CPU time `pid` used over `window` (e.g. 1.93 for two busy threads on a quiet machine).
+double measureCpuShare(pid_t pid, std::chrono::milliseconds window);
+
+}  // namespace jfrbpf::bench

@@ -1,0 +1,160 @@
+// Java workloads for the sampler benchmarks (bench/sampler).
+//
+//   deep DEPTH THREADS         each thread calls descend() DEPTH deep, burns about 100 us at the bottom,
+//                              returns and starts again, forever: after warm-up every sample sees DEPTH
+//                              compiled frames of descend() (run with -XX:CompileCommand=dontinline for
+//                              descend and leafWork so that each is one physical frame); prints "warm"
+//                              once the JIT has settled
+//   throughput THREADS WARMUP  CPU-bound units of work on THREADS threads; prints "warm" after WARMUP
+//                              seconds once the JIT has settled, then waits for a line on stdin: "go SECONDS" measures for SECONDS
+//                              and prints "ops THREAD OPS_PER_SECOND OPS_PER_CPU_SECOND" per thread (the
+//                              latter per second of that thread's own CPU time), then "done" and exits
+//
+// Both print "ready" once every thread runs. See bench/sampler/bench_*.cpp for how they are measured.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+public final class SamplerWorkload {
+  private static volatile long sink;
+
+  // One physical frame per level: the benchmark asks the JIT not to inline it.
+  static long descend(int depth, long seed) {
+    if (depth == 0) return leafWork(seed);
+    long below = descend(depth - 1, seed + depth);
+    return below ^ (seed * 31 + depth);
+  }
+
+  // About 100 us of arithmetic the JIT cannot fold away.
+  static long leafWork(long seed) {
+    long x = seed | 1;
+    for (int i = 0; i < 40_000; ++i) {
+      x ^= x << 13;
+      x ^= x >>> 7;
+      x ^= x << 17;
+    }
+    return x;
+  }
+
+  // The unit of work of the throughput benchmark: a moderately deep call chain (as real code has) over a
+  // small array, a few microseconds each.
+  static long unit(long[] data, int depth, long seed) {
+    if (depth == 0) {
+      long acc = seed;
+      for (int i = 0; i < data.length; ++i) {
+        data[i] = data[i] * 6364136223846793005L + acc;
+        acc ^= data[i] >>> 29;
+      }
+      return acc;
+    }
+    return unit(data, depth - 1, seed + 1) + depth;
+  }
+
+  // Returns once the JIT compilers have been idle for a whole second (at most a minute): on a busy machine
+  // compilation can take far longer than any fixed warm-up, and compiler threads compete with the workload.
+  private static void awaitJitSettled() throws InterruptedException {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+      Thread.sleep(5000);
+      return;
+    }
+    long last = jit.getTotalCompilationTime();
+    for (int second = 0; second < 60; ++second) {
+      Thread.sleep(1000);
+      long now = jit.getTotalCompilationTime();
+      if (now == last) return;
+      last = now;
+    }
+  }
+
+  private static void deep(int depth, int threads) throws InterruptedException {
+    CountDownLatch started = new CountDownLatch(threads);
+    for (int t = 0; t < threads; ++t) {
+      final long seed = t + 1;
+      Thread worker = new Thread(() -> {
+        started.countDown();
+        long s = seed;
+        while (true) s = descend(depth, s);
+      }, "deep-" + t);
+      worker.setDaemon(true);
+      worker.start();
+    }
+    started.await();
+    System.out.println("ready");
+    System.out.flush();
+    awaitJitSettled();
+    System.out.println("warm");
+    System.out.flush();
+    Thread.sleep(Long.MAX_VALUE);
+  }
+
+  private static void throughput(int threads, double warmupSeconds) throws Exception {
+    AtomicLongArray ops = new AtomicLongArray(threads);
+    CountDownLatch started = new CountDownLatch(threads);
+    long[] threadIds = new long[threads];
+    for (int t = 0; t < threads; ++t) {
+      final int index = t;
+      Thread worker = new Thread(() -> {
+        started.countDown();
+        long[] data = new long[256];
+        long seed = index;
+        long local = 0;
+        while (true) {
+          seed = unit(data, 16, seed);
+          // Published every 256 units so that the counter costs nothing measurable.
+          if ((++local & 255) == 0) ops.lazySet(index, local);
+        }
+      }, "throughput-" + t);
+      worker.setDaemon(true);
+      threadIds[t] = worker.getId();
+      worker.start();
+    }
+    started.await();
+    System.out.println("ready");
+    System.out.flush();
+    Thread.sleep((long) (warmupSeconds * 1000));
+    awaitJitSettled();
+    System.out.println("warm");
+    System.out.flush();
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+    String line = in.readLine();
+    if (line == null || !line.startsWith("go ")) return;
+    double seconds = Double.parseDouble(line.substring(3).trim());
+    // Thread CPU time includes the interrupts that hit the thread (no IRQ time accounting), so ops per CPU
+    // second keeps in-thread profiling costs while ignoring how much CPU a busy machine left us.
+    ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+    long[] before = new long[threads];
+    long[] cpuBefore = new long[threads];
+    for (int t = 0; t < threads; ++t) {
+      before[t] = ops.get(t);
+      cpuBefore[t] = bean.getThreadCpuTime(threadIds[t]);
+    }
+    long start = System.nanoTime();
+    Thread.sleep((long) (seconds * 1000));
+    long elapsed = System.nanoTime() - start;
+    for (int t = 0; t < threads; ++t) {
+      long done = ops.get(t) - before[t];
+      long cpu = bean.getThreadCpuTime(threadIds[t]) - cpuBefore[t];
+      double rate = done / (elapsed / 1e9);
+      double perCpuSecond = cpu > 0 ? done / (cpu / 1e9) : 0;
+      System.out.println("ops " + t + " " + rate + " " + perCpuSecond);
+    }
+    System.out.println("done");
+    System.out.flush();
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 3 && args[0].equals("deep")) {
+      deep(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+    } else if (args.length == 3 && args[0].equals("throughput")) {
+      throughput(Integer.parseInt(args[1]), Double.parseDouble(args[2]));
+    } else {
+      System.err.println("usage: SamplerWorkload deep DEPTH THREADS | throughput THREADS WARMUP_SECONDS");
+      System.exit(2);
+    }
+  }
+}
