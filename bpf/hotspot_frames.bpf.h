@@ -10,8 +10,12 @@
 #define STUB_MAX_FRAME_BYTES (1u << 16)
 #define MAX_FRAME_SIZE_WORDS (1 << 16)
 
-/* The CodeBlob containing pc, or 0 if pc is in free or unknown code cache memory. */
-static __always_inline __u64 find_code_blob(const struct jfrbpf_hotspot* jvm, __u64 pc) {
+/* The CodeBlob containing pc, or 0 if pc is in free or unknown code cache memory; the JVM layout is the one
+ * copied into the scratch `scratch_key`. A global function, verified once (see find_unwind_row). */
+__noinline __u64 find_code_blob(__u32 scratch_key, __u64 pc) {
+  const struct sampler_scratch* s = get_scratch(scratch_key);
+  if (!s) return 0;
+  const struct jfrbpf_hotspot* jvm = &s->jvm;
   const struct jfrbpf_code_heap* heap = 0;
   for (int i = 0; i < JFRBPF_MAX_CODE_HEAPS; i++) {
     if (i < jvm->heap_count && pc >= jvm->heaps[i].low && pc < jvm->heaps[i].high) {
@@ -40,12 +44,19 @@ static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 sl
   if ((fp & 7) != 0 || fp < w->sp || fp - w->sp > INTERPRETER_MAX_FRAME_BYTES) {
     return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
   }
-  __u64 method = 0, bcp = 0, caller_pc = 0, sender_sp = 0, caller_fp = 0;
-  if (!read_user_u64(fp + (__s64)jvm->interp_method_slot * 8, &method) ||
-      !read_user_u64(fp + (__s64)jvm->interp_bcp_slot * 8, &bcp) || !read_user_u64(fp + 8, &caller_pc) ||
-      !read_user_u64(fp + (__s64)jvm->interp_sender_sp_slot * 8, &sender_sp) || !read_user_u64(fp, &caller_fp)) {
+  /* Two reads: the eight words below rbp (Method*, bcp, sender sp: slots -1..-8 on every JDK since 8),
+   * and the saved rbp with the return address above it. */
+  __u64 below[8];
+  __u64 above[2];
+  if (bpf_probe_read_user(below, sizeof(below), (const void*)(fp - sizeof(below))) != 0 ||
+      !read_user_pair(fp, above)) {
     return walk_stop(w, JFRBPF_WALK_READ_FAULT);
   }
+  __u64 method = below[(8 + jvm->interp_method_slot) & 7];
+  __u64 bcp = below[(8 + jvm->interp_bcp_slot) & 7];
+  __u64 sender_sp = below[(8 + jvm->interp_sender_sp_slot) & 7];
+  __u64 caller_fp = above[0];
+  __u64 caller_pc = above[1];
   s->record.data[slot] = bcp;
   s->record.data[slot + 1] = method;
   if (sender_sp <= fp) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
@@ -110,7 +121,7 @@ static __always_inline bool unwind_compiled_edge(struct walk* w, __u64 blob, con
 static __always_inline long step_code_cache(struct sampler_scratch* s) {
   struct walk* w = &s->walk;
   const struct jfrbpf_hotspot* jvm = &s->jvm;
-  __u64 blob = find_code_blob(jvm, w->pc);
+  __u64 blob = find_code_blob(w->scratch_key, w->pc);
   if (!blob) return walk_stop(w, JFRBPF_WALK_UNKNOWN_CODE);
   __s32 frame_size = 0;
   if (!read_user_s32(blob + jvm->blob_frame_size, &frame_size)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
@@ -119,13 +130,11 @@ static __always_inline long step_code_cache(struct sampler_scratch* s) {
     /* Stubs without a recorded size keep an rbp frame, except frameless ones caught at the top. */
     __u64 fp = w->fp;
     if ((fp & 7) == 0 && fp >= w->sp && fp - w->sp < STUB_MAX_FRAME_BYTES) {
-      __u64 caller_pc = 0, caller_fp = 0;
-      if (!read_user_u64(fp + 8, &caller_pc) || !read_user_u64(fp, &caller_fp)) {
-        return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-      }
-      w->pc = caller_pc;
+      __u64 frame[2]; /* saved rbp, return address */
+      if (!read_user_pair(fp, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
+      w->pc = frame[1];
       w->sp = fp + 16;
-      w->fp = caller_fp;
+      w->fp = frame[0];
       return 0;
     }
     if (!top) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
@@ -137,13 +146,11 @@ static __always_inline long step_code_cache(struct sampler_scratch* s) {
   }
   if (top && unwind_compiled_edge(w, blob, jvm)) return 0;
   __u64 sender_sp = w->sp + (__u64)frame_size * 8;
-  __u64 caller_pc = 0, caller_fp = 0;
-  if (!read_user_u64(sender_sp - 8, &caller_pc) || !read_user_u64(sender_sp - 16, &caller_fp)) {
-    return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-  }
-  w->pc = caller_pc;
+  __u64 frame[2]; /* saved rbp, return address: the two words below the sender's sp */
+  if (!read_user_pair(sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
+  w->pc = frame[1];
   w->sp = sender_sp;
-  w->fp = caller_fp;
+  w->fp = frame[0];
   return 0;
 }
 

@@ -10,8 +10,7 @@
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, 1); /* sized by the loader, which writes rows through a shared mapping */
-  __uint(map_flags, BPF_F_MMAPABLE);
+  __uint(max_entries, 1); /* sized by the loader */
   __type(key, __u32);
   __type(value, struct jfrbpf_unwind_row);
 } unwind_rows SEC(".maps");
@@ -30,8 +29,10 @@ struct {
   __type(value, struct jfrbpf_unwind_process);
 } unwind_processes SEC(".maps");
 
-/* The table row that covers `pc` in this process, or NULL (no mapping, no table, or a gap). */
-static __always_inline const struct jfrbpf_unwind_row* find_unwind_row(__u32 tgid, __u64 pc) {
+/* The table row that covers `pc` in this process, packed into a __u64 (a row of kind NONE = 0: no mapping,
+ * no table, or a gap). A global function: the verifier checks its searches once, not on every path of the
+ * walk that calls it, which keeps the program's load time down. */
+__noinline __u64 find_unwind_row(__u32 tgid, __u64 pc) {
   const struct jfrbpf_unwind_process* proc = bpf_map_lookup_elem(&unwind_processes, &tgid);
   if (!proc) return 0;
   /* Last mapping with start <= pc. */
@@ -70,11 +71,16 @@ static __always_inline const struct jfrbpf_unwind_row* find_unwind_row(__u32 tgi
   }
   if (left == 0) return 0;
   __u32 index = first + left - 1;
-  return bpf_map_lookup_elem(&unwind_rows, &index);
+  const struct jfrbpf_unwind_row* row = bpf_map_lookup_elem(&unwind_rows, &index);
+  if (!row) return 0;
+  __u64 packed = 0;
+  __builtin_memcpy(&packed, row, sizeof(*row));
+  return packed;
 }
 
 /* Applies a table row. Returns -1 to stop (reason set), 0 to continue, 1 when there was no usable row. */
 static __always_inline int apply_unwind_row(struct walk* w, const struct jfrbpf_unwind_row* row) {
+  __u64 pair[2];
   __u64 cfa = 0;
   switch (row->kind) {
     case JFRBPF_UNWIND_CFA_RSP:
@@ -106,18 +112,32 @@ static __always_inline int apply_unwind_row(struct walk* w, const struct jfrbpf_
     default:
       return 1;
   }
-  __u64 caller_pc = 0;
-  if (cfa <= w->sp || !read_user_u64(cfa - 8, &caller_pc)) {
-    walk_stop(w, JFRBPF_WALK_READ_FAULT);
+  if (cfa <= w->sp) {
+    walk_stop(w, JFRBPF_WALK_BAD_FRAME);
     return -1;
   }
+  __u64 caller_pc = 0;
   __u64 caller_fp = w->fp;
-  if (row->rbp_slot == JFRBPF_UNWIND_RBP_LOST) {
-    caller_fp = 0;
-  } else if (row->rbp_slot != JFRBPF_UNWIND_RBP_UNCHANGED &&
-             !read_user_u64(cfa + (__s64)row->rbp_slot * 8, &caller_fp)) {
-    walk_stop(w, JFRBPF_WALK_READ_FAULT);
-    return -1;
+  if (row->rbp_slot == -2) {
+    /* The usual frame: saved rbp right below the return address, both in one read. */
+    if (!read_user_pair(cfa - 16, pair)) {
+      walk_stop(w, JFRBPF_WALK_READ_FAULT);
+      return -1;
+    }
+    caller_fp = pair[0];
+    caller_pc = pair[1];
+  } else {
+    if (!read_user_u64(cfa - 8, &caller_pc)) {
+      walk_stop(w, JFRBPF_WALK_READ_FAULT);
+      return -1;
+    }
+    if (row->rbp_slot == JFRBPF_UNWIND_RBP_LOST) {
+      caller_fp = 0;
+    } else if (row->rbp_slot != JFRBPF_UNWIND_RBP_UNCHANGED &&
+               !read_user_u64(cfa + (__s64)row->rbp_slot * 8, &caller_fp)) {
+      walk_stop(w, JFRBPF_WALK_READ_FAULT);
+      return -1;
+    }
   }
   w->pc = caller_pc;
   w->sp = cfa;
@@ -129,11 +149,11 @@ static __always_inline int apply_unwind_row(struct walk* w, const struct jfrbpf_
 static __always_inline bool unwind_by_frame_pointer(struct walk* w) {
   __u64 fp = w->fp;
   if (fp == 0 || (fp & 7) != 0 || fp < w->sp || fp - w->sp > NATIVE_MAX_FRAME_BYTES) return false;
-  __u64 caller_pc = 0, caller_fp = 0;
-  if (!read_user_u64(fp + 8, &caller_pc) || !read_user_u64(fp, &caller_fp)) return false;
-  w->pc = caller_pc;
+  __u64 frame[2]; /* saved rbp, return address */
+  if (!read_user_pair(fp, frame)) return false;
+  w->pc = frame[1];
   w->sp = fp + 16;
-  w->fp = caller_fp;
+  w->fp = frame[0];
   return true;
 }
 

@@ -84,8 +84,9 @@ static __always_inline long step_native(struct sampler_scratch* s) {
   /* A return address points after the call: look up the call itself, which may end its function. */
   __u64 lookup_pc = w->exact_pc ? w->pc : w->pc - 1;
   w->exact_pc = 0;
-  const struct jfrbpf_unwind_row* row = find_unwind_row(w->tgid, lookup_pc);
-  if (row) {
+  __u64 packed = find_unwind_row(w->tgid, lookup_pc);
+  const struct jfrbpf_unwind_row* row = (const struct jfrbpf_unwind_row*)&packed;
+  if (row->kind != JFRBPF_UNWIND_NONE) {
     int applied = apply_unwind_row(w, row);
     if (applied <= 0) return applied < 0 ? 1 : 0;
   }
@@ -94,7 +95,7 @@ static __always_inline long step_native(struct sampler_scratch* s) {
     count(JFRBPF_COUNTER_WALK_ANCHOR_USED);
     return 0;
   }
-  return walk_stop(w, row ? JFRBPF_WALK_BAD_FRAME : JFRBPF_WALK_NO_UNWIND_INFO);
+  return walk_stop(w, row->kind != JFRBPF_UNWIND_NONE ? JFRBPF_WALK_BAD_FRAME : JFRBPF_WALK_NO_UNWIND_INFO);
 }
 
 /* One frame per call: record it, then find its caller. Returns 1 to stop the loop. `ctx` points at the
@@ -180,6 +181,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
 
   struct walk* w = &s->walk;
   w->tgid = tgid;
+  w->scratch_key = SCRATCH_SAMPLER;
   w->depth = 0;
   w->max_depth = user_stack_depth;
   w->end = JFRBPF_WALK_ROOT;
@@ -223,7 +225,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
 
   __u64 size = JFRBPF_SAMPLE_HEADER_SIZE + ((__u64)udepth * 2 + kdepth) * sizeof(__u64);
   if (size > sizeof(*rec)) size = sizeof(*rec);
-  if (bpf_ringbuf_output(&samples, rec, size, 0) != 0) {
+  if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples)) != 0) {
     count(JFRBPF_COUNTER_LOST_RINGBUF_FULL);
     charge_loss(tgid, tid);
     return 0;

@@ -23,7 +23,8 @@ struct walk {
   __u8 anchor_used; /* a JavaFrameAnchor may be used once per walk */
   __u8 exact_pc;    /* pc is an interrupted instruction (top or signal frame), not a return address */
   __u8 busy;        /* the trace scratch is in use (a preempted uprobe program still owns it) */
-  __u8 reserved[6];
+  __u8 scratch_key; /* SCRATCH_SAMPLER or SCRATCH_TRACE: where this walk lives */
+  __u8 reserved[5];
 };
 
 /* A trace record is `trace` followed by `record`, sent as one contiguous range. */
@@ -56,8 +57,22 @@ static __always_inline bool read_user_u64(__u64 address, __u64* value) {
   return bpf_probe_read_user(value, sizeof(*value), (const void*)address) == 0;
 }
 
+/* Two adjacent user words in one read (a saved rbp and the return address above it, for example): user
+ * reads dominate the walk's cost, so frames are unwound with as few of them as possible. */
+static __always_inline bool read_user_pair(__u64 address, __u64 words[2]) {
+  return bpf_probe_read_user(words, 2 * sizeof(__u64), (const void*)address) == 0;
+}
+
 static __always_inline bool read_user_s32(__u64 address, __s32* value) {
   return bpf_probe_read_user(value, sizeof(*value), (const void*)address) == 0;
+}
+
+/* Flags for bpf_ringbuf_output: the consumer drains on its own short timer, so a record wakes it only when
+ * the ring is a quarter full — a wakeup per record would cost several microseconds each. */
+static __always_inline __u64 ringbuf_wakeup_flags(void* ring) {
+  __u64 pending = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA);
+  __u64 size = bpf_ringbuf_query(ring, BPF_RB_RING_SIZE);
+  return pending > size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 /* Ends the walk with `reason`; returns the bpf_loop "stop" value. */

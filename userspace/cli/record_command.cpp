@@ -44,7 +44,7 @@ Options:
                            match the kernel's CPU accounting exactly, like JDK 25's CPUTimeSample), or one
                            clock per CPU (cpu: constant cost however many threads, but biased when other
                            timers fire together with it)
-      --ring-buffer SIZE   BPF ring buffer size in bytes, a power of two (default 16m; k/m suffixes)
+      --ring-buffer SIZE   BPF ring buffer size in bytes, a power of two (default 8m; k/m suffixes)
       --method-timing FILTER
                            time the JVM methods FILTER selects: jdk.MethodTiming events with invocations
                            and minimum/average/maximum time. FILTER is JEP 520's: targets separated by ';',

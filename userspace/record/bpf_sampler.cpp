@@ -2,7 +2,6 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,27 +51,21 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     throw Error(loadFailureHint(-err), ErrorKind::Environment);
   }
   rowCapacity_ = std::max<uint32_t>(1, config.unwindRows);
-  void* rows = mmap(nullptr, rowsBytes(), PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel_->maps.unwind_rows), 0);
-  if (rows == MAP_FAILED) {
-    int mapErr = errno;
-    sampler::destroy(skel_);
-    skel_ = nullptr;
-    throw systemError("mapping the unwind table rows", mapErr);
-  }
-  rows_ = static_cast<jfrbpf_unwind_row*>(rows);
 }
 
 BpfSampler::~BpfSampler() {
   detach();
-  detachMethodHooks();
-  if (rows_) munmap(rows_, rowsBytes());
   sampler::destroy(skel_);
 }
 
-size_t BpfSampler::rowsBytes() const {
-  size_t bytes = static_cast<size_t>(rowCapacity_) * sizeof(jfrbpf_unwind_row);
-  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  return (bytes + page - 1) / page * page;
+void BpfSampler::writeUnwindRows(uint32_t firstRow, std::span<const jfrbpf_unwind_row> rows) {
+  // One batched update per table: a library's rows land in a single system call.
+  std::vector<uint32_t> keys(rows.size());
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = firstRow + static_cast<uint32_t>(i);
+  auto count = static_cast<__u32>(rows.size());
+  if (bpf_map_update_batch(bpf_map__fd(skel_->maps.unwind_rows), keys.data(), rows.data(), &count, nullptr) != 0) {
+    throw systemError("loading unwind table rows into BPF");
+  }
 }
 
 void BpfSampler::setUnwindFile(uint64_t fileId, const jfrbpf_unwind_file& file) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ namespace jfrbpf::record {
 
 struct SamplerConfig {
   uint32_t userStackDepth = 512;
-  uint32_t ringBufferBytes = 16u << 20;  // power of two, >= page size
+  uint32_t ringBufferBytes = 8u << 20;   // power of two, >= page size
   uint32_t unwindRows = 4u << 20;        // native unwind table rows for all processes (8 bytes each)
   // Method timing: rows of the statistics map over all JVMs; 0 leaves the uprobe programs unloaded.
   uint32_t methodSlots = 0;
@@ -59,8 +60,8 @@ class BpfSampler {
   void forgetProcess(uint32_t tgid);
 
   int ringBufferMapFd() const;
-  // The native unwind tables (bpf/unwind_abi.h); rows are written straight into the shared array.
-  jfrbpf_unwind_row* unwindRows() const { return rows_; }
+  // The native unwind tables (bpf/unwind_abi.h): rows are copied into the row array at `firstRow`.
+  void writeUnwindRows(uint32_t firstRow, std::span<const jfrbpf_unwind_row> rows);
   uint32_t unwindRowCapacity() const { return rowCapacity_; }
   void setUnwindFile(uint64_t fileId, const jfrbpf_unwind_file& file);
   void removeUnwindFile(uint64_t fileId);
@@ -87,13 +88,10 @@ class BpfSampler {
   bool methodHooksHit(uint32_t tgid) const;
 
  private:
-  size_t rowsBytes() const;
-
   sampler* skel_ = nullptr;
   std::vector<bpf_link*> links_;
   std::vector<bpf_link*> hookLinks_;
   uint32_t methodSlots_ = 0;
-  jfrbpf_unwind_row* rows_ = nullptr;
   uint32_t rowCapacity_ = 0;
 };
 

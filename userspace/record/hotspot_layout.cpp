@@ -86,6 +86,13 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
   layout.interp_bcp_slot = isJdk8(model) ? kInterpreterBcpSlotJdk8 : kInterpreterBcpSlotJdk9;
   auto senderSp = vm.constant("frame::interpreter_frame_sender_sp_offset");
   layout.interp_sender_sp_slot = senderSp ? static_cast<int32_t>(*senderSp) : kInterpreterSenderSpSlot;
+  // The walker reads the eight words below rbp in one go: every slot it uses must be among them.
+  for (int32_t slot : {layout.interp_method_slot, layout.interp_bcp_slot, layout.interp_sender_sp_slot}) {
+    if (slot < -8 || slot > -1) {
+      whyNot = "interpreter frame slot " + std::to_string(slot) + " is outside the words the walker reads";
+      return std::nullopt;
+    }
+  }
 
   uint32_t anchor = 0, sp = 0, fp = 0, pc = 0;
   if (offset(vm, "JavaThread", "_anchor", anchor, ignored) &&

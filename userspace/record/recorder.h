@@ -27,7 +27,7 @@ struct RecordConfig {
   int64_t periodNs = 10'000'000;       // CPU time between samples
   ClockMode clockMode = ClockMode::PerThread;
   uint32_t stackDepth = 512;           // user frames
-  uint32_t ringBufferBytes = 16u << 20;
+  uint32_t ringBufferBytes = 8u << 20;
   bool progressLine = false;           // live status on stderr
   std::vector<jfr::Setting> settings;  // recorded as jdk.ActiveSetting
   timing::MethodTimingOptions methodTiming;  // --method-timing / --method-trace

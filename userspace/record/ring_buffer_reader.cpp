@@ -19,8 +19,10 @@ int RingBufferReader::onRecord(void* self, void* data, size_t size) {
 }
 
 int RingBufferReader::poll(int timeoutMs) {
-  int n = ring_buffer__poll(ring_, timeoutMs);
-  return n < 0 ? 0 : n;  // EINTR and friends: the caller's loop tries again
+  // The BPF side wakes us only when the ring fills up; otherwise the timeout is the drain period.
+  int woken = ring_buffer__poll(ring_, timeoutMs);
+  int drained = ring_buffer__consume(ring_);
+  return (woken < 0 ? 0 : woken) + (drained < 0 ? 0 : drained);  // EINTR and friends: the loop tries again
 }
 
 int RingBufferReader::drain() {

@@ -15,7 +15,7 @@ class RingBufferReader {
   RingBufferReader(const RingBufferReader&) = delete;
   RingBufferReader& operator=(const RingBufferReader&) = delete;
 
-  // Waits up to `timeoutMs` for records and handles them; returns the number handled.
+  // Waits up to `timeoutMs` (less if the ring fills up), then handles every record there; returns how many.
   int poll(int timeoutMs);
   // Handles everything currently in the buffer without waiting.
   int drain();

@@ -9,7 +9,8 @@
 namespace jfrbpf::record {
 namespace {
 
-constexpr int kPollTimeoutMs = 100;
+// How often the consumer drains the rings when nothing wakes it (the BPF side only does when they fill up).
+constexpr int kPollTimeoutMs = 50;
 constexpr jfr::Ticks kPeriodicWorkNs = 1'000'000'000;
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "userspace/record/unwind_maps.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 
 #include "userspace/base/error.h"
@@ -65,7 +64,7 @@ const UnwindMaps::FileSlot* UnwindMaps::slotFor(const std::shared_ptr<const unwi
     ++rejected_;
     return nullptr;
   }
-  std::memcpy(sampler_.unwindRows() + first, table->rows.data(), count * sizeof(jfrbpf_unwind_row));
+  sampler_.writeUnwindRows(first, table->rows);
   FileSlot slot{nextFileId_++, first, count, 0};
   sampler_.setUnwindFile(slot.fileId, {slot.firstRow, slot.rowCount});
   return &files_.emplace(table.get(), slot).first->second;
