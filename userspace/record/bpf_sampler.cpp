@@ -95,12 +95,18 @@ void BpfSampler::removeTarget(uint32_t tgid) {
   bpf_map__delete_elem(skel_->maps.targets, &tgid, sizeof(tgid), 0);
 }
 
-void BpfSampler::attach(const std::vector<int>& perfEventFds) {
-  for (int fd : perfEventFds) {
-    bpf_link* link = bpf_program__attach_perf_event(skel_->progs.on_cpu_clock, fd);
-    if (!link) throw systemError("attaching the BPF sampler to a cpu-clock event");
-    links_.push_back(link);
-  }
+bpf_link* BpfSampler::attach(int perfEventFd) {
+  bpf_link* link = bpf_program__attach_perf_event(skel_->progs.on_cpu_clock, perfEventFd);
+  if (!link) throw systemError("attaching the BPF sampler to a sampling clock event");
+  links_.push_back(link);
+  return link;
+}
+
+void BpfSampler::release(bpf_link* link) {
+  auto it = std::find(links_.begin(), links_.end(), link);
+  if (it == links_.end()) return;
+  bpf_link__destroy(link);
+  links_.erase(it);
 }
 
 void BpfSampler::detach() {

@@ -48,8 +48,10 @@ class BpfSampler {
   void addTarget(uint32_t tgid);
   void removeTarget(uint32_t tgid);
 
-  // Attaches the program to each perf event fd (one per CPU). Links are released by detach()/destructor.
-  void attach(const std::vector<int>& perfEventFds);
+  // Attaches the sampling program to a perf event. The link is the sampler's until detach(), or the
+  // caller's to release earlier with release() (a process that exited).
+  bpf_link* attach(int perfEventFd);
+  void release(bpf_link* link);
   void detach();
 
   // The layout of the JVM in process `tgid`, for the stack walker's Java frames.

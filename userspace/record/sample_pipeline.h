@@ -1,93 +1,76 @@
 #pragma once
-// The consumer side of a recording, run on its own thread: ring-buffer records -> JFR events, plus the
-// periodic work that keeps the accounting exact (per-thread losses, kernel throttling) and rotates chunks.
-// With method timing, also the traces ring (jdk.MethodTrace) and the jdk.MethodTiming batches: every
-// --timing-period and always when the recording ends.
+// The consumer side of a recording, run on its own thread: it drains the sampler's rings, routes each
+// record to the output of its process (one file for `record -p`, one per JVM for `record --all`), and does
+// the periodic work that keeps the accounting exact (per-thread losses, kernel throttling), the native
+// unwind tables current and the chunks rotating. Processes and outputs may be added and retired while it
+// runs: changes are handed over through a small queue and applied on the consumer thread.
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
-#include "formats/jfr/writer/recording.h"
 #include "userspace/record/bpf_sampler.h"
-#include "userspace/record/sampling_clocks.h"
-#include "userspace/record/jvm_connection.h"
-#include "userspace/record/loss_ledger.h"
 #include "userspace/record/ring_buffer_reader.h"
-#include "userspace/record/stack_resolver.h"
-#include "userspace/record/thread_registry.h"
+#include "userspace/record/sampling_clocks.h"
+#include "userspace/record/target_output.h"
 #include "userspace/record/unwind_maps.h"
-#include "userspace/timing/method_timing_options.h"
-#include "userspace/timing/method_timing_writer.h"
 
 namespace jfrbpf::record {
 
 class SamplePipeline {
  public:
-  SamplePipeline(jfr::Recording& out, BpfSampler& sampler, SamplingClocks& clocks, int64_t periodNs,
-                 const timing::MethodTimingOptions& timing = {});
+  SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks);
 
-  // Java frames and thread names of this JVM come from `jvm` from now on (call before runUntil).
-  void addJvm(JvmConnection& jvm);
-  // Loads the native unwind tables of `pid` now and keeps them in step with its mappings (before runUntil).
-  void addProcess(pid_t pid);
-  UnwindMapsStats unwindStats() const { return unwind_.stats(); }
+  const symbolize::KernelSymbolizer& kernelSymbols() const { return *kernelSymbols_; }
+  symbolize::ProcessSymbolizer& nativeSymbols() { return nativeSymbols_; }
 
-  // Consumes until `stop` is set, then drains what is left and writes the final loss reports.
-  // Call finish() only after the perf events are disabled, so nothing arrives afterwards.
+  // Samples of `pid` go to `output` (which must outlive the pipeline or its retirement); its native unwind
+  // tables are loaded before this returns when called before runUntil, else on the consumer thread.
+  void addProcess(pid_t pid, TargetOutput& output);
+  // The process is gone: forget it. `onRetired` runs on the consumer thread once nothing more can reach
+  // its output from the rings (the caller may finish the output there).
+  void retireProcess(pid_t pid, std::function<void()> onRetired);
+
+  // Consumes until `stop` is set. Call finish() only after the perf events are disabled, so nothing
+  // arrives afterwards: it drains the rest and writes the final loss reports into every output.
   void runUntil(const std::atomic<bool>& stop);
   void finish();
 
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
-  uint64_t failedStacks() const { return failed_.load(std::memory_order_relaxed); }
   uint64_t lost() const { return lost_.load(std::memory_order_relaxed); }
-  const LossLedger& ledger() const { return ledger_; }
-  size_t threads() const { return threads_.size(); }
-  // Method timing, once finish() ran: traces written and lost on the way; timed methods and their
-  // invocations in the last batch.
-  timing::TraceCounters traceCounters() const;
-  size_t timedMethodsWritten() const;
-  uint64_t timedInvocationsWritten() const;
+  UnwindMapsStats unwindStats() const { return unwind_.stats(); }
 
  private:
-  void onRecord(const void* data, size_t size);
+  struct Change {
+    pid_t pid;
+    TargetOutput* output;          // add
+    std::function<void()> retired;  // retire
+  };
+  void applyChanges();
+  void onSample(const void* data, size_t size);
+  void onTrace(const void* data, size_t size);
   void periodicWork(jfr::Ticks now);
-  void serviceJvms(jfr::Ticks now);
-  void refreshJavaThreadNames();
-  jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
-  void writeMethodTimings(jfr::Ticks now);
-  // Tells, once per JVM, whether its hook uprobes run on the kernel's fast path.
-  void reportProbePaths(jfr::Ticks now);
-  // Methods the agents left alone since the last look (classes loaded during the recording).
-  void reportTimingSkips(jfr::Ticks now);
+  std::vector<TargetOutput*> outputs() const;
 
-  jfr::Recording& out_;
   BpfSampler& sampler_;
   SamplingClocks& clocks_;
-  int64_t periodNs_;
   std::shared_ptr<const symbolize::KernelSymbolizer> kernelSymbols_;
   symbolize::ProcessSymbolizer nativeSymbols_;
-  ThreadRegistry threads_;
-  StackResolver stacks_;
-  LossLedger ledger_;
   RingBufferReader ring_;
-  std::vector<JvmConnection*> jvms_;
+  std::unique_ptr<RingBufferReader> traceRing_;  // with method timing
   UnwindMaps unwind_;
-  std::vector<pid_t> processes_;
-  bool layoutWarned_ = false;
-  std::vector<jfr::StackFrame> frames_;  // reused for every sample
+  std::unordered_map<pid_t, TargetOutput*> routes_;
   uint64_t reportedThreadMapFull_ = 0;
+  std::atomic<bool> running_{false};
+  std::mutex changesMutex_;
+  std::vector<Change> changes_;
   std::atomic<uint64_t> samples_{0};
-  std::atomic<uint64_t> failed_{0};
   std::atomic<uint64_t> lost_{0};
-
-  timing::MethodTimingOptions timingOptions_;
-  std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing
-  std::unique_ptr<RingBufferReader> traceRing_;
-  jfr::Ticks nextTimingBatch_ = 0;
-  std::vector<pid_t> probePathsReported_;
-  std::unordered_map<pid_t, size_t> timingSkipsReported_;  // per JVM: skips already in notes
 };
 
 }  // namespace jfrbpf::record

@@ -33,47 +33,77 @@ constexpr int kMaxThreadScans = 8;
 SamplingClocks::SamplingClocks(ClockMode mode, uint64_t periodNs, BpfSampler& sampler)
     : mode_(mode), periodNs_(periodNs), sampler_(sampler) {
   if (mode_ == ClockMode::PerCpu) {
-    for (int cpu : onlineCpus()) add(ClockEvent::perCpu(cpu, periodNs_));
+    for (int cpu : onlineCpus()) attach(cpuEvents_, ClockEvent::perCpu(cpu, periodNs_));
   }
 }
 
-void SamplingClocks::add(ClockEvent event) {
-  sampler_.attach({event.fd()});
+SamplingClocks::~SamplingClocks() {
+  std::lock_guard lock(mutex_);
+  release(cpuEvents_);
+  for (auto& [pid, group] : threadEvents_) release(group);
+}
+
+void SamplingClocks::attach(std::vector<Attached>& group, ClockEvent event) {
+  bpf_link* link = sampler_.attach(event.fd());
   if (enabled_) event.enable();
-  events_.push_back(std::move(event));
+  group.push_back({std::move(event), link});
+}
+
+void SamplingClocks::release(std::vector<Attached>& group) {
+  for (Attached& attached : group) sampler_.release(attached.link);
+  group.clear();
 }
 
 void SamplingClocks::addProcess(pid_t pid) {
   if (mode_ != ClockMode::PerThread) return;
+  std::lock_guard lock(mutex_);
+  std::vector<Attached>& group = threadEvents_[pid];
   for (int scan = 0; scan < kMaxThreadScans; ++scan) {
     bool added = false;
     for (pid_t tid : threadsOf(pid)) {
-      if (threadsWithEvents_.count(tid)) continue;
+      if (!threadsWithEvents_.insert(tid).second) continue;
+      added = true;
       try {
-        add(ClockEvent::perThread(tid, periodNs_));
+        attach(group, ClockEvent::perThread(tid, periodNs_));
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::Target) throw;  // a thread that just exited needs no clock
       }
-      threadsWithEvents_.insert(tid);
-      added = true;
     }
     if (!added) return;
   }
 }
 
+void SamplingClocks::removeProcess(pid_t pid) {
+  std::lock_guard lock(mutex_);
+  auto it = threadEvents_.find(pid);
+  if (it == threadEvents_.end()) return;
+  release(it->second);
+  threadEvents_.erase(it);
+  for (pid_t tid : threadsOf(pid)) threadsWithEvents_.erase(tid);  // usually none left: it exited
+}
+
 void SamplingClocks::enable() {
-  for (ClockEvent& event : events_) event.enable();
+  std::lock_guard lock(mutex_);
+  for (Attached& attached : cpuEvents_) attached.event.enable();
+  for (auto& [pid, group] : threadEvents_) {
+    for (Attached& attached : group) attached.event.enable();
+  }
   enabled_ = true;
 }
 
 void SamplingClocks::disable() {
-  for (ClockEvent& event : events_) event.disable();
+  std::lock_guard lock(mutex_);
+  for (Attached& attached : cpuEvents_) attached.event.disable();
+  for (auto& [pid, group] : threadEvents_) {
+    for (Attached& attached : group) attached.event.disable();
+  }
   enabled_ = false;
 }
 
 uint64_t SamplingClocks::takeThrottledOverflows(uint64_t nowNs) {
+  std::lock_guard lock(mutex_);
   uint64_t throttled = 0;
-  for (ClockEvent& event : events_) throttled += event.takeThrottledOverflows(nowNs);
+  for (Attached& attached : cpuEvents_) throttled += attached.event.takeThrottledOverflows(nowNs);
   return throttled;
 }
 

@@ -1,0 +1,31 @@
+#pragma once
+// Connecting a target JVM to a recording: its agent attached and its walker tables published, then (with
+// --method-timing/--method-trace) its methods instrumented. Failures never stop a recording: the process
+// is then sampled with native and kernel frames, and the reason is said once on the terminal and in the file.
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "userspace/record/bpf_sampler.h"
+#include "userspace/record/jvm_connection.h"
+#include "userspace/timing/method_timing_options.h"
+
+namespace jfrbpf::record {
+
+inline constexpr std::chrono::seconds kAgentTimeout{30};
+// Statistics rows over all JVMs of a recording, shared out between them.
+inline constexpr uint32_t kMethodSlots = 1u << 16;
+
+bool isJavaLauncher(const std::string& program);
+
+// The agent attached to `pid`, or null (with a note appended) when it is not a HotSpot JVM or refuses.
+std::unique_ptr<JvmConnection> connectJvm(pid_t pid, BpfSampler& sampler, std::vector<std::string>& notes);
+
+// Instruments the methods of `jvm` the filters select, using statistics slots [slotBase, slotLimit).
+void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
+                 uint32_t slotLimit, std::vector<std::string>& notes);
+
+}  // namespace jfrbpf::record

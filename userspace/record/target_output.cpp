@@ -1,0 +1,177 @@
+#include "userspace/record/target_output.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "userspace/timing/probe_sites.h"
+
+namespace jfrbpf::record {
+
+TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler,
+                           const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native,
+                           int64_t periodNs, const timing::MethodTimingOptions& timing)
+    : out_(std::move(out)),
+      sampler_(sampler),
+      periodNs_(periodNs),
+      threads_(*out_),
+      stacks_(*out_, kernel, native),
+      ledger_(*out_, threads_),
+      timingOptions_(timing) {
+  if (!timing.enabled() || !sampler.methodHooksLoaded()) return;
+  timing_ = std::make_unique<timing::MethodTimingWriter>(
+      *out_, [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) { stacks_.resolve(record, frames); },
+      [this](const jfrbpf_sample_record& record) { return threadOf(record); });
+  nextTimingBatch_ = timing.timingPeriodNs > 0 ? jfr::Recording::now() + timing.timingPeriodNs : INT64_MAX;
+}
+
+void TargetOutput::addJvm(JvmConnection& jvm) {
+  jvms_.push_back(&jvm);
+  stacks_.setJavaModel(jvm.pid(), &jvm.model());
+  if (timing_) {
+    timing_->addJvm(jvm.pid(), jvm.model());
+    timingSkipsReported_[jvm.pid()] = jvm.model().timedMethods().skips().size();  // the recorder told those
+  }
+}
+
+bool TargetOutput::hasJvm(pid_t pid) const {
+  return std::any_of(jvms_.begin(), jvms_.end(), [pid](const JvmConnection* jvm) { return jvm->pid() == pid; });
+}
+
+void TargetOutput::forgetProcess(pid_t pid) {
+  stacks_.forgetProcess(pid);
+}
+
+void TargetOutput::reportTimingSkips(jfr::Ticks now) {
+  for (JvmConnection* jvm : jvms_) {
+    const std::vector<jvm::TimingSkip>& skips = jvm->model().timedMethods().skips();
+    size_t& reported = timingSkipsReported_[jvm->pid()];
+    for (; reported < skips.size(); ++reported) {
+      const jvm::TimingSkip& skip = skips[reported];
+      out_->note(now, "info", "JVM " + std::to_string(jvm->pid()) + ": not instrumented: " + skip.className +
+                                  (skip.methodName.empty() ? "" : "::" + skip.methodName + skip.descriptor) + ": " +
+                                  skip.reason);
+    }
+  }
+}
+
+void TargetOutput::writeMethodTimings(jfr::Ticks now) {
+  timing_->writeTimings(now, [this](uint32_t slot) { return sampler_.readMethodStats(slot); });
+}
+
+void TargetOutput::reportProbePaths(jfr::Ticks now) {
+  for (JvmConnection* jvm : jvms_) {
+    // A registered uprobe is an int3 until its first hit, which may optimize it: judge only after hits.
+    if (!jvm->timingStarted() ||
+        std::find(probePathsReported_.begin(), probePathsReported_.end(), jvm->pid()) != probePathsReported_.end() ||
+        !sampler_.methodHooksHit(static_cast<uint32_t>(jvm->pid()))) {
+      continue;
+    }
+    timing::ProbeSiteState state = jvm->probeSiteState();
+    if (state == timing::ProbeSiteState::kNop) continue;
+    // Unreadable site bytes: the kernel's trampoline page, mapped at the first optimization, still tells.
+    if (state == timing::ProbeSiteState::kUnknown && timing::hasUprobeTrampoline(jvm->pid())) {
+      state = timing::ProbeSiteState::kOptimized;
+    }
+    probePathsReported_.push_back(jvm->pid());
+    std::string message = "JVM " + std::to_string(jvm->pid()) + ": method hook uprobes: " + timing::describe(state);
+    if (state == timing::ProbeSiteState::kTrap) {
+      message += ": every timed call traps (~3.5 us); Linux 6.18+ on x86_64 optimizes uprobes on 5-byte NOPs";
+      std::fprintf(stderr, "jfrbpf: %s\n", message.c_str());
+    }
+    out_->note(now, state == timing::ProbeSiteState::kTrap ? "warning" : "info", message);
+  }
+}
+
+timing::TraceCounters TargetOutput::traceCounters() const {
+  return timing_ ? timing_->traceCounters() : timing::TraceCounters{};
+}
+
+size_t TargetOutput::timedMethodsWritten() const { return timing_ ? timing_->timedMethodsWritten() : 0; }
+
+uint64_t TargetOutput::timedInvocationsWritten() const { return timing_ ? timing_->invocationsWritten() : 0; }
+
+jfr::ThreadId TargetOutput::threadOf(const jfrbpf_sample_record& record) {
+  auto tgid = static_cast<pid_t>(record.tgid);
+  auto tid = static_cast<pid_t>(record.tid);
+  if (!threads_.knows(tgid, tid)) {
+    // A thread first seen in a sample: give it its Java identity right away if the agent told us one.
+    for (JvmConnection* jvm : jvms_) {
+      if (jvm->pid() != tgid) continue;
+      if (const jvm::JavaThreadInfo* java = jvm->model().threads().byTid(tid, record.time_ns)) {
+        threads_.setJavaIdentity(tgid, tid, java->name, java->javaThreadId, java->isVirtual);
+      }
+    }
+  }
+  return threads_.threadFor(tgid, tid);
+}
+
+void TargetOutput::serviceJvms(jfr::Ticks now) {
+  for (JvmConnection* jvm : jvms_) {
+    jvm::JavaSession& session = jvm->session();
+    if (!session.running()) continue;
+    if (!session.drain()) {
+      std::string reason = session.error().empty() ? "the JVM closed the agent channel" : session.error();
+      out_->note(now, "info", "JVM " + std::to_string(jvm->pid()) + ": agent session ended: " + reason);
+    }
+    std::string whyNot;
+    if (!jvm->publish(sampler_, whyNot) && !whyNot.empty() && !layoutWarned_) {
+      layoutWarned_ = true;
+      out_->note(now, "warning", "JVM " + std::to_string(jvm->pid()) + ": Java stack walking unavailable: " + whyNot);
+    }
+  }
+}
+
+void TargetOutput::onSample(const jfrbpf_sample_record& record) {
+  stacks_.resolve(record, frames_);
+  const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();
+  const bool truncated = (record.flags & JFRBPF_SAMPLE_USER_STACK_TRUNCATED) != 0;
+  jfr::ThreadId thread = threadOf(record);
+  out_->cpuTimeSample(static_cast<jfr::Ticks>(record.time_ns), frames_, truncated, thread, failed, periodNs_,
+                      /*biased=*/false);
+  samples_.fetch_add(1, std::memory_order_relaxed);
+  if (failed) failed_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void TargetOutput::onTrace(const void* data, size_t size) {
+  if (timing_) timing_->onTrace(data, size);
+}
+
+void TargetOutput::afterTraces() {
+  if (timing_) timing_->retryPending();
+}
+
+// Java threads renamed or started since the last look: keep the Thread constants in step.
+void TargetOutput::refreshJavaThreadNames() {
+  for (JvmConnection* jvm : jvms_) {
+    jvm->model().threads().forEach([&](const jvm::JavaThreadInfo& java) {
+      if (java.tid > 0) threads_.setJavaIdentity(jvm->pid(), java.tid, java.name, java.javaThreadId, java.isVirtual);
+    });
+  }
+}
+
+void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses) {
+  refreshJavaThreadNames();
+  ledger_.reportThreadLosses(now, losses);
+  if (timing_) {
+    reportProbePaths(now);
+    reportTimingSkips(now);
+    if (now >= nextTimingBatch_) {
+      writeMethodTimings(now);
+      nextTimingBatch_ = now + timingOptions_.timingPeriodNs;
+    }
+  }
+  out_->rotateIfDue(now);
+}
+
+void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count) {
+  ledger_.reportUnattributed(now, cause, count);
+}
+
+void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
+  if (timing_ && finalTraces) timing_->retryPending(/*final=*/true);
+  refreshJavaThreadNames();
+  if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here
+  out_->close();
+}
+
+}  // namespace jfrbpf::record

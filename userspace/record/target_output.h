@@ -1,0 +1,85 @@
+#pragma once
+// One output file of a recording and everything that is per file: the JFR writer, its Thread constants,
+// the stack resolver (its method ids belong to that writer), the loss ledger, method timing, and the JVMs
+// whose Java frames it shows. `jfrbpf record -p` has one; `record --all` one per JVM.
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "formats/jfr/writer/recording.h"
+#include "userspace/record/bpf_sampler.h"
+#include "userspace/record/jvm_connection.h"
+#include "userspace/record/loss_ledger.h"
+#include "userspace/record/stack_resolver.h"
+#include "userspace/record/thread_registry.h"
+#include "userspace/timing/method_timing_options.h"
+#include "userspace/timing/method_timing_writer.h"
+
+namespace jfrbpf::record {
+
+class TargetOutput {
+ public:
+  TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler, const symbolize::KernelSymbolizer& kernel,
+               symbolize::ProcessSymbolizer& native, int64_t periodNs, const timing::MethodTimingOptions& timing);
+
+  jfr::Recording& recording() { return *out_; }
+  void addJvm(JvmConnection& jvm);
+  bool hasJvm(pid_t pid) const;
+
+  void onSample(const jfrbpf_sample_record& record);
+  void onTrace(const void* data, size_t size);
+  bool timesMethods() const { return timing_ != nullptr; }
+
+  // Drains the agents' channels and keeps the walker's tables of each JVM current.
+  void serviceJvms(jfr::Ticks now);
+  void afterTraces();
+  void periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
+  void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
+  // Drains what is left of the agents, writes the last timings and closes the file.
+  void finish(jfr::Ticks now, bool finalTraces);
+  void abandon() { out_->abandon(); }
+  void forgetProcess(pid_t pid);
+
+  uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
+  uint64_t failedStacks() const { return failed_.load(std::memory_order_relaxed); }
+  uint64_t lost() const { return ledger_.total(); }
+  const LossLedger& ledger() const { return ledger_; }
+  size_t threads() const { return threads_.size(); }
+  size_t jvmCount() const { return jvms_.size(); }
+  timing::TraceCounters traceCounters() const;
+  size_t timedMethodsWritten() const;
+  uint64_t timedInvocationsWritten() const;
+
+ private:
+  jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
+  void refreshJavaThreadNames();
+  void writeMethodTimings(jfr::Ticks now);
+  // Tells, once per JVM, whether its hook uprobes run on the kernel's fast path.
+  void reportProbePaths(jfr::Ticks now);
+  // Methods the agents left alone since the last look (classes loaded during the recording).
+  void reportTimingSkips(jfr::Ticks now);
+
+  std::unique_ptr<jfr::Recording> out_;
+  BpfSampler& sampler_;
+  int64_t periodNs_;
+  ThreadRegistry threads_;
+  StackResolver stacks_;
+  LossLedger ledger_;
+  std::vector<JvmConnection*> jvms_;
+  bool layoutWarned_ = false;
+  std::vector<jfr::StackFrame> frames_;  // reused for every sample
+  std::atomic<uint64_t> samples_{0};
+  std::atomic<uint64_t> failed_{0};
+
+  timing::MethodTimingOptions timingOptions_;
+  std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing
+  jfr::Ticks nextTimingBatch_ = 0;
+  std::vector<pid_t> probePathsReported_;
+  std::unordered_map<pid_t, size_t> timingSkipsReported_;  // per JVM: skips already in notes
+};
+
+}  // namespace jfrbpf::record
