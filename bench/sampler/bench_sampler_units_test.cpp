@@ -120,7 +120,7 @@ TEST(BenchJfrbpfSummary, ParsesCountsAndDebugCounters) {
   const char* text =
       "jfrbpf: wrote /tmp/x/a.jfr (10.0 s, duration reached)\n"
       "  samples  35,530 (35.53 s of CPU time at 1 ms per sample), 3 without a user stack\n"
-      "  lost     12 of 35,542 overflows (0.03 %: 12 ring buffer full)\n"
+      "  lost     12 of 35,542 sampling ticks (0.03 %: 12 ring buffer full)\n"
       "  threads  11\n"
       "  [debug] overflows                  37,210\n"
       "  [debug] not target                 168\n"

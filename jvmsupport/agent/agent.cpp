@@ -23,6 +23,10 @@ constexpr jvmtiEvent kSessionEvents[] = {
 };
 // How long VMDeath waits for the agent thread to say goodbye; the JVM's exit must not hang on the loader.
 constexpr int kVmDeathWaitMs = 1000;
+// How long a launched JVM waits at VMInit for the loader; a loader that died must not stop the JVM for long.
+constexpr int kLaunchHoldMs = 10000;
+// initEnvironment's answer between the JVM's start and live phases (HotSpot's GetEnv says JNI_EDETACHED).
+constexpr const char* kVmStillStarting = "the JVM is still starting";
 
 void complain(const char* what, const char* detail) {
   std::fprintf(stderr, "jfrbpf agent: %s%s%s\n", what, detail != nullptr ? ": " : "", detail != nullptr ? detail : "");
@@ -52,10 +56,12 @@ bool Agent::onAgentThread() const {
   return agentThread != pthread_t{} && pthread_equal(pthread_self(), agentThread);
 }
 
-bool Agent::initEnvironment(JavaVM* vm, jint phase) {
-  if (jvmti_ != nullptr) return true;
+const char* Agent::initEnvironment(JavaVM* vm, jint phase) {
+  if (jvmti_ != nullptr) return nullptr;
   jvmtiEnv* env = nullptr;
-  if (vm->GetEnv(reinterpret_cast<void**>(&env), JVMTI_VERSION_1_2) != JNI_OK || env == nullptr) return false;
+  jint got = vm->GetEnv(reinterpret_cast<void**>(&env), JVMTI_VERSION_1_2);
+  if (got == JNI_EDETACHED) return kVmStillStarting;
+  if (got != JNI_OK || env == nullptr) return "no JVMTI environment";
   jvmti_ = env;
   jint version = 0;
   if (jvmti_->GetVersionNumber(&version) == JVMTI_ERROR_NONE) jvmtiVersion_ = static_cast<uint32_t>(version);
@@ -64,12 +70,12 @@ bool Agent::initEnvironment(JavaVM* vm, jint phase) {
   jdkMajor_ = major >= 9 ? major : 8;
 
   wakeFd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wakeFd_ < 0) return false;
-  if (!addCapabilitiesOnce()) return false;
+  if (wakeFd_ < 0) return "no eventfd";
+  if (!addCapabilitiesOnce()) return "the JVMTI capability can_generate_compiled_method_load_events is unavailable";
 
   jvmtiEventCallbacks callbacks;
   fillEventCallbacks(callbacks);
-  if (jvmti_->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE) return false;
+  if (jvmti_->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE) return "SetEventCallbacks failed";
   if (phase == JVMTI_PHASE_ONLOAD) jvmti_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
   jvmti_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, nullptr);
 
@@ -77,7 +83,7 @@ bool Agent::initEnvironment(JavaVM* vm, jint phase) {
     layout_.init(vmStructs_, jdkMajor_);
     codeCache_.init(vmStructs_);
   }
-  return true;
+  return nullptr;
 }
 
 bool Agent::addCapabilitiesOnce() {
@@ -107,11 +113,12 @@ jint Agent::onLoad(JavaVM* vm, const char* options) {
     complain("not profiling", error);
     return JNI_OK;
   }
-  if (!initEnvironment(vm, JVMTI_PHASE_ONLOAD)) {
-    complain("not profiling", "JVMTI environment or capabilities unavailable");
+  if (const char* why = initEnvironment(vm, JVMTI_PHASE_ONLOAD)) {
+    complain("not profiling", why);
     return JNI_OK;
   }
   launched_ = true;
+  launchHeld_ = true;
   int fd = connectChannel(parsed);
   if (fd < 0) {
     complain("not profiling: cannot connect to the jfrbpf channel", std::strerror(errno));
@@ -128,7 +135,11 @@ jint Agent::onAttach(JavaVM* vm, const char* options) {
     complain("attach refused", error);
     return protocol::kAgentBadOptions;
   }
-  if (!initEnvironment(vm, JVMTI_PHASE_LIVE)) return protocol::kAgentJvmtiUnavailable;
+  if (const char* why = initEnvironment(vm, JVMTI_PHASE_LIVE)) {
+    if (why == kVmStillStarting) return protocol::kAgentVmStarting;
+    complain("attach failed", why);
+    return protocol::kAgentJvmtiUnavailable;
+  }
   int fd = connectChannel(parsed);
   if (fd < 0) {
     complain("attach failed: cannot connect to the jfrbpf channel", std::strerror(errno));
@@ -137,7 +148,10 @@ jint Agent::onAttach(JavaVM* vm, const char* options) {
   handOver(fd, parsed);
   if (!agentThreadStarted_.load(std::memory_order_acquire)) {
     JNIEnv* jni = nullptr;
-    if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || !startAgentThread(jni)) {
+    const char* why = vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK ? "no JNI environment"
+                                                                                           : startAgentThread(jni);
+    if (why != nullptr) {
+      complain("attach failed", why);
       return protocol::kAgentJvmtiUnavailable;
     }
   }
@@ -145,7 +159,13 @@ jint Agent::onAttach(JavaVM* vm, const char* options) {
 }
 
 void Agent::onVmInit(JNIEnv* jni) {
-  if (!agentThreadStarted_.load(std::memory_order_acquire)) startAgentThread(jni);
+  if (!agentThreadStarted_.load(std::memory_order_acquire)) {
+    if (const char* why = startAgentThread(jni)) {
+      complain("not profiling", why);
+      return;
+    }
+  }
+  if (launched_) waitForLoader();
 }
 
 void Agent::handOver(int fd, const AgentOptions& options) {
@@ -169,9 +189,29 @@ bool Agent::takePending(int& fd, AgentOptions& options) {
   return fd >= 0;
 }
 
+void Agent::waitForLoader() {
+  timespec deadline{};
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += kLaunchHoldMs / 1000;
+  pthread_mutex_lock(&handoffLock_);
+  while (launchHeld_) {
+    if (pthread_cond_timedwait(&sessionClosedCond_, &handoffLock_, &deadline) == ETIMEDOUT) break;
+  }
+  launchHeld_ = false;
+  pthread_mutex_unlock(&handoffLock_);
+}
+
+void Agent::releaseLaunchHold() {
+  pthread_mutex_lock(&handoffLock_);
+  launchHeld_ = false;
+  pthread_cond_broadcast(&sessionClosedCond_);
+  pthread_mutex_unlock(&handoffLock_);
+}
+
 void Agent::markSessionClosed() {
   pthread_mutex_lock(&handoffLock_);
   sessionOpen_ = false;
+  launchHeld_ = false;
   pthread_cond_broadcast(&sessionClosedCond_);
   pthread_mutex_unlock(&handoffLock_);
 }
@@ -182,19 +222,19 @@ void Agent::wake() {
   (void)ignored;  // a full eventfd counter is already a pending wake-up
 }
 
-bool Agent::startAgentThread(JNIEnv* jni) {
+const char* Agent::startAgentThread(JNIEnv* jni) {
   jclass threadClass = jni->FindClass("java/lang/Thread");
-  if (threadClass == nullptr) return jni->ExceptionClear(), false;
+  if (threadClass == nullptr) return jni->ExceptionClear(), "java.lang.Thread not found";
   jmethodID constructor = jni->GetMethodID(threadClass, "<init>", "(Ljava/lang/String;)V");
   jstring name = jni->NewStringUTF("jfrbpf agent");
   jobject thread = constructor != nullptr && name != nullptr ? jni->NewObject(threadClass, constructor, name) : nullptr;
-  if (thread == nullptr) return jni->ExceptionClear(), false;
+  if (thread == nullptr) return jni->ExceptionClear(), "cannot create the agent's java.lang.Thread";
   agentThreadStarted_.store(true, std::memory_order_release);
   if (jvmti_->RunAgentThread(thread, &Agent::agentThreadMain, this, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
     agentThreadStarted_.store(false, std::memory_order_release);
-    return false;
+    return "RunAgentThread failed";
   }
-  return true;
+  return nullptr;
 }
 
 void Agent::onVmDeath() {

@@ -63,11 +63,13 @@ class Agent {
  private:
   Agent() = default;
 
-  bool initEnvironment(JavaVM* vm, jint phase);
+  // Null when ready, else why not.
+  const char* initEnvironment(JavaVM* vm, jint phase);
   bool addCapabilitiesOnce();
   void setEventsEnabled(bool enabled);
   void handOver(int fd, const AgentOptions& options);
-  bool startAgentThread(JNIEnv* jni);
+  // Null when started, else why not.
+  const char* startAgentThread(JNIEnv* jni);
   void wake();
 
   // ---- agent thread (session.cpp) ----
@@ -87,6 +89,9 @@ class Agent {
   // Agent thread: waits for the loader to take bytes; a loader that stalls for long ends the session.
   bool makeRoom();
   void markSessionClosed();
+  // A JVM launched with the agent holds its VMInit here until the loader says kResume.
+  void waitForLoader();
+  void releaseLaunchHold();
 
   jvmtiEnv* jvmti_ = nullptr;
   uint32_t jvmtiVersion_ = 0;
@@ -107,6 +112,7 @@ class Agent {
   int pendingFd_ = -1;
   AgentOptions pendingOptions_;
   bool sessionOpen_ = false;  // under handoffLock_: a session's channel is still open
+  bool launchHeld_ = false;   // under handoffLock_: VMInit waits for the loader's kResume (or a timeout)
   std::atomic<bool> agentThreadStarted_{false};
   std::atomic<bool> vmDying_{false};
   std::atomic<bool> sessionActive_{false};

@@ -142,6 +142,7 @@ bool Agent::receiveCommands(JNIEnv* jni) {
   while (status == CommandReader::Status::kOpen && commands_.next(type, payload)) {
     // Unknown commands come from a newer loader: nothing this agent can do for them.
     if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, payload);
+    if (type == protocol::CommandType::kResume) releaseLaunchHold();
   }
   return status == CommandReader::Status::kOpen;
 }

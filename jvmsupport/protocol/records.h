@@ -44,6 +44,9 @@ inline constexpr int kAgentOk = 0;
 inline constexpr int kAgentBadOptions = 1;
 inline constexpr int kAgentNoChannel = 2;
 inline constexpr int kAgentJvmtiUnavailable = 3;
+// The attach listener can serve a load before the JVM enters the live phase, when no JVMTI environment can
+// be created yet: the loader tries again shortly.
+inline constexpr int kAgentVmStarting = 4;
 
 enum class RecordType : uint16_t {
   kHello = 1,

@@ -66,7 +66,9 @@ struct TimingStatus {
 
 // ---- loader -> agent ------------------------------------------------------------------------------------
 
-enum class CommandType : uint16_t { kStartTiming = 1 };
+// kResume: a JVM launched under jfrbpf waits in its VMInit event until the loader can walk its stacks, so
+// that its first Java frames are already complete; this lets it go on.
+enum class CommandType : uint16_t { kStartTiming = 1, kResume = 2 };
 inline constexpr uint32_t kMaxCommandPayload = 1u << 20;
 
 struct StartTiming {

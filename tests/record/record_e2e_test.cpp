@@ -123,19 +123,19 @@ TEST(RecordE2E, TinyRingBufferLosesSamplesAndAccountsForEachOne) {
   RunResult r = run({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "-d", "3s", "--interval",
                      "100us", "--ring-buffer", "4k", "-o", out});
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  long long overflows = -1;
-  auto at = r.output.find("overflows");
+  long long ticks = -1;
+  auto at = r.output.find("sampling ticks");
   ASSERT_NE(at, std::string::npos) << r.output;
   size_t lineStart = r.output.rfind('\n', at);
   std::string line = r.output.substr(lineStart + 1, at - lineStart - 1);
   std::string digits;
   for (char c : line) if (std::isdigit(static_cast<unsigned char>(c))) digits += c; else if (c != ',') digits += ' ';
   std::istringstream numbers(digits);
-  for (long long n; numbers >> n;) overflows = n;  // the last number before "overflows"
+  for (long long n; numbers >> n;) ticks = n;  // the last number before "sampling ticks"
 
   Recorded recorded = readRecording(out);
   EXPECT_GT(recorded.lostTotal, 0) << "a 4 KiB ring buffer cannot keep up with 10 kHz per CPU";
-  EXPECT_EQ(static_cast<long long>(recorded.samples.size()) + recorded.lostTotal, overflows) << r.output;
+  EXPECT_EQ(static_cast<long long>(recorded.samples.size()) + recorded.lostTotal, ticks) << r.output;
   EXPECT_EQ(recorded.lossCauses["ring buffer full"], recorded.lostTotal);
 }
 

@@ -65,7 +65,10 @@ Harvest harvestSamples(ClockMode mode, uint32_t ringBytes, uint64_t periodNs, pi
   // A tiny ring is filled on purpose: don't read until the end.
   if (ringBytes > 4096) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(millis);
-    while (std::chrono::steady_clock::now() < deadline) ring.poll(50);
+    while (std::chrono::steady_clock::now() < deadline) {
+      ring.wait(50);
+      ring.drain();
+    }
   } else {
     usleep(static_cast<useconds_t>(millis) * 1000);
   }

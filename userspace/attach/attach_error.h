@@ -1,6 +1,7 @@
 #pragma once
 // Attach failures carry a kind, so callers (and tests) can react to the cause rather than to the wording; the
 // message itself stays one user-facing line that names the problem and a fix.
+#include <optional>
 #include <string>
 
 #include "userspace/base/error.h"
@@ -22,11 +23,15 @@ enum class AttachFailure {
 
 class AttachError : public Error {
  public:
-  AttachError(AttachFailure kind, const std::string& message) : Error(message), kind_(kind) {}
+  AttachError(AttachFailure kind, const std::string& message, std::optional<int> agentResult = std::nullopt)
+      : Error(message), kind_(kind), agentResult_(agentResult) {}
   AttachFailure kind() const noexcept { return kind_; }
+  // What Agent_OnAttach returned, when it ran and failed.
+  std::optional<int> agentResult() const noexcept { return agentResult_; }
 
  private:
   AttachFailure kind_;
+  std::optional<int> agentResult_;
 };
 
 }  // namespace jfrbpf::attach

@@ -62,10 +62,9 @@ void HotSpotVm::load(std::string_view library, bool absolutePath, std::string_vi
   std::string message = "loading agent " + oneLine(library, 200) + " into " + process_.describe() + " failed: ";
   if (outcome.agentRan) {
     message += "its Agent_OnAttach returned " + std::to_string(outcome.agentResult) + "; see the JVM's stderr";
-  } else {
-    message += outcome.jvmText;
+    throw AttachError(AttachFailure::AgentLoadFailed, message, outcome.agentResult);
   }
-  throw AttachError(AttachFailure::AgentLoadFailed, message);
+  throw AttachError(AttachFailure::AgentLoadFailed, message + outcome.jvmText);
 }
 
 StagedAgent HotSpotVm::loadAgentLibrary(const std::string& hostLibraryPath, std::string_view options,

@@ -24,6 +24,7 @@ namespace {
 
 constexpr const char* kRecordHelp = R"(Usage: jfrbpf record [options] -p PID[,PID...]
        jfrbpf record [options] -- COMMAND [ARGS...]
+       jfrbpf record [options] --all [-o DIR] [--filter-container ID]
 
 Samples the CPU time of running processes (or of COMMAND, from its first instruction) with eBPF and writes
 a JDK Flight Recorder file of jdk.CPUTimeSample events with kernel and native frames, plus
@@ -32,6 +33,10 @@ time and trace chosen methods (JEP 520's jdk.MethodTiming and jdk.MethodTrace, o
 
 Options:
   -p, --pid PID[,PID...]   process(es) to profile; repeatable
+      --all                every HotSpot JVM on the host (containers included) and every JVM that starts
+                           while recording, each into its own file PID-MAIN[-CONTAINER].jfr in the -o
+                           directory (default jfrbpf-all-DATE-TIME); a JVM that exits gets its file finished
+      --filter-container ID  with --all: only JVMs whose container id starts with ID
   -d, --duration TIME      stop after TIME (JFR syntax: 30s, 1 m, 500ms); default: until Ctrl-C,
                            SIGTERM, or every target has exited
   -o, --output FILE        where to write the recording; default jfrbpf-PID-DATE-TIME.jfr
@@ -64,6 +69,7 @@ Examples:
   sudo jfrbpf record -p 4242 -d 30s -o app.jfr
   sudo jfrbpf record --interval 1ms -- ./my-benchmark --iterations 10
   sudo jfrbpf record -p 4242 --method-timing 'com.example.Foo::bar' --method-trace '::<clinit>'
+  sudo jfrbpf record --all -d 60s -o /var/tmp/profiles
   jfr print --events jdk.CPUTimeSample app.jfr
   jfr view method-timing app.jfr          (JDK 25's jfr)
 
@@ -108,12 +114,13 @@ void parsePids(const std::string& text, std::vector<pid_t>& pids) {
   }
 }
 
-std::string defaultOutputName(const record::RecordConfig& config) {
+std::string defaultOutputName(const record::RecordConfig& config, bool all) {
   char stamp[32];
   time_t now = time(nullptr);
   tm local{};
   localtime_r(&now, &local);
   strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
+  if (all) return std::string("jfrbpf-all-") + stamp;
   std::string who = config.pids.empty() ? "launch" : std::to_string(config.pids.front());
   return "jfrbpf-" + who + "-" + stamp + ".jfr";
 }
@@ -154,7 +161,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   std::printf("  samples  %s (%.2f s of CPU time at %s per sample)", groupThousands(s.samples).c_str(), cpuSeconds,
               formatDuration(periodNs).c_str());
   if (s.failedStacks) std::printf(", %s without a user stack", groupThousands(s.failedStacks).c_str());
-  std::printf("\n  lost     %s of %s overflows", groupThousands(s.lost).c_str(), groupThousands(s.overflows).c_str());
+  std::printf("\n  lost     %s of %s sampling ticks", groupThousands(s.lost).c_str(), groupThousands(s.overflows).c_str());
   if (s.lost > 0) {
     std::printf(" (%.2f %%:", 100.0 * static_cast<double>(s.lost) / static_cast<double>(std::max<uint64_t>(1, s.overflows)));
     for (const auto& [cause, count] : s.lostByCause) std::printf(" %s %s", groupThousands(count).c_str(), cause.c_str());
@@ -170,6 +177,19 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
   }
+}
+
+void printHostSummary(const record::RecordSummary& s, int64_t periodNs) {
+  using record::groupThousands;
+  std::printf("jfrbpf: recorded %zu JVM%s into %s (%.1f s, %s)\n", s.files.size(), s.files.size() == 1 ? "" : "s", s.outputPath.c_str(), s.seconds,
+              record::describe(s.stopReason));
+  for (const auto& file : s.files) {
+    std::printf("  %-48s %8s samples %6s lost%s\n", file.path.c_str(), groupThousands(file.samples).c_str(),
+                groupThousands(file.lost).c_str(), file.javaFrames ? "" : "  (native frames only)");
+  }
+  std::printf("  total    %s samples (%.2f s of CPU time), %s lost of %s sampling ticks\n", groupThousands(s.samples).c_str(),
+              static_cast<double>(s.samples) * static_cast<double>(periodNs) / 1e9, groupThousands(s.lost).c_str(),
+              groupThousands(s.overflows).c_str());
 }
 
 // Fails before anything is loaded or attached when the output cannot be written where asked.
@@ -199,12 +219,17 @@ int runRecordCommand(Arguments& args) {
   std::string rate;
   bool traceThresholdGiven = false;
   bool timingPeriodGiven = false;
+  bool all = false;
   while (!args.done()) {
     if (args.flag("-h", "--help")) {
       std::fputs(kRecordHelp, stdout);
       return kExitOk;
     } else if (args.flag("", "--")) {
       config.command = args.rest();
+    } else if (args.flag("", "--all")) {
+      all = true;
+    } else if (args.option("", "--filter-container", value)) {
+      config.containerFilter = value;
     } else if (args.option("-p", "--pid", value)) {
       parsePids(value, config.pids);
     } else if (args.option("-d", "--duration", value)) {
@@ -246,8 +271,14 @@ int runRecordCommand(Arguments& args) {
       throw Error("unknown option '" + args.peek() + "' (see jfrbpf record --help)", ErrorKind::Usage);
     }
   }
-  if (config.pids.empty() && config.command.empty()) {
-    throw Error("nothing to profile: give -p PID or -- COMMAND (see jfrbpf record --help)", ErrorKind::Usage);
+  if (all && (!config.pids.empty() || !config.command.empty())) {
+    throw Error("--all records every JVM: give it without -p or a command", ErrorKind::Usage);
+  }
+  if (!config.containerFilter.empty() && !all) {
+    throw Error("--filter-container goes with --all", ErrorKind::Usage);
+  }
+  if (config.pids.empty() && config.command.empty() && !all) {
+    throw Error("nothing to profile: give -p PID, -- COMMAND or --all (see jfrbpf record --help)", ErrorKind::Usage);
   }
   if (!config.pids.empty() && !config.command.empty()) {
     throw Error("give either -p PID or -- COMMAND, not both", ErrorKind::Usage);
@@ -275,8 +306,8 @@ int runRecordCommand(Arguments& args) {
     if (config.periodNs < 10'000) throw Error("invalid --rate '" + rate + "': too high", ErrorKind::Usage);
     throttle = rate;
   }
-  if (config.outputPath.empty()) config.outputPath = defaultOutputName(config);
-  requireWritableDestination(config.outputPath);
+  if (config.outputPath.empty()) config.outputPath = defaultOutputName(config, all);
+  if (!all) requireWritableDestination(config.outputPath);
   config.progressLine = isatty(STDERR_FILENO) != 0;
   config.settings = {
       {"jdk.CPUTimeSample", "enabled", "true"},
@@ -298,9 +329,14 @@ int runRecordCommand(Arguments& args) {
     config.settings.push_back({"jdk.MethodTrace", "stackTrace", "true"});
   }
 
-  record::RecordSummary summary = record::record(config);
-  giveToSudoUser(summary.outputPath);
-  printSummary(summary, config.periodNs);
+  record::RecordSummary summary = all ? record::recordAll(config) : record::record(config);
+  if (all) {
+    for (const auto& file : summary.files) giveToSudoUser(file.path);
+    printHostSummary(summary, config.periodNs);
+  } else {
+    giveToSudoUser(summary.outputPath);
+    printSummary(summary, config.periodNs);
+  }
   return kExitOk;
 }
 

@@ -4,8 +4,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
+#include "jvmsupport/protocol/records.h"
 #include "jvmsupport/protocol/timing_records.h"
+#include "userspace/attach/attach_error.h"
 #include "userspace/attach/hotspot_vm.h"
 #include "userspace/base/error.h"
 #include "userspace/record/hotspot_layout.h"
@@ -44,13 +47,37 @@ std::string agentLibraryPath() {
               ErrorKind::Environment);
 }
 
+namespace {
+
+// A JVM found within milliseconds of its start may serve the load before it can host an agent; the agent
+// says so and we try again until it can.
+attach::StagedAgent loadAgent(const attach::HotSpotVm& vm, const jvm::ChannelListener& listener,
+                              std::chrono::milliseconds timeout) {
+  constexpr auto kRetryPause = std::chrono::milliseconds(50);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  attach::StagedAgent staged = attach::StagedAgent::prepare(vm.process(), agentLibraryPath());
+  for (;;) {
+    try {
+      vm.load(staged.pathInTarget(), true, listener.agentOptions());
+      return staged;
+    } catch (const attach::AttachError& e) {
+      if (e.agentResult() != protocol::kAgentVmStarting || std::chrono::steady_clock::now() + kRetryPause > deadline) {
+        throw;
+      }
+    }
+    std::this_thread::sleep_for(kRetryPause);
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<JvmConnection> JvmConnection::attach(pid_t pid, std::chrono::milliseconds timeout) {
   std::unique_ptr<JvmConnection> connection(new JvmConnection());
   connection->pid_ = pid;
   attach::HotSpotVm vm = attach::HotSpotVm::inspect(pid);
   if (vm.facts().loadingAgentPrintsWarning()) connection->note_ = attach::dynamicAgentWarningNote(vm.target());
   jvm::ChannelListener listener(pid);
-  connection->staged_.emplace(vm.loadAgentLibrary(agentLibraryPath(), listener.agentOptions()));
+  connection->staged_.emplace(loadAgent(vm, listener, timeout));
   connection->session_ = jvm::JavaSession::accept(listener, timeout);
   bool replayed = connection->session_->drainUntil([](const jvm::JavaModel& m) { return m.initialReplayDone(); },
                                                    timeout);
@@ -76,6 +103,16 @@ void JvmConnection::acceptLaunched(pid_t pid, std::chrono::milliseconds timeout)
   listener_->setTargetPid(pid);
   session_ = jvm::JavaSession::accept(*listener_, timeout);
   listener_.reset();
+  if (!session_->drainUntil([](const jvm::JavaModel& m) { return m.initialReplayDone(); }, timeout)) {
+    throw Error("the agent in launched JVM " + std::to_string(pid) + " did not report the JVM's state in time" +
+                (session_->error().empty() ? "" : ": " + session_->error()));
+  }
+}
+
+void JvmConnection::resumeLaunched(std::chrono::milliseconds timeout) {
+  if (!session_->sendCommand(protocol::CommandType::kResume, {}, timeout)) {
+    throw Error("cannot tell launched JVM " + std::to_string(pid_) + " to go on: " + session_->error());
+  }
 }
 
 bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
@@ -95,7 +132,9 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
     }
     publishedThreads_ = std::move(live);
   }
-  if (!layoutPublished_) {
+  // Only from a complete picture: a layout without the interpreter (reported during the replay) would
+  // make the walker take every interpreted frame for native code.
+  if (!layoutPublished_ && m.initialReplayDone()) {
     std::optional<jfrbpf_hotspot> layout = hotspotLayout(m, whyNot);
     if (!layout) return false;
     sampler.setHotspot(static_cast<uint32_t>(pid_), *layout);

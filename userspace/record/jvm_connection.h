@@ -32,10 +32,12 @@ class JvmConnection {
   static std::unique_ptr<JvmConnection> attach(pid_t pid, std::chrono::milliseconds timeout);
 
   // Launch mode: call before starting the JVM, put launchOption() on its command line, then
-  // acceptLaunched(pid) once it runs. The replay is not awaited: the JVM builds its code as it starts.
+  // acceptLaunched(pid) once it runs, which waits for the agent's replay. The JVM waits in its VMInit
+  // until resumeLaunched() (publish first, so that its first Java frames are walked) or a timeout.
   static std::unique_ptr<JvmConnection> forLaunch();
   std::string launchOption() const;
   void acceptLaunched(pid_t pid, std::chrono::milliseconds timeout);
+  void resumeLaunched(std::chrono::milliseconds timeout);
 
   pid_t pid() const { return pid_; }
   jvm::JavaSession& session() { return *session_; }

@@ -30,31 +30,44 @@ std::string describeInstrumentation(const JvmConnection& connection) {
   return text;
 }
 
+void keepNote(std::string note, std::vector<std::string>& notes) {
+  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+  notes.push_back(std::move(note));
+}
+
 }  // namespace
 
 bool isJavaLauncher(const std::string& program) { return std::filesystem::path(program).filename() == "java"; }
 
-std::unique_ptr<JvmConnection> connectJvm(pid_t pid, BpfSampler& sampler, std::vector<std::string>& notes) {
-  std::string note;
-  std::unique_ptr<JvmConnection> jvm;
+std::unique_ptr<JvmConnection> attachJvm(pid_t pid, std::vector<std::string>& notes) {
   try {
-    jvm = JvmConnection::attach(pid, kAgentTimeout);
+    std::unique_ptr<JvmConnection> jvm = JvmConnection::attach(pid, kAgentTimeout);
     if (!jvm->note().empty()) std::fprintf(stderr, "jfrbpf: %s\n", jvm->note().c_str());
-    std::string whyNot;
-    if (!jvm->publish(sampler, whyNot)) note = "JVM " + std::to_string(pid) + ": Java frames may be incomplete: " + whyNot;
+    return jvm;
   } catch (const attach::AttachError& e) {
-    note = e.kind() == attach::AttachFailure::NotHotSpot
-               ? "process " + std::to_string(pid) + " is not a HotSpot JVM: recording native and kernel frames"
-               : "process " + std::to_string(pid) + ": Java frames unavailable (" + e.what() +
-                     "): recording native and kernel frames only";
+    keepNote(e.kind() == attach::AttachFailure::NotHotSpot
+                 ? "process " + std::to_string(pid) + " is not a HotSpot JVM: recording native and kernel frames"
+                 : "process " + std::to_string(pid) + ": Java frames unavailable (" + e.what() +
+                       "): recording native and kernel frames only",
+             notes);
   } catch (const Error& e) {
-    note = "process " + std::to_string(pid) + ": Java frames unavailable (" + e.what() +
-           "): recording native and kernel frames only";
+    keepNote("process " + std::to_string(pid) + ": Java frames unavailable (" + e.what() +
+                 "): recording native and kernel frames only",
+             notes);
   }
-  if (!note.empty()) {
-    std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
-    notes.push_back(note);
+  return nullptr;
+}
+
+void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string>& notes) {
+  std::string whyNot;
+  if (!jvm.publish(sampler, whyNot)) {
+    keepNote("JVM " + std::to_string(jvm.pid()) + ": Java frames may be incomplete: " + whyNot, notes);
   }
+}
+
+std::unique_ptr<JvmConnection> connectJvm(pid_t pid, BpfSampler& sampler, std::vector<std::string>& notes) {
+  std::unique_ptr<JvmConnection> jvm = attachJvm(pid, notes);
+  if (jvm) publishJvm(*jvm, sampler, notes);
   return jvm;
 }
 

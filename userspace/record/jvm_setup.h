@@ -22,6 +22,13 @@ inline constexpr uint32_t kMethodSlots = 1u << 16;
 bool isJavaLauncher(const std::string& program);
 
 // The agent attached to `pid`, or null (with a note appended) when it is not a HotSpot JVM or refuses.
+// Touches nothing shared: JVMs can be attached concurrently.
+std::unique_ptr<JvmConnection> attachJvm(pid_t pid, std::vector<std::string>& notes);
+
+// Gives the sampler what it needs to walk the Java frames of `jvm` (a note is appended when it cannot).
+void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string>& notes);
+
+// attachJvm, then publishJvm.
 std::unique_ptr<JvmConnection> connectJvm(pid_t pid, BpfSampler& sampler, std::vector<std::string>& notes);
 
 // Instruments the methods of `jvm` the filters select, using statistics slots [slotBase, slotLimit).

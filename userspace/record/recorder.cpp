@@ -126,25 +126,34 @@ RecordSummary record(const RecordConfig& config) {
       launched->release();
       pipeline.addProcess(launched->pid(), output);  // its own code now; libraries it loads later follow
     }
+    for (const std::string& note : notes) output.recording().note(jfr::Recording::now(), "warning", note);
+    // Before the launched JVM is connected: its native unwind tables must follow its start-up.
+    consumer = pipeline.start(stopConsumer);
     if (launchedJvm) {
       try {
+        // The JVM waits in its VMInit until it is resumed: its threads' first samples have Java frames.
         launchedJvm->acceptLaunched(launched->pid(), kAgentTimeout);
+        std::vector<std::string> jvmNotes;
+        publishJvm(*launchedJvm, sampler, jvmNotes);
         if (timing) {
           // The agent reports the JVM as it starts; its hook sites come with its first records.
           launchedJvm->session().drainUntil(
               [](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); }, kAgentTimeout);
-          startTiming(*launchedJvm, sampler, config.methodTiming, nextSlot, nextSlot + slotsPerJvm, notes);
+          startTiming(*launchedJvm, sampler, config.methodTiming, nextSlot, nextSlot + slotsPerJvm, jvmNotes);
         }
-        output.addJvm(*launchedJvm);
+        launchedJvm->resumeLaunched(kAgentTimeout);
+        pipeline.runOnConsumer([&output, jvm = launchedJvm.get(), jvmNotes] {
+          output.addJvm(*jvm);
+          for (const std::string& note : jvmNotes) output.recording().note(jfr::Recording::now(), "warning", note);
+        });
       } catch (const Error& e) {
-        notes.push_back("the launched JVM's agent did not connect (" + std::string(e.what()) +
-                        "): recording native frames only");
-        std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+        std::string note = "the launched JVM's agent did not connect (" + std::string(e.what()) +
+                           "): recording native frames only";
+        std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+        pipeline.runOnConsumer([&output, note] { output.recording().note(jfr::Recording::now(), "warning", note); });
         launchedJvm.reset();
       }
     }
-    for (const std::string& note : notes) output.recording().note(jfr::Recording::now(), "warning", note);
-    consumer = std::thread([&] { pipeline.runUntil(stopConsumer); });
 
     ProgressLine progress(config.progressLine, describeTargets(config, launched ? launched->pid() : 0));
     std::optional<StopReason> reason;

@@ -31,6 +31,7 @@ struct RecordConfig {
   bool progressLine = false;           // live status on stderr
   std::vector<jfr::Setting> settings;  // recorded as jdk.ActiveSetting
   timing::MethodTimingOptions methodTiming;  // --method-timing / --method-trace
+  std::string containerFilter;         // --all: only JVMs whose container id starts with this
 };
 
 enum class StopReason { Duration, Interrupted, Terminated, TargetsExited };
@@ -55,11 +56,24 @@ struct RecordSummary {
   uint64_t tracesWritten = 0;          // jdk.MethodTrace events
   uint64_t tracesUnknown = 0;          // trace records no timed method could be found for
   std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> timerCounters{};  // the uprobe programs', summed over CPUs
+  struct File {                        // record --all: one per JVM
+    pid_t pid = 0;
+    std::string path;
+    std::string mainClass;
+    uint64_t samples = 0;
+    uint64_t lost = 0;
+    bool javaFrames = false;           // the agent was attached
+  };
+  std::vector<File> files;
 };
 
 // Runs the whole recording. Throws jfrbpf::Error for anything that prevents a useful recording (in which
 // case no output file and no attached program is left behind).
 RecordSummary record(const RecordConfig& config);
+
+// `record --all`: every HotSpot JVM on the host, those that start during the recording included, each into
+// its own file in the directory config.outputPath.
+RecordSummary recordAll(const RecordConfig& config);
 
 const char* describe(StopReason reason);
 

@@ -1,5 +1,7 @@
 #include "userspace/record/ring_buffer_reader.h"
 
+#include <sys/epoll.h>
+
 #include <bpf/libbpf.h>
 
 #include "userspace/base/error.h"
@@ -18,11 +20,11 @@ int RingBufferReader::onRecord(void* self, void* data, size_t size) {
   return 0;
 }
 
-int RingBufferReader::poll(int timeoutMs) {
-  // The BPF side wakes us only when the ring fills up; otherwise the timeout is the drain period.
-  int woken = ring_buffer__poll(ring_, timeoutMs);
-  int drained = ring_buffer__consume(ring_);
-  return (woken < 0 ? 0 : woken) + (drained < 0 ? 0 : drained);  // EINTR and friends: the loop tries again
+void RingBufferReader::wait(int timeoutMs) {
+  // The BPF side wakes us only when the ring fills up; otherwise the timeout is the drain period. EINTR
+  // and friends end the wait early, which only means an early drain.
+  epoll_event event{};
+  ::epoll_wait(ring_buffer__epoll_fd(ring_), &event, 1, timeoutMs);
 }
 
 int RingBufferReader::drain() {

@@ -15,8 +15,8 @@ class RingBufferReader {
   RingBufferReader(const RingBufferReader&) = delete;
   RingBufferReader& operator=(const RingBufferReader&) = delete;
 
-  // Waits up to `timeoutMs` (less if the ring fills up), then handles every record there; returns how many.
-  int poll(int timeoutMs);
+  // Waits up to `timeoutMs`, less if the ring fills up; handles nothing.
+  void wait(int timeoutMs);
   // Handles everything currently in the buffer without waiting.
   int drain();
 

@@ -10,6 +10,7 @@ namespace {
 // How often the consumer drains the rings when nothing wakes it (the BPF side only does when they fill up).
 constexpr int kPollTimeoutMs = 50;
 constexpr jfr::Ticks kPeriodicWorkNs = 1'000'000'000;
+constexpr jfr::Ticks kYoungProcessNs = 5'000'000'000;
 
 bool wellFormed(const jfrbpf_sample_record& record, size_t size) {
   if (size < JFRBPF_SAMPLE_HEADER_SIZE) return false;
@@ -35,14 +36,22 @@ SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks)
 void SamplePipeline::addProcess(pid_t pid, TargetOutput& output) {
   {
     std::lock_guard lock(changesMutex_);
-    changes_.push_back({pid, &output, nullptr});
+    changes_.push_back({pid, &output, nullptr, nullptr});
+  }
+  if (!running_.load(std::memory_order_acquire)) applyChanges();
+}
+
+void SamplePipeline::runOnConsumer(std::function<void()> task) {
+  {
+    std::lock_guard lock(changesMutex_);
+    changes_.push_back({0, nullptr, nullptr, std::move(task)});
   }
   if (!running_.load(std::memory_order_acquire)) applyChanges();
 }
 
 void SamplePipeline::retireProcess(pid_t pid, std::function<void()> onRetired) {
   std::lock_guard lock(changesMutex_);
-  changes_.push_back({pid, nullptr, std::move(onRetired)});
+  changes_.push_back({pid, nullptr, std::move(onRetired), nullptr});
 }
 
 void SamplePipeline::applyChanges() {
@@ -52,11 +61,17 @@ void SamplePipeline::applyChanges() {
     changes.swap(changes_);
   }
   for (Change& change : changes) {
+    if (change.task) {
+      change.task();
+      continue;
+    }
     if (change.output) {
       routes_[change.pid] = change.output;
       unwind_.syncProcess(change.pid);
+      youngUntil_[change.pid] = jfr::Recording::now() + kYoungProcessNs;
       continue;
     }
+    youngUntil_.erase(change.pid);
     // Everything the rings still hold of this process goes to its output before it is let go.
     ring_.drain();
     if (traceRing_) traceRing_->drain();
@@ -105,6 +120,17 @@ void SamplePipeline::onTrace(const void* data, size_t size) {
   if (route != routes_.end()) route->second->onTrace(data, size);
 }
 
+void SamplePipeline::syncYoungProcesses(jfr::Ticks now) {
+  for (auto it = youngUntil_.begin(); it != youngUntil_.end();) {
+    if (now >= it->second) {
+      it = youngUntil_.erase(it);
+      continue;
+    }
+    unwind_.syncProcess(it->first);
+    ++it;
+  }
+}
+
 void SamplePipeline::periodicWork(jfr::Ticks now) {
   for (const auto& [pid, output] : routes_) unwind_.syncProcess(pid);  // one maps read when nothing changed
   std::unordered_map<TargetOutput*, std::vector<ThreadLoss>> lossesByOutput;
@@ -128,14 +154,22 @@ void SamplePipeline::periodicWork(jfr::Ticks now) {
   lost_.store(lost, std::memory_order_relaxed);
 }
 
-void SamplePipeline::runUntil(const std::atomic<bool>& stop) {
+std::thread SamplePipeline::start(const std::atomic<bool>& stop) {
+  // Before the thread exists: from here on, changes are applied by the consumer only.
   running_.store(true, std::memory_order_release);
+  return std::thread([this, &stop] { runUntil(stop); });
+}
+
+void SamplePipeline::runUntil(const std::atomic<bool>& stop) {
   jfr::Ticks nextPeriodic = jfr::Recording::now() + kPeriodicWorkNs;
   while (!stop.load(std::memory_order_acquire)) {
-    applyChanges();
-    ring_.poll(kPollTimeoutMs);
+    ring_.wait(kPollTimeoutMs);
+    applyChanges();  // after the wait: a JVM handed over meanwhile resolves its samples in this drain
     jfr::Ticks now = jfr::Recording::now();
+    // The agents' records first: a sample in code compiled a moment ago finds the method it is in.
     for (TargetOutput* output : outputs()) output->serviceJvms(now);
+    syncYoungProcesses(now);
+    ring_.drain();
     if (traceRing_) {  // after the agents' records, which name the traced methods
       traceRing_->drain();
       for (TargetOutput* output : outputs()) output->afterTraces();

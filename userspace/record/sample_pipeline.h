@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -32,13 +33,17 @@ class SamplePipeline {
   // Samples of `pid` go to `output` (which must outlive the pipeline or its retirement); its native unwind
   // tables are loaded before this returns when called before runUntil, else on the consumer thread.
   void addProcess(pid_t pid, TargetOutput& output);
+  // Runs `task` on the consumer thread before it handles the next records (at once when it is not
+  // running): how the recorder touches an output the consumer may be using.
+  void runOnConsumer(std::function<void()> task);
   // The process is gone: forget it. `onRetired` runs on the consumer thread once nothing more can reach
   // its output from the rings (the caller may finish the output there).
   void retireProcess(pid_t pid, std::function<void()> onRetired);
 
-  // Consumes until `stop` is set. Call finish() only after the perf events are disabled, so nothing
-  // arrives afterwards: it drains the rest and writes the final loss reports into every output.
-  void runUntil(const std::atomic<bool>& stop);
+  // Starts the consumer thread, which runs until `stop` is set; join it before finish(). Call finish() only
+  // after the perf events are disabled, so nothing arrives afterwards: it drains the rest and writes the
+  // final loss reports into every output.
+  std::thread start(const std::atomic<bool>& stop);
   void finish();
 
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
@@ -48,13 +53,18 @@ class SamplePipeline {
  private:
   struct Change {
     pid_t pid;
-    TargetOutput* output;          // add
-    std::function<void()> retired;  // retire
+    TargetOutput* output;           // add the process
+    std::function<void()> retired;  // retire it
+    std::function<void()> task;     // or just run this
   };
+  void runUntil(const std::atomic<bool>& stop);
   void applyChanges();
   void onSample(const void* data, size_t size);
   void onTrace(const void* data, size_t size);
   void periodicWork(jfr::Ticks now);
+  // A process that has just started maps its libraries over its first moments (a JVM: hundreds of
+  // milliseconds): its unwind tables follow at every drain then, not once a second.
+  void syncYoungProcesses(jfr::Ticks now);
   std::vector<TargetOutput*> outputs() const;
 
   BpfSampler& sampler_;
@@ -65,6 +75,7 @@ class SamplePipeline {
   std::unique_ptr<RingBufferReader> traceRing_;  // with method timing
   UnwindMaps unwind_;
   std::unordered_map<pid_t, TargetOutput*> routes_;
+  std::unordered_map<pid_t, jfr::Ticks> youngUntil_;
   uint64_t reportedThreadMapFull_ = 0;
   std::atomic<bool> running_{false};
   std::mutex changesMutex_;

@@ -10,10 +10,19 @@ namespace {
 
 constexpr uint32_t kAccNative = 0x0100;
 
+bool isNative(const jvm::JavaMethod* method) { return method && (method->modifiers & kAccNative); }
+
 // As the JDK reports them: a Java native method's own frame (its compiled wrapper) is "Native".
 jfr::FrameType frameTypeOf(const jvm::JavaFrame& frame) {
-  if (frame.method && (frame.method->modifiers & kAccNative)) return jfr::FrameType::Native;
+  if (isNative(frame.method)) return jfr::FrameType::Native;
   return frame.type == jvm::FrameType::kInlined ? jfr::FrameType::Inlined : jfr::FrameType::JitCompiled;
+}
+
+bool inCodeHeaps(const jvm::JavaModel& model, uint64_t pc) {
+  for (const auto& heap : model.codeHeaps()) {
+    if (pc >= heap.reservedLow && pc < heap.reservedHigh) return true;
+  }
+  return false;
 }
 
 // A cache that grows past this is rebuilt from scratch rather than grown without bound.
@@ -25,8 +34,9 @@ StackResolver::StackResolver(jfr::Recording& out, const symbolize::KernelSymboli
                              symbolize::ProcessSymbolizer& native)
     : out_(out), kernel_(kernel), native_(native) {}
 
-void StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
+bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
   frames.clear();
+  complete_ = true;
   const uint32_t userDepth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
   const uint32_t kernelDepth = std::min<uint32_t>(record.kernel_depth, JFRBPF_MAX_KERNEL_FRAMES);
   // Kernel frames sit above the user frames of the same sample: they come first, leaf first.
@@ -44,9 +54,11 @@ void StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     const uint64_t methodPtr = record.data[2 * i + 1];
     const bool top = i == 0;
     if (java && appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) continue;
+    if (java && inCodeHeaps(*java, pc)) complete_ = false;  // JIT code or a stub not reported yet
     frames.push_back({nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1), -1, -1,
                       jfr::FrameType::Native});
   }
+  return complete_;
 }
 
 bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr, uint64_t ticks,
@@ -59,9 +71,11 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
       frame = model.interpretedFrame(methodPtr, topBcp, ticks);
     }
     if (frame) {
+      // A native method runs in the interpreter's native entry: the JDK calls that frame Native too.
       frames.push_back({javaMethod(frame->method, frame->methodId), frame->line, frame->bci,
-                        jfr::FrameType::Interpreted});
+                        isNative(frame->method) ? jfr::FrameType::Native : jfr::FrameType::Interpreted});
     } else {
+      complete_ = false;
       frames.push_back({jvmCodeMethod("Interpreter"), -1, -1, jfr::FrameType::Interpreted});
     }
     return true;
@@ -104,6 +118,7 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
 
 jfr::MethodId StackResolver::javaMethod(const jvm::JavaMethod* method, uint64_t methodId) {
   if (!method) {
+    complete_ = false;
     // The agent never described this method (its record was lost): keep the frame, name what we know.
     char name[40];
     std::snprintf(name, sizeof(name), "method@0x%llx", static_cast<unsigned long long>(methodId));

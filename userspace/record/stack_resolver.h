@@ -25,7 +25,9 @@ class StackResolver {
   StackResolver(jfr::Recording& out, const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native);
 
   // Replaces `frames` with the frames of `record` (whose pcs array holds kernel_depth + user_depth entries).
-  void resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames);
+  // Returns false when some Java frame could not be named because the agent has not described its code
+  // or method yet (a class loaded or a method compiled a moment ago): resolving later may do better.
+  bool resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames);
 
   // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
   void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
@@ -52,6 +54,7 @@ class StackResolver {
   // Per process: its JavaMethod objects die with its model.
   std::unordered_map<pid_t, std::unordered_map<const jvm::JavaMethod*, jfr::MethodId>> javaMethods_;
   pid_t currentTgid_ = 0;
+  bool complete_ = true;  // of the sample being resolved
   std::array<jvm::JavaFrame, 64> inlineScratch_;
 };
 

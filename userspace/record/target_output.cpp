@@ -6,6 +6,14 @@
 #include "userspace/timing/probe_sites.h"
 
 namespace jfrbpf::record {
+namespace {
+
+// The agent sends what a thread's new code is within milliseconds; a sample waits longer only when its
+// records were lost, and then is written with what is known.
+constexpr jfr::Ticks kSampleWaitNs = 500'000'000;
+constexpr size_t kMaxWaitingSamples = 1u << 16;
+
+}  // namespace
 
 TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler,
                            const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native,
@@ -38,6 +46,7 @@ bool TargetOutput::hasJvm(pid_t pid) const {
 }
 
 void TargetOutput::forgetProcess(pid_t pid) {
+  retryWaitingSamples(jfr::Recording::now(), /*all=*/true);
   stacks_.forgetProcess(pid);
 }
 
@@ -119,10 +128,33 @@ void TargetOutput::serviceJvms(jfr::Ticks now) {
       out_->note(now, "warning", "JVM " + std::to_string(jvm->pid()) + ": Java stack walking unavailable: " + whyNot);
     }
   }
+  if (!waitingSamples_.empty()) retryWaitingSamples(now, /*all=*/false);
 }
 
 void TargetOutput::onSample(const jfrbpf_sample_record& record) {
-  stacks_.resolve(record, frames_);
+  if (!stacks_.resolve(record, frames_) && waitingSamples_.size() < kMaxWaitingSamples) {
+    const size_t words = 2 * static_cast<size_t>(record.user_depth) + record.kernel_depth;
+    const auto* bytes = reinterpret_cast<const uint8_t*>(&record);
+    waitingSamples_.emplace_back(bytes, bytes + JFRBPF_SAMPLE_HEADER_SIZE + words * sizeof(uint64_t));
+    return;
+  }
+  writeSample(record);
+}
+
+void TargetOutput::retryWaitingSamples(jfr::Ticks now, bool all) {
+  for (auto it = waitingSamples_.begin(); it != waitingSamples_.end();) {
+    const auto& record = *reinterpret_cast<const jfrbpf_sample_record*>(it->data());
+    const bool expired = now - static_cast<jfr::Ticks>(record.time_ns) > kSampleWaitNs;
+    if (stacks_.resolve(record, frames_) || all || expired) {
+      writeSample(record);
+      it = waitingSamples_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void TargetOutput::writeSample(const jfrbpf_sample_record& record) {
   const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();
   const bool truncated = (record.flags & JFRBPF_SAMPLE_USER_STACK_TRUNCATED) != 0;
   jfr::ThreadId thread = threadOf(record);
@@ -168,6 +200,8 @@ void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_
 }
 
 void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
+  serviceJvms(now);  // the agents' last records first: they may name what waiting samples ran
+  retryWaitingSamples(now, /*all=*/true);
   if (timing_ && finalTraces) timing_->retryPending(/*final=*/true);
   refreshJavaThreadNames();
   if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +56,11 @@ class TargetOutput {
   uint64_t timedInvocationsWritten() const;
 
  private:
+  // Writes `record` as frames_ holds it, resolved.
+  void writeSample(const jfrbpf_sample_record& record);
+  // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
+  // writes every one of them as it resolves now.
+  void retryWaitingSamples(jfr::Ticks now, bool all);
   jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
   void refreshJavaThreadNames();
   void writeMethodTimings(jfr::Ticks now);
@@ -72,6 +78,7 @@ class TargetOutput {
   std::vector<JvmConnection*> jvms_;
   bool layoutWarned_ = false;
   std::vector<jfr::StackFrame> frames_;  // reused for every sample
+  std::deque<std::vector<uint8_t>> waitingSamples_;  // raw records, oldest first
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> failed_{0};
 

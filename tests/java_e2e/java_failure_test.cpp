@@ -1,0 +1,187 @@
+// What happens around the agent (issue 4): a JVM that refuses attach, a JVM run by another user, the agent's
+// thread after a recording, and a second recording on the same JVM.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "tests/java_e2e/printed_samples.h"
+#include "tests/java_e2e/workloads.h"
+
+namespace jfrbpf::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text, '\0');
+  return text;
+}
+
+// Tids of `pid`'s threads whose name (comm) is `name`.
+std::vector<int64_t> threadsNamed(pid_t pid, const std::string& name) {
+  std::vector<int64_t> tids;
+  std::string taskDir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = opendir(taskDir.c_str());
+  if (!dir) return tids;
+  while (dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] == '.') continue;
+    std::string comm = readText(taskDir + "/" + entry->d_name + "/comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (comm == name) tids.push_back(std::stoll(entry->d_name));
+  }
+  closedir(dir);
+  return tids;
+}
+
+// The thread's CPU time in nanoseconds, from the first field of its schedstat.
+int64_t threadCpuNs(pid_t pid, int64_t tid) {
+  std::string text = readText("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat");
+  return text.empty() ? -1 : std::stoll(text);
+}
+
+// Distinct files mapped into `pid` whose path contains `needle`.
+std::set<std::string> mappedFilesWith(pid_t pid, const std::string& needle) {
+  std::set<std::string> files;
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  for (std::string line; std::getline(maps, line);) {
+    size_t slash = line.find('/');
+    if (slash != std::string::npos && line.find(needle, slash) != std::string::npos) files.insert(line.substr(slash));
+  }
+  return files;
+}
+
+size_t samplesWithFrame(const std::vector<const JfrSample*>& samples, const std::string& className,
+                        const std::string& method) {
+  return where(samples, [&](const JfrSample& s) { return s.find(className, method) >= 0; }).size();
+}
+
+bool hasJavaFrame(const JfrSample& s) {
+  for (const JfrFrame& f : s.frames) {
+    if (f.isJava()) return true;
+  }
+  return false;
+}
+
+TEST(JavaE2EFailureModes, AttachDisabledRecordsNativeFramesWithOneLineAndANote) {
+  JAVA_E2E_REQUIRE(17);
+  ScratchDir dir("java-e2e-attach-disabled");
+  Workload jvm(javaCommand(17, {"-XX:+DisableAttachMechanism"}, "HotMethods"), 3);
+  ASSERT_EQ(jvm.threads().size(), 3u);
+  std::string out = dir.file("no-attach.jfr");
+  RunResult r = recordPid(jvm.pid(), out, "2s");
+  ASSERT_EQ(r.exitCode, 0) << "a JVM that refuses the agent is still profiled natively:\n" << r.output;
+  auto said = linesWith(r.output, "Java frames unavailable");
+  ASSERT_EQ(said.size(), 1u) << r.output;
+  EXPECT_NE(said[0].find("DisableAttachMechanism"), std::string::npos) << "the line names the cause: " << said[0];
+  EXPECT_NE(said[0].find(std::to_string(jvm.pid())), std::string::npos) << said[0];
+
+  std::vector<JfrSample> samples = printedSamples(out);
+  Recorded recorded = expectReaderAgrees(out, samples);
+  ASSERT_EQ(recorded.notes.size(), 1u);
+  EXPECT_NE(recorded.notes[0].find("DisableAttachMechanism"), std::string::npos) << recorded.notes[0];
+  auto byThread = samplesByThread(samples);
+  for (const auto& [name, worker] : jvm.threads()) {
+    const auto& mine = byThread[worker.tid];
+    EXPECT_GE(mine.size(), 10u) << name << " is sampled without the agent too";
+    for (const JfrSample* s : mine) {
+      EXPECT_EQ(s->osName, name);
+      EXPECT_FALSE(s->frames.empty()) << "native frames are still recorded";
+      EXPECT_FALSE(hasJavaFrame(*s)) << "no Java frames without the agent\n" << s->describe();
+    }
+  }
+}
+
+class JavaAgent : public ::testing::TestWithParam<int> {};
+
+// After a recording the agent stays loaded but idle; the next recording reuses it.
+TEST_P(JavaAgent, IsQuietAfterARecordingAndServesTheNextOne) {
+  const int jdk = GetParam();
+  JAVA_E2E_REQUIRE(jdk);
+  ScratchDir dir("java-e2e-agent-reuse-" + std::to_string(jdk));
+  Workload jvm(javaCommand(jdk, {}, "HotMethods"), 3);
+  ASSERT_EQ(jvm.threads().size(), 3u);
+  auto recordAndCheck = [&](const std::string& name) {
+    std::string out = dir.file(name);
+    RunResult r = recordPid(jvm.pid(), out, "2s");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::vector<JfrSample> samples = printedSamples(out);
+    auto byThread = samplesByThread(samples);
+    const auto& hot = byThread[jvm.tid("hot-primes")];
+    EXPECT_GE(hot.size(), 20u) << name;
+    EXPECT_GE(samplesWithFrame(hot, "Hot", "computePrimes"), hot.size() * 9 / 10) << name << ": Java frames resolved";
+    EXPECT_GE(rootCompletenessPercent(hot, jdk, name + " hot-primes"), 99.0);
+  };
+
+  recordAndCheck("first.jfr");
+  auto agentThreads = threadsNamed(jvm.pid(), "jfrbpf agent");
+  ASSERT_EQ(agentThreads.size(), 1u) << "one agent thread stays in the JVM";
+  int64_t before = threadCpuNs(jvm.pid(), agentThreads[0]);
+  std::this_thread::sleep_for(2s);
+  int64_t after = threadCpuNs(jvm.pid(), agentThreads[0]);
+  ASSERT_GE(before, 0);
+  double ms = static_cast<double>(after - before) / 1e6;
+  std::printf("[ figure ] JDK %d: the idle agent thread used %.3f ms of CPU in 2 s after the recording\n", jdk, ms);
+  EXPECT_LT(ms, 20.0) << "the agent must be quiet (< 1 % of a CPU) once the recording ended";
+
+  recordAndCheck("second.jfr");
+  EXPECT_EQ(threadsNamed(jvm.pid(), "jfrbpf agent").size(), 1u) << "the second recording reuses the agent";
+  auto agents = mappedFilesWith(jvm.pid(), "jfrbpf-agent");
+  EXPECT_EQ(agents.size(), 1u) << "the agent library is loaded once";
+}
+
+// A JVM run by an unprivileged user (created if missing): attach switches to the target's credentials.
+TEST_P(JavaAgent, AttachesToAJvmOfAnotherUser) {
+  const int jdk = GetParam();
+  JAVA_E2E_REQUIRE(jdk);
+  const char* user = "jfrbpf-e2e";
+  if (!getpwnam(user)) {
+    RunResult added = run({"useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user});
+    ASSERT_EQ(added.exitCode, 0) << added.output;
+  }
+  const passwd* account = getpwnam(user);
+  ASSERT_NE(account, nullptr);
+  ScratchDir dir("java-e2e-other-user-" + std::to_string(jdk));
+  Workload jvm(
+      javaCommand(jdk, {}, "HotMethods", {},
+                  {"setpriv", "--reuid=" + std::to_string(account->pw_uid),
+                   "--regid=" + std::to_string(account->pw_gid), "--clear-groups", "--pdeathsig=SIGKILL", "--"}),
+      3);
+  ASSERT_EQ(jvm.threads().size(), 3u);
+  std::string status = readText("/proc/" + std::to_string(jvm.pid()) + "/status");
+  ASSERT_NE(status.find("\nUid:\t" + std::to_string(account->pw_uid) + "\t"), std::string::npos)
+      << "the JVM runs as " << user;
+
+  std::string out = dir.file("other-user.jfr");
+  RunResult r = recordPid(jvm.pid(), out, "2s");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(linesWith(r.output, "Java frames unavailable").empty()) << r.output;
+  std::vector<JfrSample> samples = printedSamples(out);
+  expectReaderAgrees(out, samples);
+  auto byThread = samplesByThread(samples);
+  for (const auto& [name, worker] : jvm.threads()) {
+    const auto& mine = byThread[worker.tid];
+    EXPECT_GE(mine.size(), 10u) << name;
+    const std::string& javaName = name;  // structured bindings cannot be captured before C++20's P1091 fix
+    const int64_t javaThreadId = worker.javaThreadId;
+    size_t named = where(mine, [&](const JfrSample& s) {
+                     return s.javaName == javaName && s.javaThreadId == javaThreadId;
+                   }).size();
+    EXPECT_EQ(named, mine.size()) << name << ": Java thread name and id come from the agent";
+    EXPECT_GE(rootCompletenessPercent(mine, jdk, "other user's " + name), 99.0);
+  }
+  const auto& hot = byThread[jvm.tid("hot-primes")];
+  EXPECT_GE(samplesWithFrame(hot, "Hot", "computePrimes"), hot.size() * 9 / 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(JavaE2E, JavaAgent, ::testing::Values(17, 25), jdkTestName);
+
+}  // namespace
+}  // namespace jfrbpf::test

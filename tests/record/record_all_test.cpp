@@ -1,0 +1,134 @@
+// `jfrbpf record --all` and `jfrbpf list` as a user runs them on a host with several JVMs: one in its own
+// PID and mount namespace (with a private /tmp), one running as an unprivileged user, one started while
+// recording, and one that exits mid-recording. Every JVM gets its own valid file with its own Java frames.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "tests/record/bpf_test_support.h"
+#include "tests/record/record_test_support.h"
+#include "tests/support/recorded_samples.h"
+
+namespace jfrbpf::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string java() { return std::string(kJdkHome) + "/bin/java"; }
+std::string demoClasses() { return std::string(kBinaryDir) + "/demo-app/classes"; }
+std::string demoLibraries() { return std::string(kBinaryDir) + "/demo-app"; }
+
+// The demo JVM for `seconds`, as the given command prefix runs it; waits until it is up.
+std::unique_ptr<ChildProcess> startDemo(std::vector<std::string> prefix, int seconds) {
+  std::vector<std::string> argv = std::move(prefix);
+  for (std::string arg : {java(), std::string("-Xmx128m"), "-Djava.library.path=" + demoLibraries(),
+                          std::string("-cp"), demoClasses(), std::string("demo.DemoApp"), std::to_string(seconds)}) {
+    argv.push_back(std::move(arg));
+  }
+  auto child = std::make_unique<ChildProcess>(argv, ChildOptions{.captureStderr = true});
+  for (int i = 0; i < 100; ++i) {
+    auto line = child->readLine(200ms);
+    if (line && line->find("DemoApp running, pid") != std::string::npos) return child;
+  }
+  ADD_FAILURE() << "the demo JVM did not start: " << argv.front();
+  return child;
+}
+
+// The host pid of the JVM a wrapper (unshare, setpriv) started: the newest java process below it.
+pid_t javaBelow(pid_t wrapper) {
+  for (int i = 0; i < 50; ++i) {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::string name = entry.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream stat(entry.path() / "stat");
+      std::string line;
+      std::getline(stat, line);
+      size_t close = line.rfind(')');
+      if (close == std::string::npos || line.find("(java)") == std::string::npos) continue;
+      std::istringstream rest(line.substr(close + 2));
+      char state;
+      pid_t parent = 0;
+      rest >> state >> parent;
+      if (parent == wrapper || std::stoi(name) == wrapper) return std::stoi(name);
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  return 0;
+}
+
+bool hasDemoFrames(const Recorded& recorded) {
+  for (const Sample& s : recorded.samples) {
+    if (hasFrame(s, "multiplyMatrices", "demo/DemoApp") || hasFrame(s, "updateInventory", "demo/DemoApp")) return true;
+  }
+  return false;
+}
+
+TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
+  JFRBPF_REQUIRE_BPF();
+  if (access(demoClasses().c_str(), R_OK) != 0) GTEST_SKIP() << "demo app not built";
+  ScratchDir dir("record-all");
+
+  auto plain = startDemo({}, 60);
+  auto unprivileged = startDemo({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, 60);
+  // Its own PID and mount namespaces, and a /tmp no other process sees (its attach socket lives there).
+  auto contained = startDemo({"unshare", "--pid", "--mount", "--fork", "--kill-child", "--mount-proc", "--propagation", "private",
+                              "sh", "-c", "mount -t tmpfs jfrbpf-test /tmp && exec \"$0\" \"$@\""},
+                             60);
+  pid_t containedPid = javaBelow(contained->pid());
+  ASSERT_GT(containedPid, 0);
+
+  // jfrbpf list sees all of them, with the namespace pid and the user of each.
+  RunResult list = run({jfrbpfBinary(), "list"});
+  ASSERT_EQ(list.exitCode, 0) << list.output;
+  EXPECT_NE(list.output.find(std::to_string(unprivileged->pid())), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("nobody"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find(std::to_string(containedPid) + "      1"), std::string::npos)
+      << "the contained JVM is pid 1 in its namespace:\n" << list.output;
+
+  std::string out = dir.file("jvms");
+  auto shortLived = startDemo({}, 14);  // exits while recording
+  ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-d", "20s", "-o", out}, {.captureStderr = true});
+  std::this_thread::sleep_for(8s);
+  auto lateComer = startDemo({}, 60);  // started while recording
+  auto code = recorder.wait(120s);
+  std::string output = recorder.readAll(1s);
+  ASSERT_TRUE(code.has_value());
+  ASSERT_EQ(*code, 0) << output;
+
+  std::map<pid_t, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    std::string name = entry.path().filename();
+    files[std::stoi(name.substr(0, name.find('-')))] = entry.path();
+  }
+  EXPECT_NE(output.find("JVM " + std::to_string(shortLived->pid()) + " exited"), std::string::npos) << output;
+  const std::map<std::string, std::pair<pid_t, ChildProcess*>> jvms = {
+      {"plain", {plain->pid(), plain.get()}},
+      {"unprivileged", {unprivileged->pid(), unprivileged.get()}},
+      {"contained", {containedPid, contained.get()}},
+      {"short-lived", {shortLived->pid(), shortLived.get()}},
+      {"late", {lateComer->pid(), lateComer.get()}}};
+  for (const auto& [role, jvm] : jvms) {
+    const auto& [pid, process] = jvm;
+    SCOPED_TRACE("the " + role + " JVM, pid " + std::to_string(pid));
+    ASSERT_TRUE(files.count(pid)) << output;
+    const std::string& file = files[pid];
+    EXPECT_NE(file.find("demo.DemoApp"), std::string::npos) << file;
+    EXPECT_EQ(run({jdkTool("jfr"), "summary", file}).exitCode, 0) << file;
+    Recorded recorded = readRecording(file);
+    EXPECT_GT(recorded.samples.size(), 5u) << file << "\n" << output;
+    if (!hasDemoFrames(recorded)) {
+      ADD_FAILURE() << "no Java frames of the demo in " << file << "\n"
+                    << output << "the JVM said:\n"
+                    << process->readAll(100ms);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace jfrbpf::test

@@ -1,0 +1,240 @@
+// `jfrbpf record --all`: one BPF sampler for every HotSpot JVM on the host, a file per JVM. JVMs that
+// start during the recording are picked up by a watcher; a JVM that exits gets its file finished then.
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "userspace/base/error.h"
+#include "userspace/discovery/discovery.h"
+#include "userspace/discovery/jvm_watcher.h"
+#include "userspace/record/jvm_setup.h"
+#include "userspace/record/privileges.h"
+#include "userspace/record/progress_line.h"
+#include "userspace/record/recorder.h"
+#include "userspace/record/sample_pipeline.h"
+#include "userspace/record/stop_conditions.h"
+#include "userspace/record/target_output.h"
+
+namespace jfrbpf::record {
+namespace {
+
+constexpr int kWatchIntervalMs = 250;
+// Method-timing statistics slots per JVM: the recording can time methods in this many JVMs at once.
+constexpr uint32_t kSlotsPerJvm = 1024;
+constexpr size_t kConcurrentAttaches = 16;
+
+struct HostJvm {
+  pid_t pid = 0;
+  std::string path;
+  std::string mainClass;
+  std::unique_ptr<JvmConnection> jvm;  // null when the agent could not be attached
+  std::unique_ptr<TargetOutput> output;
+  std::optional<uint32_t> slotBase;
+  std::atomic<bool> finished{false};
+};
+
+// "1234-com.example.App-3f2a9c1b04de.jfr": pid, what runs, and the container, readable in a listing.
+std::string fileNameFor(const discovery::JvmInfo& info) {
+  std::string what = info.mainClass.empty() ? "java" : std::filesystem::path(info.mainClass).filename().string();
+  for (char& c : what) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  }
+  if (what.size() > 60) what.resize(60);
+  std::string name = std::to_string(info.pid) + "-" + what;
+  if (info.container.known()) name += "-" + info.container.shortId();
+  return name + ".jfr";
+}
+
+class HostRecorder {
+ public:
+  HostRecorder(const RecordConfig& config, BpfSampler& sampler, SamplingClocks& clocks, SamplePipeline& pipeline)
+      : config_(config), sampler_(sampler), clocks_(clocks), pipeline_(pipeline) {
+    for (uint32_t base = 0; base + kSlotsPerJvm <= kMethodSlots; base += kSlotsPerJvm) freeSlots_.push_back(base);
+  }
+
+  // Starts recording each of `pids` that is a JVM we should record into its own file. The agents are
+  // attached concurrently: an attach mostly waits for the JVM, and a host may run dozens of them.
+  void start(const std::vector<pid_t>& pids) {
+    std::vector<std::unique_ptr<HostJvm>> starting;
+    for (pid_t pid : pids) {
+      std::optional<discovery::JvmInfo> info = discovery::inspectJvm(pid);
+      if (!info || jvms_.count(pid)) continue;
+      if (!config_.containerFilter.empty() && !info->container.id.starts_with(config_.containerFilter)) continue;
+      auto host = std::make_unique<HostJvm>();
+      host->pid = pid;
+      host->mainClass = info->mainClass;
+      host->path = (std::filesystem::path(config_.outputPath) / fileNameFor(*info)).string();
+      starting.push_back(std::move(host));
+    }
+    std::vector<std::vector<std::string>> notes(starting.size());
+    for (size_t first = 0; first < starting.size(); first += kConcurrentAttaches) {
+      std::vector<std::jthread> attaching;
+      for (size_t i = first; i < std::min(starting.size(), first + kConcurrentAttaches); ++i) {
+        attaching.emplace_back([&, i] { starting[i]->jvm = attachJvm(starting[i]->pid, notes[i]); });
+      }
+    }
+    for (size_t i = 0; i < starting.size(); ++i) begin(std::move(starting[i]), notes[i]);
+  }
+
+  // The JVM exited: its file is finished on the consumer thread once the rings hold nothing more of it.
+  void retire(pid_t pid) {
+    auto it = jvms_.find(pid);
+    if (it == jvms_.end() || it->second->finished) return;
+    HostJvm* host = it->second.get();
+    sampler_.removeTarget(static_cast<uint32_t>(pid));
+    clocks_.removeProcess(pid);
+    pipeline_.retireProcess(pid, [host] {
+      host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
+      host->finished.store(true, std::memory_order_release);
+    });
+    std::fprintf(stderr, "jfrbpf: JVM %d exited; %s is complete\n", pid, host->path.c_str());
+  }
+
+  // After the pipeline finished: every file not finished yet is finished now.
+  void finishAll(RecordSummary& summary) {
+    for (auto& [pid, host] : jvms_) {
+      if (!host->finished) host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
+      summary.files.push_back({pid, host->path, host->mainClass, host->output->samples(), host->output->lost(),
+                               host->jvm != nullptr});
+      summary.samples += host->output->samples();
+      summary.failedStacks += host->output->failedStacks();
+      summary.lost += host->output->lost();
+      summary.threads += host->output->threads();
+      summary.javaProcesses += host->jvm ? 1 : 0;
+      for (const auto& [cause, count] : host->output->ledger().byCause()) summary.lostByCause[cause] += count;
+    }
+  }
+
+  void abandonAll() {
+    for (auto& [pid, host] : jvms_) {
+      if (!host->finished) host->output->abandon();
+    }
+  }
+
+  size_t recording() const {
+    size_t live = 0;
+    for (const auto& [pid, host] : jvms_) live += host->finished ? 0 : 1;
+    return live;
+  }
+
+ private:
+  void begin(std::unique_ptr<HostJvm> host, std::vector<std::string>& notes) {
+    const pid_t pid = host->pid;
+    if (host->jvm) publishJvm(*host->jvm, sampler_, notes);
+    if (host->jvm && config_.methodTiming.enabled() && !freeSlots_.empty()) {
+      host->slotBase = freeSlots_.back();
+      freeSlots_.pop_back();
+      startTiming(*host->jvm, sampler_, config_.methodTiming, *host->slotBase, *host->slotBase + kSlotsPerJvm, notes);
+    }
+    jfr::RecordingOptions options;
+    options.path = host->path;
+    options.settings = config_.settings;
+    host->output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(options), sampler_,
+                                                  pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
+                                                  config_.periodNs, config_.methodTiming);
+    if (host->jvm) host->output->addJvm(*host->jvm);
+    for (const std::string& note : notes) host->output->recording().note(jfr::Recording::now(), "warning", note);
+    try {
+      clocks_.addProcess(pid);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Target) throw;  // it exited while we connected: the watcher tells soon
+    }
+    pipeline_.addProcess(pid, *host->output);
+    sampler_.addTarget(static_cast<uint32_t>(pid));
+    std::fprintf(stderr, "jfrbpf: recording JVM %d (%s) into %s\n", pid, host->mainClass.c_str(), host->path.c_str());
+    jvms_.emplace(pid, std::move(host));
+  }
+
+  const RecordConfig& config_;
+  BpfSampler& sampler_;
+  SamplingClocks& clocks_;
+  SamplePipeline& pipeline_;
+  std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;
+  std::vector<uint32_t> freeSlots_;
+};
+
+void prepareDirectory(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw Error("cannot use " + dir + " as the output directory of --all: " + ec.message() + " (change -o)",
+                ErrorKind::Usage);
+  }
+}
+
+}  // namespace
+
+RecordSummary recordAll(const RecordConfig& config) {
+  requireProfilingPrivileges();
+  prepareDirectory(config.outputPath);
+  BlockedStopSignals signals;
+
+  SamplerConfig samplerConfig;
+  samplerConfig.userStackDepth = config.stackDepth;
+  samplerConfig.ringBufferBytes = config.ringBufferBytes;
+  if (config.methodTiming.enabled()) {
+    samplerConfig.methodSlots = kMethodSlots;
+    samplerConfig.traceThresholdNs = static_cast<uint64_t>(std::max<int64_t>(0, config.methodTiming.traceThresholdNs));
+  }
+  BpfSampler sampler(samplerConfig);
+  SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
+  SamplePipeline pipeline(sampler, clocks);
+  HostRecorder host(config, sampler, clocks, pipeline);
+  discovery::JvmWatcher watcher;
+
+  std::atomic<bool> stopConsumer{false};
+  std::thread consumer;
+  RecordSummary summary;
+  summary.outputPath = config.outputPath;
+  int64_t startNs = jfr::Recording::now();
+  try {
+    clocks.enable();
+    host.start(watcher.poll().appeared);
+    // The duration counts from when the JVMs found at the start are all being recorded.
+    startNs = jfr::Recording::now();
+    StopConditions stop(signals, config.durationNs > 0 ? startNs + config.durationNs : 0);
+    consumer = pipeline.start(stopConsumer);
+    ProgressLine progress(config.progressLine, "every JVM");
+    std::optional<StopReason> reason;
+    int64_t nextProgress = 0;
+    while (!(reason = stop.wait(kWatchIntervalMs))) {
+      discovery::JvmChanges changes = watcher.poll();
+      for (pid_t pid : changes.gone) host.retire(pid);
+      host.start(changes.appeared);
+      int64_t now = jfr::Recording::now();
+      if (now >= nextProgress) {
+        progress.update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config.durationNs) / 1e9,
+                        pipeline.samples(), pipeline.lost());
+        nextProgress = now + 1'000'000'000;
+      }
+    }
+    progress.clear();
+    summary.stopReason = *reason;
+  } catch (...) {
+    clocks.disable();
+    stopConsumer.store(true, std::memory_order_release);
+    if (consumer.joinable()) consumer.join();
+    host.abandonAll();
+    throw;
+  }
+
+  clocks.disable();
+  sampler.detach();
+  stopConsumer.store(true, std::memory_order_release);
+  consumer.join();
+  pipeline.finish();
+  host.finishAll(summary);
+  summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
+  SamplerCounters counters = sampler.readCounters();
+  summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
+  summary.counters = counters;
+  return summary;
+}
+
+}  // namespace jfrbpf::record
