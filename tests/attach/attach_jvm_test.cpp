@@ -14,6 +14,7 @@
 
 #include "test_config.h"
 #include "tests/attach/test_processes.h"
+#include "tests/support/private_tmp.h"
 #include "userspace/attach/hotspot_vm.h"
 #include "userspace/attach/proc_status.h"
 
@@ -369,7 +370,7 @@ TEST_F(AttachJvmSpecial, AttachesIntoPrivatePidMountAndNetworkNamespaces) {
                                       "--kill-child",
                                       "sh",
                                       "-c",
-                                      "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && \"$@\"; :",
+                                      jfrbpf::test::privateTmpMounts() + "cd /tmp && \"$@\"; :",
                                       "sh"};
   for (const std::string& arg : test::javaCommand(jfrbpf::test::kJdkHome)) command.push_back(arg);
   Child container(command, scratch_.file("jvm.log"));

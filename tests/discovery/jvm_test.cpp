@@ -19,6 +19,7 @@
 #include "test_config.h"
 #include "tests/discovery/child_process.h"
 #include "tests/discovery/test_jvms.h"
+#include "tests/support/private_tmp.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/hsperfdata.h"
 #include "userspace/discovery/jvm_mappings.h"
@@ -164,7 +165,7 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root for unshare --pid --mount";
   // The JVM is pid 1 of a new pid namespace and its /tmp (where hsperfdata goes) is a private tmpfs.
   std::vector<std::string> command{"unshare", "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "--",
-                                   "/bin/sh", "-c", "mount -t tmpfs -o size=16m tmpfs /tmp && exec \"$@\"", "sh"};
+                                   "/bin/sh", "-c", jfrbpf::test::privateTmpMounts() + "exec \"$@\"", "sh"};
   for (std::string& part : sleeperCommand(test::kJdkHome, {})) command.push_back(std::move(part));
   ChildProcess wrapper(command);
   ASSERT_TRUE(wrapper.waitForLine("ready"));

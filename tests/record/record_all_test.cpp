@@ -13,6 +13,7 @@
 
 #include "tests/record/bpf_test_support.h"
 #include "tests/record/record_test_support.h"
+#include "tests/support/private_tmp.h"
 #include "tests/support/recorded_samples.h"
 
 namespace jfrbpf::test {
@@ -78,7 +79,7 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
   auto unprivileged = startDemo({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, 60);
   // Its own PID and mount namespaces, and a /tmp no other process sees (its attach socket lives there).
   auto contained = startDemo({"unshare", "--pid", "--mount", "--fork", "--kill-child", "--mount-proc", "--propagation", "private",
-                              "sh", "-c", "mount -t tmpfs jfrbpf-test /tmp && exec \"$0\" \"$@\""},
+                              "sh", "-c", privateTmpMounts() + "exec \"$0\" \"$@\""},
                              60);
   pid_t containedPid = javaBelow(contained->pid());
   ASSERT_GT(containedPid, 0);

@@ -172,6 +172,7 @@ void prepareDirectory(const std::string& dir) {
 
 RecordSummary recordAll(const RecordConfig& config) {
   requireProfilingPrivileges();
+  raiseOpenFileLimit();
   prepareDirectory(config.outputPath);
   BlockedStopSignals signals;
 

@@ -37,7 +37,7 @@ bool sudoCredentials(uid_t& uid, gid_t& gid, std::string& user) {
 
 }  // namespace
 
-LaunchedProcess::LaunchedProcess(const std::vector<std::string>& command) {
+LaunchedProcess::LaunchedProcess(const std::vector<std::string>& command, const rlimit& openFiles) {
   if (command.empty()) throw Error("no command given after '--'", ErrorKind::Usage);
   program_ = command.front();
   int gatePipe[2];
@@ -61,6 +61,7 @@ LaunchedProcess::LaunchedProcess(const std::vector<std::string>& command) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    setrlimit(RLIMIT_NOFILE, &openFiles);
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive a recorder that died at start-up
     char go = 0;
     if (read(gatePipe[0], &go, 1) != 1) _exit(126);  // recorder gave up before releasing us

@@ -2,6 +2,7 @@
 // Launch mode: `jfrbpf record [options] -- CMD ARGS...`. The child is created stopped at a gate, so the
 // sampler can target its pid before it runs a single instruction of CMD; under sudo it runs with the
 // invoking user's credentials, not root's.
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <string>
@@ -14,7 +15,8 @@ namespace jfrbpf::record {
 class LaunchedProcess {
  public:
   // Forks; the child waits at the gate. Throws jfrbpf::Error.
-  explicit LaunchedProcess(const std::vector<std::string>& command);
+  // `openFiles`: the descriptor limit the program gets (jfrbpf's own is raised for its perf events).
+  LaunchedProcess(const std::vector<std::string>& command, const rlimit& openFiles);
   ~LaunchedProcess();  // a child never released is killed and reaped
   LaunchedProcess(const LaunchedProcess&) = delete;
   LaunchedProcess& operator=(const LaunchedProcess&) = delete;

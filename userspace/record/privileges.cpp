@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "userspace/base/error.h"
@@ -40,6 +41,18 @@ void requireProfilingPrivileges() {
                 "CAP_SYS_PTRACE (missing: " + missing + "); run with sudo",
                 ErrorKind::Environment);
   }
+}
+
+rlimit raiseOpenFileLimit() {
+  constexpr rlim_t kWanted = 1u << 20;  // the kernel's default fs.nr_open
+  rlimit original{};
+  if (getrlimit(RLIMIT_NOFILE, &original) != 0) return original;
+  rlimit raised{std::max(original.rlim_max, kWanted), std::max(original.rlim_max, kWanted)};
+  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+    raised = {original.rlim_max, original.rlim_max};
+    setrlimit(RLIMIT_NOFILE, &raised);  // if even this fails, the first perf event too many says so
+  }
+  return original;
 }
 
 }  // namespace jfrbpf::record

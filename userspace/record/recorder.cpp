@@ -60,6 +60,7 @@ const char* describe(StopReason reason) {
 
 RecordSummary record(const RecordConfig& config) {
   requireProfilingPrivileges();
+  const rlimit openFiles = raiseOpenFileLimit();
   for (pid_t pid : config.pids) requireProcess(pid);
   BlockedStopSignals signals;  // before any thread or child exists, so all inherit the mask
 
@@ -102,7 +103,7 @@ RecordSummary record(const RecordConfig& config) {
       launchedJvm = JvmConnection::forLaunch();
       command.insert(command.begin() + 1, launchedJvm->launchOption());
     }
-    launched = std::make_unique<LaunchedProcess>(command);
+    launched = std::make_unique<LaunchedProcess>(command, openFiles);
     targets.push_back(launched->pid());
   }
   const int64_t startNs = jfr::Recording::now();

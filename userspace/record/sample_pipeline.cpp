@@ -127,6 +127,7 @@ void SamplePipeline::syncYoungProcesses(jfr::Ticks now) {
       continue;
     }
     unwind_.syncProcess(it->first);
+    nativeSymbols_.refresh(it->first);  // libraries it maps are named from its next samples on
     ++it;
   }
 }

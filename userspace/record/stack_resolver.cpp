@@ -55,8 +55,11 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     const bool top = i == 0;
     if (java && appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) continue;
     if (java && inCodeHeaps(*java, pc)) complete_ = false;  // JIT code or a stub not reported yet
-    frames.push_back({nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1), -1, -1,
-                      jfr::FrameType::Native});
+    std::optional<jfr::MethodId> method = nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1);
+    // No mapping holds it: not a return address but what a frame-pointer walk through a frame without
+    // one read (the tables of a library mapped a moment ago were not loaded yet). The rest is garbage.
+    if (!method) break;
+    frames.push_back({*method, -1, -1, jfr::FrameType::Native});
   }
   return complete_;
 }
@@ -152,12 +155,16 @@ jfr::MethodId StackResolver::kernelMethod(uint64_t pc) {
   return it->second;
 }
 
-jfr::MethodId StackResolver::nativeMethod(pid_t tgid, uint64_t pc) {
+std::optional<jfr::MethodId> StackResolver::nativeMethod(pid_t tgid, uint64_t pc) {
   auto& cache = nativeCache_[tgid];
-  if (cache.size() > kMaxCachedPcsPerProcess) cache.clear();
-  auto [it, inserted] = cache.try_emplace(pc, 0);
-  if (inserted) it->second = methodFor(native_.symbolize(tgid, pc));
-  return it->second;
+  if (auto known = cache.find(pc); known != cache.end()) return known->second;
+  const symbolize::NativeFrame frame = native_.symbolize(tgid, pc);
+  // Not kept: a pc outside every mapping the symbolizer knows may be in a library mapped since.
+  if (frame.kind == symbolize::FrameKind::kUnmapped) return std::nullopt;
+  const jfr::MethodId method = methodFor(frame);
+  if (cache.size() >= kMaxCachedPcsPerProcess) cache.clear();
+  cache.emplace(pc, method);
+  return method;
 }
 
 jfr::MethodId StackResolver::methodFor(const symbolize::NativeFrame& frame) {

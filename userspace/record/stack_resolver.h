@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <array>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -42,7 +43,8 @@ class StackResolver {
   jfr::MethodId javaMethod(const jvm::JavaMethod* method, uint64_t methodId);
   jfr::MethodId jvmCodeMethod(std::string_view name);
   jfr::MethodId kernelMethod(uint64_t pc);
-  jfr::MethodId nativeMethod(pid_t tgid, uint64_t pc);
+  // Nothing when no mapping of the process holds `pc`.
+  std::optional<jfr::MethodId> nativeMethod(pid_t tgid, uint64_t pc);
   jfr::MethodId methodFor(const symbolize::NativeFrame& frame);
 
   jfr::Recording& out_;

@@ -21,13 +21,12 @@ NativeFrame ProcessSymbolizer::symbolize(int pid, uint64_t pc) {
     ++stats_.pcCacheHits;
     return cached->second;
   }
-  if (space.gone) return {kUnknownName, kUnknownName, pc, FrameKind::kProcessGone};
-
-  MappedObject* object = space.find(pc);
+  // "Gone" is checked again like a miss: /proc/PID/maps also fails for a moment while the process execs.
+  MappedObject* object = space.gone ? nullptr : space.find(pc);
   if (object == nullptr &&
       std::chrono::steady_clock::now() - space.lastMapsRead >= options_.mapsRefreshInterval) {
     readMaps(pid, space);  // new code may have been mapped since we last looked
-    object = space.find(pc);
+    object = space.gone ? nullptr : space.find(pc);
   }
   if (space.gone) return {kUnknownName, kUnknownName, pc, FrameKind::kProcessGone};
   // Not cached: the pc may become mapped later, and only a miss can trigger the re-read that finds it.
@@ -81,6 +80,7 @@ void ProcessSymbolizer::readMaps(int pid, AddressSpace& space) {
   space.lastMapsRead = std::chrono::steady_clock::now();
   try {
     space.replaceMappings(readProcMaps(pid), names_);
+    space.gone = false;
   } catch (const ProcessGoneError&) {
     space.gone = true;
     space.pcCache.clear();
