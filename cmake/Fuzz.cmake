@@ -14,4 +14,4 @@ endfunction()
 
 # How long each fuzz test runs under ctest. Longer runs belong to dedicated fuzzing sessions:
 #   cmake -DJFRBPF_FUZZ_SECONDS=600 ... && ctest -R Fuzz
-set(JFRBPF_FUZZ_SECONDS 10 CACHE STRING "Seconds each libFuzzer test runs under ctest")
+set(JFRBPF_FUZZ_SECONDS 5 CACHE STRING "Seconds each libFuzzer test runs under ctest")

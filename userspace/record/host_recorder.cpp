@@ -93,7 +93,7 @@ class HostRecorder {
       host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
       host->finished.store(true, std::memory_order_release);
     });
-    std::fprintf(stderr, "jfrbpf: JVM %d exited; %s is complete\n", pid, host->path.c_str());
+    std::fprintf(stderr, "jfrbpf: JVM %d exited: finishing %s\n", pid, host->path.c_str());
   }
 
   // After the pipeline finished: every file not finished yet is finished now.
