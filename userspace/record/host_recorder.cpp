@@ -2,6 +2,7 @@
 // start during the recording are picked up by a watcher; a JVM that exits gets its file finished then.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -69,7 +70,7 @@ class HostRecorder {
       auto host = std::make_unique<HostJvm>();
       host->pid = pid;
       host->mainClass = info->mainClass;
-      host->path = (std::filesystem::path(config_.outputPath) / fileNameFor(*info)).string();
+      host->path = unusedPath(std::filesystem::path(config_.outputPath) / fileNameFor(*info), starting);
       starting.push_back(std::move(host));
     }
     std::vector<std::vector<std::string>> notes(starting.size());
@@ -85,8 +86,10 @@ class HostRecorder {
   // The JVM exited: its file is finished on the consumer thread once the rings hold nothing more of it.
   void retire(pid_t pid) {
     auto it = jvms_.find(pid);
-    if (it == jvms_.end() || it->second->finished) return;
+    if (it == jvms_.end()) return;
     HostJvm* host = it->second.get();
+    exited_.push_back(std::move(it->second));  // the pid may come back as another JVM
+    jvms_.erase(it);
     sampler_.removeTarget(static_cast<uint32_t>(pid));
     clocks_.removeProcess(pid);
     pipeline_.retireProcess(pid, [host] {
@@ -98,9 +101,9 @@ class HostRecorder {
 
   // After the pipeline finished: every file not finished yet is finished now.
   void finishAll(RecordSummary& summary) {
-    for (auto& [pid, host] : jvms_) {
+    for (HostJvm* host : all()) {
       if (!host->finished) host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
-      summary.files.push_back({pid, host->path, host->mainClass, host->output->samples(), host->output->lost(),
+      summary.files.push_back({host->pid, host->path, host->mainClass, host->output->samples(), host->output->lost(),
                                host->jvm != nullptr});
       summary.samples += host->output->samples();
       summary.failedStacks += host->output->failedStacks();
@@ -112,18 +115,35 @@ class HostRecorder {
   }
 
   void abandonAll() {
-    for (auto& [pid, host] : jvms_) {
+    for (HostJvm* host : all()) {
       if (!host->finished) host->output->abandon();
     }
   }
 
-  size_t recording() const {
-    size_t live = 0;
-    for (const auto& [pid, host] : jvms_) live += host->finished ? 0 : 1;
-    return live;
+ private:
+  std::vector<HostJvm*> all() const {
+    std::vector<HostJvm*> hosts;
+    for (const auto& [pid, host] : jvms_) hosts.push_back(host.get());
+    for (const auto& host : exited_) hosts.push_back(host.get());
+    std::stable_sort(hosts.begin(), hosts.end(), [](const HostJvm* a, const HostJvm* b) { return a->pid < b->pid; });
+    return hosts;
   }
 
- private:
+  // `wanted`, or with "-2", "-3"... before ".jfr" when a file or another JVM of this recording has it.
+  std::string unusedPath(const std::filesystem::path& wanted, const std::vector<std::unique_ptr<HostJvm>>& starting) {
+    auto taken = [&](const std::string& path) {
+      std::vector<HostJvm*> hosts = all();
+      for (const auto& host : starting) hosts.push_back(host.get());
+      return std::filesystem::exists(path) ||
+             std::any_of(hosts.begin(), hosts.end(), [&](const HostJvm* host) { return host->path == path; });
+    };
+    std::string path = wanted.string();
+    for (int n = 2; taken(path); ++n) {
+      path = (wanted.parent_path() / (wanted.stem().string() + "-" + std::to_string(n) + ".jfr")).string();
+    }
+    return path;
+  }
+
   void begin(std::unique_ptr<HostJvm> host, std::vector<std::string>& notes) {
     const pid_t pid = host->pid;
     if (host->jvm) publishJvm(*host->jvm, sampler_, notes);
@@ -155,7 +175,8 @@ class HostRecorder {
   BpfSampler& sampler_;
   SamplingClocks& clocks_;
   SamplePipeline& pipeline_;
-  std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;
+  std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // recording now
+  std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
   std::vector<uint32_t> freeSlots_;
 };
 
