@@ -1,34 +1,13 @@
-/* Method timing and tracing (JEP 520 semantics): uprobe programs on the agent's enter/exit stubs. Layouts
- * and the meaning of every counter: method_timer_abi.h. Included by sampler.bpf.c after its walker, so a
- * traced invocation's stack is walked exactly like a CPU sample's (Java, native and stub frames). */
+/* Method tracing (JEP 520's jdk.MethodTrace): the uprobe program on the agent's trace stub. Layouts and the
+ * meaning of every counter: method_timer_abi.h. Included by sampler.bpf.c after its walker, so a traced
+ * invocation's stack is walked exactly like a CPU sample's (Java, native and stub frames). */
 #ifndef JFRBPF_METHOD_TIMER_BPF_H
 #define JFRBPF_METHOD_TIMER_BPF_H
 
 #include "method_timer_abi.h"
 #include "walker_state.bpf.h"
 
-/* Set by the loader before load: traced invocations shorter than this send no record. */
-const volatile __u64 trace_threshold_ns = 0;
-
-/* All map sizes are set by the loader; the defaults keep an unused timer small. */
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32); /* slot */
-  __type(value, struct jfrbpf_method_stats);
-} method_stats SEC(".maps");
-
-/* Task-local: a pointer away from the thread, and gone when the thread is. Only threads that run
- * instrumented code take memory. */
-struct {
-  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, int);
-  __type(value, struct jfrbpf_shadow_stack);
-} shadow_stacks SEC(".maps");
-
-/* Processes one of whose threads entered a timed or traced method: lets userspace judge the uprobe path
- * only once the probe was hit. */
+/* Processes whose trace probe was hit: lets userspace judge the uprobe path only once it was. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 1024);
@@ -55,52 +34,6 @@ static __always_inline void timer_count(enum jfrbpf_timer_counter which, __u64 n
   if (value) __sync_fetch_and_add(value, n);
 }
 
-/* The hook index is the stub's int argument: JNIEnv*, jclass, then jint, so the third integer register. */
-static __always_inline __u32 hook_index(struct pt_regs* ctx) { return (__u32)ctx->dx; }
-
-SEC("uprobe")
-int on_method_enter(struct pt_regs* ctx) {
-  __u32 hook = hook_index(ctx);
-  struct jfrbpf_shadow_stack* stack =
-      bpf_task_storage_get(&shadow_stacks, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!stack) {
-    timer_count(JFRBPF_TIMER_NO_SHADOW_STACK, 1);
-    return 0;
-  }
-  if (!stack->seen) {
-    stack->seen = 1;
-    __u32 tgid = bpf_get_current_pid_tgid() >> 32;
-    __u8 one = 1;
-    bpf_map_update_elem(&hooked_processes, &tgid, &one, BPF_ANY);
-  }
-  __u32 depth = stack->depth;
-  if (depth < JFRBPF_SHADOW_STACK_DEPTH) {
-    __u32 at = depth & (JFRBPF_SHADOW_STACK_DEPTH - 1);
-    stack->slots[at] = hook;
-    stack->entry_ns[at] = bpf_ktime_get_ns(); /* last: the probe's own cost stays out of the duration */
-  } else {
-    timer_count(JFRBPF_TIMER_OVERFLOW, 1);
-  }
-  stack->depth = depth + 1;
-  return 0;
-}
-
-static __always_inline void add_to_stats(__u32 slot, __u64 duration) {
-  struct jfrbpf_method_stats* stats = bpf_map_lookup_elem(&method_stats, &slot);
-  if (!stats) {
-    timer_count(JFRBPF_TIMER_BAD_SLOT, 1);
-    return;
-  }
-  __sync_fetch_and_add(&stats->invocations, 1);
-  __sync_fetch_and_add(&stats->total_ns, duration);
-  /* 0 means "none yet", so a (theoretical) 0 ns invocation counts as 1 ns. min and max are plain
-   * read-compare-writes: a preemption between them can only lose an update to another thread's
-   * invocation of the same method on the same CPU. */
-  __u64 bounded = duration ? duration : 1;
-  if (stats->min_ns == 0 || bounded < stats->min_ns) stats->min_ns = bounded;
-  if (duration > stats->max_ns) stats->max_ns = duration;
-}
-
 static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 start, __u64 duration, __u64 pid_tgid) {
   __u32 scratch_key = SCRATCH_TRACE;
   struct sampler_scratch* s = get_scratch(scratch_key);
@@ -121,7 +54,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   rec->kernel_depth = 0;
   rec->flags = 0;
   rec->reserved = 0;
-  rec->top_bcp_register = 0; /* the top frame is the native exit stub */
+  rec->top_bcp_register = 0; /* the top frame is the native trace stub */
 
   w->tgid = tgid;
   w->scratch_key = SCRATCH_TRACE;
@@ -164,42 +97,16 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   w->busy = 0;
 }
 
+/* traced(hook index, entry time, duration): the first three integer argument registers. */
 SEC("uprobe")
-int on_method_exit(struct pt_regs* ctx) {
-  __u64 now = bpf_ktime_get_ns(); /* first: the probe's own cost stays out of the duration */
-  __u32 hook = hook_index(ctx);
-  struct jfrbpf_shadow_stack* stack = bpf_task_storage_get(&shadow_stacks, bpf_get_current_task_btf(), 0, 0);
-  if (!stack || stack->depth == 0) {
-    timer_count(JFRBPF_TIMER_UNMATCHED_EXITS, 1);
-    return 0;
+int on_method_traced(struct pt_regs* ctx) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tgid = pid_tgid >> 32;
+  if (!bpf_map_lookup_elem(&hooked_processes, &tgid)) {
+    __u8 one = 1;
+    bpf_map_update_elem(&hooked_processes, &tgid, &one, BPF_ANY);
   }
-  __u32 depth = stack->depth;
-  if (depth > JFRBPF_SHADOW_STACK_DEPTH) {
-    stack->depth = depth - 1; /* its enter was beyond the stack and counted as overflow */
-    return 0;
-  }
-  int found = -1;
-  for (int i = 0; i < JFRBPF_SHADOW_STACK_SEARCH; i++) {
-    if ((__u32)i >= depth) break;
-    __u32 at = (depth - 1 - i) & (JFRBPF_SHADOW_STACK_DEPTH - 1);
-    if (stack->slots[at] == hook) {
-      found = at;
-      break;
-    }
-  }
-  if (found < 0) {
-    timer_count(JFRBPF_TIMER_UNMATCHED_EXITS, 1);
-    return 0;
-  }
-  __u32 at = (__u32)found & (JFRBPF_SHADOW_STACK_DEPTH - 1);
-  if (depth - 1 > at) timer_count(JFRBPF_TIMER_ORPHANED_ENTERS, depth - 1 - at);
-  __u64 start = stack->entry_ns[at];
-  stack->depth = at;
-  __u64 duration = now > start ? now - start : 0;
-  if (hook & JFRBPF_HOOK_TIMED) add_to_stats(hook & JFRBPF_HOOK_SLOT_MASK, duration);
-  if ((hook & JFRBPF_HOOK_TRACED) && duration >= trace_threshold_ns) {
-    send_trace(ctx, hook, start, duration, bpf_get_current_pid_tgid());
-  }
+  send_trace(ctx, (__u32)ctx->di, ctx->si, ctx->dx, pid_tgid);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 // What a timed method invocation costs with jfrbpf (issue 7), as whole-program measurements on this machine:
-//   in this process, a pair of 5-byte-NOP stubs called as the agent's hooks are: unprobed, with the
-//   cheapest possible uprobe program on each, and with jfrbpf's own timing programs (plus the kernel's
-//   bpf_stats run time of those programs);
+//   in this process, a pair of 5-byte-NOP stubs unprobed and with the cheapest possible uprobe program on
+//   each (what timing by an enter and an exit uprobe could cost at best), and one traced invocation: a
+//   call of a trace stub with jfrbpf's trace probe on it (plus the kernel's bpf_stats run time);
 //   in JVMs, a small method in a loop: JDK 17 alone, with `jfrbpf record --method-timing`, and, when a JDK 25
 //   is installed, JDK 25 alone, with its own jdk.MethodTiming, and with jfrbpf.
 // Every figure is CPU time per invocation (user + system: uprobe handling runs in the kernel on the
@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,12 +36,15 @@
 extern "C" {
 void timing_bench_enter(void* env, void* klass, int hookIndex);
 void timing_bench_exit(void* env, void* klass, int hookIndex);
+void timing_bench_traced(uint32_t hookIndex, uint64_t entryNs, uint64_t durationNs);
 }
-// The same shape as the agent's stubs (jvmsupport/agent/hook_stubs.cpp): a 5-byte NOP, then ret.
+// The shape of the agent's trace stub (jvmsupport/agent/hook_stubs.cpp): a 5-byte NOP, then ret.
 __asm__(".text\n.p2align 4\n.globl timing_bench_enter\n.type timing_bench_enter,@function\ntiming_bench_enter:\n"
         ".cfi_startproc\n.byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.cfi_endproc\n.size timing_bench_enter,.-timing_bench_enter\n"
         ".p2align 4\n.globl timing_bench_exit\n.type timing_bench_exit,@function\ntiming_bench_exit:\n"
-        ".cfi_startproc\n.byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.cfi_endproc\n.size timing_bench_exit,.-timing_bench_exit\n");
+        ".cfi_startproc\n.byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.cfi_endproc\n.size timing_bench_exit,.-timing_bench_exit\n"
+        ".p2align 4\n.globl timing_bench_traced\n.type timing_bench_traced,@function\ntiming_bench_traced:\n"
+        ".cfi_startproc\n.byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.cfi_endproc\n.size timing_bench_traced,.-timing_bench_traced\n");
 
 namespace {
 
@@ -107,46 +111,67 @@ double measureBareUprobes(const Settings& s) {
   return ns;
 }
 
-struct ProgramStats {
-  double enterNs = 0, exitNs = 0;
-};
-
-ProgramStats runTimeOf(int enterFd, int exitFd) {
-  auto perRun = [](int fd) {
-    bpf_prog_info info{};
-    uint32_t length = sizeof info;
-    if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &length) != 0 || info.run_cnt == 0) return 0.0;
-    return static_cast<double>(info.run_time_ns) / static_cast<double>(info.run_cnt);
-  };
-  return {perRun(enterFd), perRun(exitFd)};
+// CPU ns per call of the trace stub, median over rounds. The records are drained between chunks of calls
+// (as the recorder does every 50 ms), outside the measured time, so the ring never fills.
+double measureTraceCalls(const Settings& s, ring_buffer* traces) {
+  constexpr int kChunk = 1000;
+  std::vector<double> rounds;
+  const uint32_t hook = JFRBPF_HOOK_TRACED;
+  for (int r = 0; r < s.rounds; ++r) {
+    double spent = 0;
+    for (int done = 0; done < s.pairs; done += kChunk) {
+      double start = threadCpuNs();
+      for (int i = 0; i < kChunk; ++i) timing_bench_traced(hook, 0, 0);
+      spent += threadCpuNs() - start;
+      ring_buffer__consume(traces);
+    }
+    rounds.push_back(spent / (s.pairs / kChunk * kChunk));
+  }
+  return median(rounds);
 }
 
-struct TimerFigures {
-  double pairNs = 0;
-  ProgramStats programs;
+double runTimeNs(int programFd) {
+  bpf_prog_info info{};
+  uint32_t length = sizeof info;
+  if (programFd < 0 || bpf_obj_get_info_by_fd(programFd, &info, &length) != 0 || info.run_cnt == 0) return 0;
+  return static_cast<double>(info.run_time_ns) / static_cast<double>(info.run_cnt);
+}
+
+struct TraceFigures {
+  double callNs = 0;
+  double programNs = 0;  // bpf_stats run time of the trace program (walk + ring buffer)
+  uint64_t records = 0;
   std::string path;
 };
 
-TimerFigures measureTimerPrograms(const Settings& s) {
-  ProbedSites sites;
+// jfrbpf's trace probe on this process's own trace stub: one uprobe hit and a stack walk of this process
+// (native frames through .eh_frame, no JVM) per traced invocation.
+TraceFigures measureTraceProbe(const Settings& s) {
+  jfrbpf::timing::ProbeTarget site =
+      jfrbpf::timing::locateProbeSite(getpid(), reinterpret_cast<uintptr_t>(&timing_bench_traced));
   jfrbpf::record::SamplerConfig config;
-  config.methodSlots = 16;
+  config.methodTraces = true;
   jfrbpf::record::BpfSampler sampler(config);
-  sampler.attachMethodHooks(static_cast<uint32_t>(getpid()), sites.enter.path, sites.enter.fileOffset, sites.exit.path,
-                            sites.exit.fileOffset);
-  TimerFigures figures;
-  figures.pairNs = measurePairs(s);
-  // Run-time statistics only while the fd is open: a separate pass, so they do not inflate the pairs above.
+  sampler.attachTraceProbe(static_cast<uint32_t>(getpid()), site.path, site.fileOffset);
+  std::unique_ptr<ring_buffer, decltype(&ring_buffer__free)> ring(
+      ring_buffer__new(sampler.traceRingBufferMapFd(), [](void*, void*, size_t) { return 0; }, nullptr, nullptr),
+      &ring_buffer__free);
+  if (!ring) throw jfrbpf::Error("opening the traces ring buffer failed");
+  ring_buffer* traces = ring.get();
+  TraceFigures figures;
+  figures.callNs = measureTraceCalls(s, traces);
+  // Run-time statistics only while the fd is open: a separate pass, so they do not inflate the calls above.
   int statsFd = bpf_enable_stats(BPF_STATS_RUN_TIME);
   if (statsFd >= 0) {
-    measurePairs(s);
-    figures.programs = runTimeOf(sampler.methodEnterProgramFd(), sampler.methodExitProgramFd());
+    measureTraceCalls(s, traces);
+    figures.programNs = runTimeNs(sampler.traceProgramFd());
     close(statsFd);
   }
   figures.path = jfrbpf::timing::describe(
-      jfrbpf::timing::readProbeSiteState(getpid(), reinterpret_cast<uintptr_t>(&timing_bench_enter)));
-  jfrbpf::timing::MethodStats stats = sampler.readMethodStats(0);
-  if (stats.invocations == 0) figures.path += " (no invocation was timed!)";
+      jfrbpf::timing::readProbeSiteState(getpid(), reinterpret_cast<uintptr_t>(&timing_bench_traced)));
+  figures.records = sampler.readTimerCounters()[JFRBPF_TIMER_TRACES] +
+                    sampler.readTimerCounters()[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL];
+  if (figures.records == 0) figures.path += " (the probe never ran!)";
   return figures;
 }
 
@@ -202,11 +227,11 @@ std::optional<double> javaRun(const std::string& javaHome, const std::vector<std
 }
 
 // Wall milliseconds to open and load the sampler's BPF object (the verifier's work), median of three.
-double loadMs(uint32_t methodSlots) {
+double loadMs(bool methodTraces) {
   std::vector<double> runs;
   for (int i = 0; i < 3; ++i) {
     jfrbpf::record::SamplerConfig config;
-    config.methodSlots = methodSlots;
+    config.methodTraces = methodTraces;
     auto start = std::chrono::steady_clock::now();
     jfrbpf::record::BpfSampler sampler(config);
     runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -252,14 +277,13 @@ int main(int argc, char** argv) {
   try {
     double plain = measurePairs(s);
     double bare = measureBareUprobes(s);
-    TimerFigures timer = measureTimerPrograms(s);
-    std::printf("| what (enter + exit) | ns per invocation |\n|---|---|\n");
+    TraceFigures trace = measureTraceProbe(s);
+    std::printf("| what | ns per invocation |\n|---|---|\n");
     std::printf("| two nop5 stubs, no uprobes | %.1f |\n", plain);
-    std::printf("| bare uprobe pair on nop5 (counting program) | %.1f |\n", bare);
-    std::printf("| jfrbpf timing programs on nop5 (no JVM) | %.1f |\n", timer.pairNs);
-    std::printf("| ... of which BPF run time (bpf_stats: enter + exit) | %.1f + %.1f |\n", timer.programs.enterNs,
-                timer.programs.exitNs);
-    std::printf("| uprobe path in effect | %s |\n", timer.path.c_str());
+    std::printf("| bare uprobe pair on nop5 (counting program): the floor of timing by uprobes | %.1f |\n", bare);
+    std::printf("| jfrbpf trace probe, one traced invocation (uprobe + stack walk, no JVM) | %.1f |\n", trace.callNs);
+    std::printf("| ... of which BPF run time (bpf_stats) | %.1f |\n", trace.programNs);
+    std::printf("| trace uprobe path in effect | %s |\n", trace.path.c_str());
 
     std::string dir = (std::filesystem::temp_directory_path() / "timing-bench-XXXXXX").string();
     if (mkdtemp(dir.data()) == nullptr) throw jfrbpf::Error("cannot create a scratch directory");
@@ -289,8 +313,8 @@ int main(int argc, char** argv) {
     }
     std::filesystem::remove_all(scratch);
     std::printf("\n| BPF object load (verifier) | ms |\n|---|---|\n");
-    std::printf("| sampling only (uprobe programs not loaded) | %.0f |\n", loadMs(0));
-    std::printf("| with method timing (walker verified for traces too) | %.0f |\n", loadMs(1u << 16));
+    std::printf("| sampling (and method timing) only: trace program not loaded | %.0f |\n", loadMs(false));
+    std::printf("| with method traces (walker verified for the trace program too) | %.0f |\n", loadMs(true));
     std::printf("\nload average after: %s\n", loadAverage().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "timing_bench: %s\n", e.what());

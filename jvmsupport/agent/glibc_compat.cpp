@@ -5,6 +5,7 @@
 //   __libc_single_threaded (2.32)  libstdc++'s "skip atomics" shortcut: never taken, the JVM is threaded
 //   getentropy (2.25), arc4random (2.36)  std::random_device, linked but unused: the getrandom syscall
 //   pthread_once, __pthread_key_create (2.34 defaults)  the unwinder's, forwarded to their 2.2.5 versions
+//   pthread_key_create, pthread_get/setspecific (2.34)  the hook stubs' shadow stacks, forwarded likewise
 //   __cxa_get_globals(_fast)     the C++ runtime's per-thread exception state, kept with pthread keys
 //                                instead of __thread, whose __tls_get_addr would make ld.so a dependency
 #include <dlfcn.h>
@@ -44,6 +45,16 @@ JFRBPF_HIDDEN int pthread_once(pthread_once_t* once, void (*init)(void)) {
 
 JFRBPF_HIDDEN int __pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) {
   return jfrbpf_pthread_key_create_2_2_5(key, destructor);
+}
+
+JFRBPF_HIDDEN int pthread_key_create(pthread_key_t* key, void (*destructor)(void*)) {
+  return jfrbpf_pthread_key_create_2_2_5(key, destructor);
+}
+
+JFRBPF_HIDDEN void* pthread_getspecific(pthread_key_t key) { return jfrbpf_pthread_getspecific_2_2_5(key); }
+
+JFRBPF_HIDDEN int pthread_setspecific(pthread_key_t key, const void* value) {
+  return jfrbpf_pthread_setspecific_2_2_5(key, value);
 }
 
 JFRBPF_HIDDEN int getentropy(void* buffer, size_t length) {

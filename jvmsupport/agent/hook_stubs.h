@@ -1,22 +1,34 @@
 #pragma once
 // The native methods instrumented bytecode calls on every entry and exit of a timed or traced method:
-// static natives of the hook class, bound with RegisterNatives. Each is a 5-byte NOP and a return, so an
-// untraced call costs only the JNI transition; the loader attaches a uprobe to the NOP, which Linux 6.18+
-// (x86_64) turns into a call to a trampoline instead of an int3 trap. The hook index arrives in the
-// third integer argument register (after JNIEnv* and jclass), where the BPF programs read it.
+// static natives of the hook class, bound with RegisterNatives. They time the invocation themselves (a
+// per-thread shadow stack of entry times, CLOCK_MONOTONIC through the vDSO) and add it to the method's row
+// of the shared timing table (protocol/timing_table.h), so a timed call costs two JNI calls and two clock
+// reads, no system call and no uprobe.
+//
+// A traced invocation at or over the threshold calls jfrbpf_method_traced(hook index, entry time,
+// duration): a 5-byte NOP and a return, where the loader attaches the uprobe whose BPF program walks the
+// caller's stack (Java, native and stub frames) into a trace record. Linux 6.18+ (x86_64) turns a uprobe
+// on a 5-byte NOP into a call instead of an int3 trap.
 #include <jni.h>
 
 #include <cstdint>
 
+#include "jvmsupport/protocol/timing_table.h"
+
 extern "C" {
 void jfrbpf_method_enter(JNIEnv* env, jclass hooks, jint hookIndex);
 void jfrbpf_method_exit(JNIEnv* env, jclass hooks, jint hookIndex);
+void jfrbpf_method_traced(uint32_t hookIndex, uint64_t entryNs, uint64_t durationNs);
 }
 
 namespace jfrbpf::agent {
 
-// The uprobe sites: the first instruction of each stub.
-inline uint64_t enterHookSite() { return reinterpret_cast<uintptr_t>(&jfrbpf_method_enter); }
-inline uint64_t exitHookSite() { return reinterpret_cast<uintptr_t>(&jfrbpf_method_exit); }
+// The uprobe site: the first instruction of the trace stub.
+inline uint64_t traceHookSite() { return reinterpret_cast<uintptr_t>(&jfrbpf_method_traced); }
+
+// Agent thread, before any method is instrumented for a recording: where the stubs count and from which
+// duration on a traced invocation goes to the trace probe. `table` stays mapped for the agent's lifetime:
+// invocations still open when a recording ends may exit into it later.
+void armHooks(protocol::TimingTableHeader* table, uint64_t traceThresholdNs);
 
 }  // namespace jfrbpf::agent

@@ -10,6 +10,7 @@
 #include "jvmsupport/agent/agent.h"
 #include "jvmsupport/agent/class_reporter.h"
 #include "jvmsupport/agent/clock.h"
+#include "jvmsupport/agent/hook_stubs.h"
 #include "jvmsupport/agent/jvmti_memory.h"
 #include "jvmsupport/classfile/rewriter.h"
 
@@ -96,6 +97,10 @@ void MethodTimer::sendStatus(Agent& agent, protocol::TimingState state, const ch
   status.methodsInstrumented = methodsInstrumented_.load(std::memory_order_relaxed);
   status.methodsSkipped = methodsSkipped_.load(std::memory_order_relaxed);
   status.classesFailed = classesFailed_;
+  if (state == protocol::TimingState::kApplied) {
+    status.tableAddress = table_.address();
+    status.tableBytes = table_.mappedBytes();
+  }
   status.message = message != nullptr ? message : "";
   emitRecord(agent, protocol::RecordType::kTimingStatus, status);
 }
@@ -135,10 +140,13 @@ void MethodTimer::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> comm
     return;
   }
   const char* error = nullptr;
-  if (!addCapabilities(agent.jvmti(), error) || !hookClass_.install(jni, error)) {
+  protocol::TimingTableHeader* table = nullptr;
+  if (!addCapabilities(agent.jvmti(), error) || !hookClass_.install(jni, error) ||
+      (table = table_.prepare(request.slotBase, limit - request.slotBase, error)) == nullptr) {
     sendStatus(agent, protocol::TimingState::kUnavailable, error);
     return;
   }
+  armHooks(table, request.traceThresholdNs);
 
   timing_ = std::move(timing.filter);
   trace_ = std::move(trace.filter);

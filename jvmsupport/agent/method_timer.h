@@ -6,9 +6,10 @@
 //
 // Each selected method calls the hook class's enter(int)/exit(int) on entry and on every exit, normal or
 // exceptional (jvmsupport/classfile/rewriter.h); the int is the method's hook index, whose slot comes from
-// the range the loader assigned to this JVM. The stubs do nothing themselves: the loader's uprobes on them
-// do the timing. The agent reports each instrumented method (TimedMethod), what it could not instrument
-// and why (TimingSkipped), and when the loaded classes are done (TimingStatus).
+// the range the loader assigned to this JVM. The stubs time the invocations into a table shared with the
+// loader (hook_stubs.h, timing_table.h) and hand traced ones to the loader's uprobe. The agent reports
+// each instrumented method (TimedMethod), what it could not instrument and why (TimingSkipped), and when
+// the loaded classes are done (TimingStatus, with where the timing table is).
 //
 // Restoring retransforms every class it changed while the ClassFileLoadHook returns nothing new, which
 // gives the JVM back the class bytes it had before. Classes, hook class and JDK internals of the agent are
@@ -24,6 +25,7 @@
 #include <unordered_set>
 
 #include "jvmsupport/agent/hook_class.h"
+#include "jvmsupport/agent/timing_table.h"
 #include "jvmsupport/filter/filter.h"
 #include "jvmsupport/protocol/timing_records.h"
 
@@ -80,6 +82,7 @@ class MethodTimer {
   bool capabilitiesAdded_ = false;
   bool canReadConstantPool_ = false;
   HookClass hookClass_;
+  TimingTable table_;
 
   // Set before state_ becomes kActive, read-only while active, cleared once no hook call is in flight.
   filter::Filter timing_;

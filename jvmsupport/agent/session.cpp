@@ -212,7 +212,7 @@ void Agent::sendVmTables() {
   size_t count = codeCache_.heaps(heaps, 16);
   for (size_t i = 0; i < count; ++i) emitRecord(*this, protocol::RecordType::kCodeHeap, heaps[i]);
   emitRecord(*this, protocol::RecordType::kHookSites,
-             protocol::HookSites{enterHookSite(), exitHookSite(), kHookClassName});
+             protocol::HookSites{traceHookSite(), kHookClassName});
 }
 
 void Agent::replay(JNIEnv* jni, protocol::ReplayReason reason) {

@@ -81,7 +81,8 @@ inline constexpr uint32_t kHelloLaunched = 1u << 0;        // -agentpath at JVM 
 inline constexpr uint32_t kHelloMethodPointers = 1u << 1;  // MethodInfo methodPtr/codeStart filled (self-checked)
 inline constexpr uint32_t kHelloThreadTids = 1u << 2;      // tids of pre-existing threads read from VMStructs
 inline constexpr uint32_t kHelloCodeBlobInfo = 1u << 3;    // BlobInfo filled where the CodeCache walk succeeded
-inline constexpr uint32_t kHelloMethodHooks = 1u << 4;     // sends HookSites, accepts StartTiming (timing_records.h)
+// Bit 4 meant method hooks timed by uprobes (enter and exit): such agents are not used for timing.
+inline constexpr uint32_t kHelloMethodHooks = 1u << 5;     // sends HookSites, accepts StartTiming (timing_records.h)
 
 struct Hello {
   std::array<uint8_t, kTokenSize> token{};  // echoes the token of the agent options

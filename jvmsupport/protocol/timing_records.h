@@ -3,16 +3,17 @@
 // outside the JDK).
 //
 // agent -> loader (record types in records.h):
-//   HookSites     once per session, after Hello: where the uprobe sites are (kHelloMethodHooks)
+//   HookSites     once per session, after Hello: where the trace probe site is (kHelloMethodHooks)
 //   TimedMethod   one per method the agent instrumented: its hook index and name
 //   TimingSkipped a selected method (or a candidate class) the agent could not instrument, and why
-//   TimingStatus  after the loaded classes were instrumented (kApplied), or why timing is impossible
+//   TimingStatus  after the loaded classes were instrumented (kApplied, with where the timing table is
+//                 mapped: protocol/timing_table.h), or why timing is impossible
 // loader -> agent: commands, framed like records ({u32 payload length, u16 type, payload}, no preamble):
-//   StartTiming   the filters and the range of slots the agent may hand out
+//   StartTiming   the filters, the trace threshold and the range of slots the agent may hand out
 //
 // A hook index is what the rewritten bytecode passes to enter(int)/exit(int): a slot (the method's row in
-// the BPF statistics map; the loader gives each JVM its own range) and flags. bpf/method_timer_abi.h
-// spells the same bits for the BPF programs.
+// the timing table; the loader gives each JVM its own range, so slots are unique in a recording) and flags.
+// bpf/method_timer_abi.h spells the same bits for the trace probe program.
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -26,8 +27,7 @@ inline constexpr uint32_t kHookTimed = 1u << 24;   // matched the --method-timin
 inline constexpr uint32_t kHookTraced = 1u << 25;  // matched the --method-trace filter
 
 struct HookSites {
-  uint64_t enterSite = 0;  // address of enter's first instruction, a 5-byte NOP
-  uint64_t exitSite = 0;
+  uint64_t traceSite = 0;  // address of the trace stub's first instruction, a 5-byte NOP
   std::string_view hookClass;  // internal name of the class whose static natives are the stubs
 };
 
@@ -61,6 +61,8 @@ struct TimingStatus {
   uint32_t methodsInstrumented = 0;
   uint32_t methodsSkipped = 0;
   uint32_t classesFailed = 0;  // candidate classes the JVM refused to retransform
+  uint64_t tableAddress = 0;   // kApplied: the timing table's mapping in the JVM (protocol/timing_table.h)
+  uint64_t tableBytes = 0;     // its length, whole pages
   std::string_view message;
 };
 
@@ -74,6 +76,7 @@ inline constexpr uint32_t kMaxCommandPayload = 1u << 20;
 struct StartTiming {
   uint32_t slotBase = 0;   // first slot the agent may use
   uint32_t slotLimit = 0;  // one past the last (at most kHookSlotMask + 1)
+  uint64_t traceThresholdNs = 0;  // shorter traced invocations are not traced
   std::string_view timingFilter;  // JEP 520 filter text; empty selects nothing
   std::string_view traceFilter;
 };
@@ -95,8 +98,7 @@ inline std::string_view decodeLongString(WireReader& in) {
 
 template <typename Sink>
 void encode(WireWriter<Sink>& w, const HookSites& r) {
-  w.u64(r.enterSite);
-  w.u64(r.exitSite);
+  w.u64(r.traceSite);
   w.string(r.hookClass);
 }
 
@@ -128,6 +130,8 @@ void encode(WireWriter<Sink>& w, const TimingStatus& r) {
   w.u32(r.methodsInstrumented);
   w.u32(r.methodsSkipped);
   w.u32(r.classesFailed);
+  w.u64(r.tableAddress);
+  w.u64(r.tableBytes);
   w.string(r.message);
 }
 
@@ -135,6 +139,7 @@ template <typename Sink>
 void encode(WireWriter<Sink>& w, const StartTiming& r) {
   w.u32(r.slotBase);
   w.u32(r.slotLimit);
+  w.u64(r.traceThresholdNs);
   encodeLongString(w, r.timingFilter);
   encodeLongString(w, r.traceFilter);
 }
@@ -143,8 +148,7 @@ void encode(WireWriter<Sink>& w, const StartTiming& r) {
 
 inline bool decode(std::span<const uint8_t> p, HookSites& r) {
   WireReader in(p);
-  r.enterSite = in.u64();
-  r.exitSite = in.u64();
+  r.traceSite = in.u64();
   r.hookClass = in.string();
   return in.ok();
 }
@@ -179,6 +183,8 @@ inline bool decode(std::span<const uint8_t> p, TimingStatus& r) {
   r.methodsInstrumented = in.u32();
   r.methodsSkipped = in.u32();
   r.classesFailed = in.u32();
+  r.tableAddress = in.u64();
+  r.tableBytes = in.u64();
   r.message = in.string();
   return in.ok();
 }
@@ -187,6 +193,7 @@ inline bool decode(std::span<const uint8_t> p, StartTiming& r) {
   WireReader in(p);
   r.slotBase = in.u32();
   r.slotLimit = in.u32();
+  r.traceThresholdNs = in.u64();
   r.timingFilter = decodeLongString(in);
   r.traceFilter = decodeLongString(in);
   return in.ok();

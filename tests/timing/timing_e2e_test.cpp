@@ -17,6 +17,7 @@
 #include "test_config.h"
 #include "tests/record/record_test_support.h"
 #include "tests/support/child_process.h"
+#include "jvmsupport/protocol/timing_table.h"
 #include "userspace/jvm/java_model.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/jvm_connection.h"
@@ -36,7 +37,7 @@ constexpr const char* kTimingFilter =
     "@TimingWorkload$Timed;TimingWorkload$Overloads::f;TimingWorkload::deepThrow;TimingWorkload::depth;"
     "TimingWorkload::brokenConstructors;TimingWorkload$BrokenChild::<init>;java.util.HashMap::resize;seed.Jsr";
 constexpr const char* kTraceFilter = "::<clinit>;TimingWorkload::fail";
-constexpr int kShadowStackDepth = JFRBPF_SHADOW_STACK_DEPTH;
+constexpr int kShadowStackDepth = static_cast<int>(protocol::kShadowStackDepth);
 
 struct Jdk {
   std::string label;
@@ -383,9 +384,7 @@ TEST(TimingE2E, RemovesInstrumentationWhenTheRecordingStops) {
 
   uint32_t instrumented = 0;
   {
-    record::SamplerConfig config;
-    config.methodSlots = 64;
-    record::BpfSampler sampler(config);
+    record::BpfSampler sampler(record::SamplerConfig{});
     auto timing = record::JvmConnection::attach(pid, 60s);
     timing::MethodTimingOptions options;
     options.timingFilter = "TimingWorkload::tick";

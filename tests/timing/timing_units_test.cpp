@@ -8,9 +8,12 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <thread>
 
 #include "jvmsupport/agent/command_reader.h"
 #include "jvmsupport/agent/hook_class.h"
+#include "jvmsupport/agent/hook_stubs.h"
+#include "jvmsupport/agent/timing_table.h"
 #include "jvmsupport/classfile/rewriter.h"
 #include "jvmsupport/protocol/timing_records.h"
 #include "tests/jvm/stream_builder.h"
@@ -20,6 +23,7 @@
 #include "userspace/timing/method_statistics.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/probe_sites.h"
+#include "userspace/timing/timing_table_view.h"
 #include "userspace/timing/trace_stack.h"
 
 extern "C" void timing_test_nop5_site();
@@ -78,9 +82,9 @@ TEST(TimingStatistics, NothingMeasuredIsMissingNotZero) {
 
 TEST(TimingStatistics, MergeTakesTheSmallestRealMinimum) {
   MethodStats total;
-  total.merge(jfrbpf_method_stats{0, 0, 0, 0});  // an idle CPU
-  total.merge(jfrbpf_method_stats{2, 30, 10, 20});
-  total.merge(jfrbpf_method_stats{1, 5, 5, 5});
+  total.merge(MethodStats{0, 0, 0, 0});  // a slot never entered
+  total.merge(MethodStats{2, 30, 10, 20});
+  total.merge(MethodStats{1, 5, 5, 5});
   EXPECT_EQ(total.invocations, 3u);
   EXPECT_EQ(total.totalNs, 35u);
   EXPECT_EQ(total.minNs, 5u);
@@ -108,18 +112,21 @@ TEST(TimingProtocol, RecordsRoundTrip) {
   EXPECT_EQ(back.descriptor, "(I)V");
 
   std::string longFilter(70000, 'x');
-  protocol::StartTiming start{100, 200, "com.foo.Bar::run", longFilter};
+  protocol::StartTiming start{100, 200, 5'000'000, "com.foo.Bar::run", longFilter};
   protocol::StartTiming startBack;
   ASSERT_TRUE(protocol::decode(encoded(start), startBack));
   EXPECT_EQ(startBack.slotBase, 100u);
   EXPECT_EQ(startBack.slotLimit, 200u);
+  EXPECT_EQ(startBack.traceThresholdNs, 5'000'000u);
   EXPECT_EQ(startBack.timingFilter, "com.foo.Bar::run");
   EXPECT_EQ(startBack.traceFilter.size(), 70000u) << "filters are not cut at 64 KiB";
 
-  protocol::TimingStatus status{1, 1, 2, 3, 4, 5, "ok"};
+  protocol::TimingStatus status{1, 1, 2, 3, 4, 5, 0x7f0000001000, 8192, "ok"};
   protocol::TimingStatus statusBack;
   ASSERT_TRUE(protocol::decode(encoded(status), statusBack));
   EXPECT_EQ(statusBack.methodsSkipped, 4u);
+  EXPECT_EQ(statusBack.tableAddress, 0x7f0000001000u);
+  EXPECT_EQ(statusBack.tableBytes, 8192u);
   EXPECT_EQ(statusBack.message, "ok");
 
   std::vector<uint8_t> truncated = encoded(method);
@@ -166,7 +173,7 @@ TEST(TimingModel, PublishesJavaThreadPointers) {
 TEST(TimingModel, KeepsOnlyMethodsInsideTheAssignedSlots) {
   StreamBuilder b;
   b.preamble().hello();
-  b.record(RecordType::kHookSites, protocol::HookSites{0x1000, 0x1010, "jfrbpf/agent/MethodHooks"});
+  b.record(RecordType::kHookSites, protocol::HookSites{0x1010, "jfrbpf/agent/MethodHooks"});
   b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 10 | protocol::kHookTimed, 1, 9, "A", "early", "()V"});
   jvm::JavaModel model;
   model.timedMethods().setSlotRange(100, 200);
@@ -175,7 +182,7 @@ TEST(TimingModel, KeepsOnlyMethodsInsideTheAssignedSlots) {
   b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 200 | protocol::kHookTimed, 1, 9, "A", "past", "()V"});
   b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 160, 1, 9, "A", "flagless", "()V"});
   b.record(RecordType::kTimingSkipped, protocol::TimingSkipped{1, "A", "big", "()V", "method too large"});
-  b.record(RecordType::kTimingStatus, protocol::TimingStatus{2, 1, 1, 1, 1, 0, ""});
+  b.record(RecordType::kTimingStatus, protocol::TimingStatus{2, 1, 1, 1, 1, 0, 0, 0, ""});
   jvm::RecordStreamParser parser;
   ASSERT_TRUE(parser.feed(b.bytes(), [&](RecordType type, std::span<const uint8_t> payload) {
     return model.apply(type, payload);
@@ -183,7 +190,7 @@ TEST(TimingModel, KeepsOnlyMethodsInsideTheAssignedSlots) {
 
   const jvm::TimedMethods& timed = model.timedMethods();
   ASSERT_TRUE(timed.hookSites().has_value());
-  EXPECT_EQ(timed.hookSites()->exitSite, 0x1010u);
+  EXPECT_EQ(timed.hookSites()->traceSite, 0x1010u);
   EXPECT_EQ(timed.size(), 1u);
   ASSERT_NE(timed.bySlot(150), nullptr);
   EXPECT_EQ(timed.bySlot(150)->methodName, "in");
@@ -223,7 +230,7 @@ class TimingCommandReader : public testing::Test {
 
 TEST_F(TimingCommandReader, AssemblesCommandsFromPieces) {
   std::vector<uint8_t> bytes = command(protocol::CommandType::kStartTiming,
-                                       encoded(protocol::StartTiming{0, 10, "A::b", ""}));
+                                       encoded(protocol::StartTiming{0, 10, 0, "A::b", ""}));
   std::vector<uint8_t> first(bytes.begin(), bytes.begin() + 3), rest(bytes.begin() + 3, bytes.end());
   protocol::CommandType type{};
   std::span<const uint8_t> payload;
@@ -324,15 +331,16 @@ TEST(TimingTraceStack, DropsAnInterpretedTracedFrameWhole) {
   ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
   auto record = std::make_unique<jfrbpf_sample_record>();
   record->time_ns = 100;
-  record->user_depth = 4;
-  uint64_t frames[] = {0x5000, 0,  // the exit stub (native)
+  record->user_depth = 5;
+  uint64_t frames[] = {0x5000, 0,  // the trace stub (native)
+                       0x5100, 0,  // the exit stub (native)
                        0x6000, 0,  // the hook's native wrapper
                        kTracedPtr + 0x45, kTracedPtr, kCallerPtr + 0x48, kCallerPtr};
   std::memcpy(record->data, frames, sizeof frames);
   std::array<jvm::JavaFrame, 8> scratch;
   CallerFrames caller = findCaller(model, *record, tracedMethod(), scratch);
   ASSERT_TRUE(caller.found);
-  EXPECT_EQ(caller.rawFrames, 3u);
+  EXPECT_EQ(caller.rawFrames, 4u);
   EXPECT_EQ(caller.resolvedFrames, 0u);
   dropTopFrames(*record, caller.rawFrames);
   ASSERT_EQ(record->user_depth, 1u);
@@ -363,14 +371,136 @@ TEST(TimingTraceStack, WithoutTheTracedFrameDropsOnlyTheHooksFrames) {
   ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
   auto record = std::make_unique<jfrbpf_sample_record>();
   record->time_ns = 100;
-  record->user_depth = 3;
+  record->user_depth = 4;
   uint64_t hookPtr = 0x800030000;
-  uint64_t frames[] = {0x5000, 0, hookPtr + 0x40, hookPtr, 0x9000, 0};  // stub, MethodHooks.exit, unknown code
+  // trace stub, exit stub, MethodHooks.exit, unknown code
+  uint64_t frames[] = {0x5000, 0, 0x5100, 0, hookPtr + 0x40, hookPtr, 0x9000, 0};
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 2u);
-  frames[3] = kCallerPtr;  // not the hook's frame after all
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 3u);
+  frames[5] = kCallerPtr;  // not the hook's frame after all
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 1u) << "only the stub is certain";
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 1u) << "only the trace stub is certain";
+}
+
+// ---- the agent's stubs and the shared timing table -------------------------------------------------------------
+
+constexpr uint32_t kBase = 100;
+
+jint timed(uint32_t slot) { return static_cast<jint>(slot | protocol::kHookTimed); }
+void hookEnter(jint hook) { jfrbpf_method_enter(nullptr, nullptr, hook); }
+void hookExit(jint hook) { jfrbpf_method_exit(nullptr, nullptr, hook); }
+
+// Each case runs on a thread of its own: the shadow stack is per thread.
+template <typename F>
+void onNewThread(F&& body) {
+  std::thread thread(std::forward<F>(body));
+  thread.join();
+}
+
+TEST(TimingStubs, TimeNestedCallsIntoTheirSlots) {
+  agent::TimingTable table;
+  const char* error = nullptr;
+  protocol::TimingTableHeader* header = table.prepare(kBase, 16, error);
+  ASSERT_NE(header, nullptr) << error;
+  agent::armHooks(header, UINT64_MAX);
+  onNewThread([] {
+    hookEnter(timed(kBase + 1));
+    hookEnter(timed(kBase + 2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    hookExit(timed(kBase + 2));
+    hookExit(timed(kBase + 1));
+  });
+  const protocol::TimingRow* rows = protocol::timingRows(header);
+  EXPECT_EQ(rows[1].invocations, 1u);
+  EXPECT_EQ(rows[2].invocations, 1u);
+  EXPECT_GE(rows[2].totalNs, 2'000'000u) << "the inner call slept 2 ms";
+  EXPECT_GE(rows[1].totalNs, rows[2].totalNs) << "the outer call contains the inner one";
+  EXPECT_EQ(rows[1].minNs, rows[1].totalNs);
+  EXPECT_EQ(rows[1].maxNs, rows[1].totalNs);
+  EXPECT_EQ(rows[0].invocations, 0u);
+  EXPECT_EQ(header->counters.unmatchedExits + header->counters.orphanedEnters + header->counters.overflow, 0u);
+}
+
+TEST(TimingStubs, KeepTheShadowStackConsistentWhenCallsGoWrong) {
+  agent::TimingTable table;
+  const char* error = nullptr;
+  protocol::TimingTableHeader* header = table.prepare(kBase, 16, error);
+  ASSERT_NE(header, nullptr) << error;
+  agent::armHooks(header, UINT64_MAX);
+  const protocol::TimingRow* rows = protocol::timingRows(header);
+  onNewThread([] { hookExit(timed(kBase + 3)); });  // began before timing did
+  EXPECT_EQ(header->counters.unmatchedExits, 1u);
+
+  onNewThread([] {
+    hookEnter(timed(kBase + 4));
+    hookEnter(timed(kBase + 5));  // a constructor whose super() threw: no exit
+    hookExit(timed(kBase + 4));
+  });
+  EXPECT_EQ(header->counters.orphanedEnters, 1u);
+  EXPECT_EQ(rows[4].invocations, 1u);
+  EXPECT_EQ(rows[5].invocations, 0u);
+
+  constexpr uint32_t deep = protocol::kShadowStackDepth + 2;
+  onNewThread([] {
+    for (uint32_t i = 0; i < deep; ++i) hookEnter(timed(kBase + 6));
+    for (uint32_t i = 0; i < deep; ++i) hookExit(timed(kBase + 6));
+    hookEnter(timed(kBase + 7));  // the stack is back at the bottom: still timed
+    hookExit(timed(kBase + 7));
+  });
+  EXPECT_EQ(header->counters.overflow, 2u);
+  EXPECT_EQ(rows[6].invocations, protocol::kShadowStackDepth);
+  EXPECT_EQ(rows[7].invocations, 1u);
+
+  onNewThread([] {
+    hookEnter(timed(kBase - 1));  // another JVM's slot, or an earlier recording's
+    hookExit(timed(kBase - 1));
+  });
+  EXPECT_EQ(header->counters.badSlot, 1u);
+}
+
+TEST(TimingStubs, HandOnlyTracedCallsOverTheThresholdToTheTraceProbe) {
+  agent::TimingTable table;
+  const char* error = nullptr;
+  protocol::TimingTableHeader* header = table.prepare(kBase, 4, error);
+  ASSERT_NE(header, nullptr) << error;
+  agent::armHooks(header, 1'000'000);
+  constexpr jint traced = static_cast<jint>((kBase + 1) | protocol::kHookTraced);
+  onNewThread([] {
+    hookEnter(traced);
+    hookExit(traced);  // far below 1 ms
+    hookEnter(traced);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    hookExit(traced);
+  });
+  EXPECT_EQ(header->counters.tracesCalled, 1u);
+  EXPECT_EQ(protocol::timingRows(header)[1].invocations, 0u) << "traced, not timed";
+}
+
+TEST(TimingTableViewTest, ReadsTheAgentsTableThroughMapFiles) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: /proc/PID/map_files needs CAP_SYS_ADMIN";
+  agent::TimingTable table;
+  const char* error = nullptr;
+  protocol::TimingTableHeader* header = table.prepare(kBase, 8, error);
+  ASSERT_NE(header, nullptr) << error;
+  agent::armHooks(header, UINT64_MAX);
+  onNewThread([] {
+    hookEnter(timed(kBase + 2));
+    hookExit(timed(kBase + 2));
+    hookExit(timed(kBase + 2));
+  });
+  timing::TimingTableView view(getpid(), table.address(), table.mappedBytes(), kBase, 8);
+  EXPECT_TRUE(view.hasSlot(kBase + 7));
+  EXPECT_FALSE(view.hasSlot(kBase + 8));
+  EXPECT_EQ(view.read(kBase + 2).invocations, 1u);
+  EXPECT_EQ(view.read(kBase + 2).minNs, protocol::timingRows(header)[2].minNs);
+  EXPECT_EQ(view.counters().unmatchedExits, 1u);
+  EXPECT_EQ(view.read(kBase + 9).invocations, 0u) << "outside the table";
+  hookEnter(timed(kBase + 3));
+  hookExit(timed(kBase + 3));
+  EXPECT_EQ(view.read(kBase + 3).invocations, 1u) << "the same pages, not a copy";
+  EXPECT_THROW(timing::TimingTableView(getpid(), table.address(), table.mappedBytes(), kBase + 1, 8), Error)
+      << "another JVM's slots";
+  EXPECT_THROW(timing::TimingTableView(getpid(), table.address(), 64, kBase, 8), Error) << "too small";
 }
 
 // ---- options and probe sites ---------------------------------------------------------------------------------

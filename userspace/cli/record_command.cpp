@@ -138,19 +138,19 @@ void giveToSudoUser(const std::string& path) {
 
 void printTimingSummary(const record::RecordSummary& s) {
   using record::groupThousands;
-  const auto& c = s.timerCounters;
+  const protocol::TimingCounters& stubs = s.stubCounters;
+  const auto& probe = s.traceCounters;
   std::printf("  timing   %s method%s in %zu JVM%s, %s calls timed, %s traces\n", groupThousands(s.timedMethods).c_str(),
               s.timedMethods == 1 ? "" : "s", s.timedJvms, s.timedJvms == 1 ? "" : "s",
               groupThousands(s.timedInvocations).c_str(), groupThousands(s.tracesWritten).c_str());
-  uint64_t untimed = c[JFRBPF_TIMER_OVERFLOW] + c[JFRBPF_TIMER_NO_SHADOW_STACK] + c[JFRBPF_TIMER_UNMATCHED_EXITS] +
-                     c[JFRBPF_TIMER_ORPHANED_ENTERS];
-  uint64_t tracesLost = c[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL] + c[JFRBPF_TIMER_TRACES_LOST_BUSY] + s.tracesUnknown;
+  uint64_t untimed = stubs.overflow + stubs.unmatchedExits + stubs.orphanedEnters + stubs.badSlot;
+  uint64_t tracesLost = probe[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL] + probe[JFRBPF_TIMER_TRACES_LOST_BUSY] + s.tracesUnknown;
   if (untimed > 0 || tracesLost > 0) {
-    std::printf("           not timed: %s deeper than the shadow stack, %s without a shadow stack, %s exits without enter, "
-                "%s enters without exit; traces lost: %s\n",
-                groupThousands(c[JFRBPF_TIMER_OVERFLOW]).c_str(), groupThousands(c[JFRBPF_TIMER_NO_SHADOW_STACK]).c_str(),
-                groupThousands(c[JFRBPF_TIMER_UNMATCHED_EXITS]).c_str(),
-                groupThousands(c[JFRBPF_TIMER_ORPHANED_ENTERS]).c_str(), groupThousands(tracesLost).c_str());
+    std::printf("           not timed: %s deeper than the shadow stack, %s exits without enter, %s enters without exit, "
+                "%s from an earlier recording; traces lost: %s\n",
+                groupThousands(stubs.overflow).c_str(), groupThousands(stubs.unmatchedExits).c_str(),
+                groupThousands(stubs.orphanedEnters).c_str(), groupThousands(stubs.badSlot).c_str(),
+                groupThousands(tracesLost).c_str());
   }
 }
 

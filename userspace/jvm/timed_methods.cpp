@@ -9,8 +9,7 @@ constexpr size_t kMaxSkips = 1000;
 
 void TimedMethods::setHookSites(const protocol::HookSites& record) {
   HookSiteAddresses sites;
-  sites.enterSite = record.enterSite;
-  sites.exitSite = record.exitSite;
+  sites.traceSite = record.traceSite;
   sites.hookClass.assign(record.hookClass);
   hookSites_ = std::move(sites);
 }
@@ -48,6 +47,8 @@ void TimedMethods::setStatus(const protocol::TimingStatus& record) {
   status.methodsInstrumented = record.methodsInstrumented;
   status.methodsSkipped = record.methodsSkipped;
   status.classesFailed = record.classesFailed;
+  status.tableAddress = record.tableAddress;
+  status.tableBytes = record.tableBytes;
   status.message.assign(record.message);
   status_ = std::move(status);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // What the agent instrumented for method timing and tracing in one JVM: the hook sites (where the loader
-// attaches its uprobes), each instrumented method by slot, the methods it had to leave alone and why, and
+// attaches its trace uprobe), each instrumented method by slot, the methods it had to leave alone and why, and
 // the state of the instrumentation. Built from the agent's records (protocol/timing_records.h); slots
 // outside the range the loader assigned to this JVM are not believed.
 #include <cstdint>
@@ -14,8 +14,7 @@
 namespace jfrbpf::jvm {
 
 struct HookSiteAddresses {
-  uint64_t enterSite = 0;
-  uint64_t exitSite = 0;
+  uint64_t traceSite = 0;
   std::string hookClass;
 };
 
@@ -45,6 +44,8 @@ struct TimingStatusInfo {
   uint32_t methodsInstrumented = 0;
   uint32_t methodsSkipped = 0;
   uint32_t classesFailed = 0;
+  uint64_t tableAddress = 0;  // kApplied: the timing table in the JVM (protocol/timing_table.h)
+  uint64_t tableBytes = 0;
   std::string message;
 };
 

@@ -34,15 +34,12 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   skel_->rodata->user_stack_depth = config.userStackDepth;
   bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);
   bpf_map__set_max_entries(skel_->maps.unwind_rows, std::max<uint32_t>(1, config.unwindRows));
-  methodSlots_ = std::min<uint32_t>(config.methodSlots, JFRBPF_HOOK_SLOT_MASK + 1);
-  if (methodSlots_ > 0) {
-    skel_->rodata->trace_threshold_ns = config.traceThresholdNs;
-    bpf_map__set_max_entries(skel_->maps.method_stats, methodSlots_);
+  methodTraces_ = config.methodTraces;
+  if (methodTraces_) {
     bpf_map__set_max_entries(skel_->maps.traces, config.traceRingBufferBytes);
   } else {
-    // Sampling only: the uprobe programs would just double the verifier's work at every start.
-    bpf_program__set_autoload(skel_->progs.on_method_enter, false);
-    bpf_program__set_autoload(skel_->progs.on_method_exit, false);
+    // No traces: the uprobe program would just double the verifier's work at every start.
+    bpf_program__set_autoload(skel_->progs.on_method_traced, false);
   }
   int err = sampler::load(skel_);
   if (err) {
@@ -55,6 +52,7 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
 
 BpfSampler::~BpfSampler() {
   detach();
+  detachTraceProbes();
   sampler::destroy(skel_);
 }
 
@@ -137,51 +135,27 @@ void BpfSampler::forgetProcess(uint32_t tgid) {
 
 int BpfSampler::ringBufferMapFd() const { return bpf_map__fd(skel_->maps.samples); }
 
-void BpfSampler::attachMethodHooks(uint32_t pid, const std::string& enterPath, uint64_t enterOffset,
-                                   const std::string& exitPath, uint64_t exitOffset) {
-  if (!methodHooksLoaded()) throw Error("method timing was not enabled when the BPF programs were loaded");
-  struct Site {
-    bpf_program* program;
-    const std::string& path;
-    uint64_t offset;
-  };
-  for (const Site& site : {Site{skel_->progs.on_method_enter, enterPath, enterOffset},
-                           Site{skel_->progs.on_method_exit, exitPath, exitOffset}}) {
-    const std::string& path = site.path;
-    LIBBPF_OPTS(bpf_uprobe_opts, options);
-    bpf_link* link = bpf_program__attach_uprobe_opts(site.program, static_cast<pid_t>(pid), path.c_str(),
-                                                     static_cast<size_t>(site.offset), &options);
-    if (!link) {
-      int err = errno;
-      throw systemError("attaching a uprobe to the method hooks of process " + std::to_string(pid) + " (" + path + ")",
-                        err);
-    }
-    hookLinks_.push_back(link);
+void BpfSampler::attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset) {
+  if (!methodTraces_) throw Error("method tracing was not enabled when the BPF programs were loaded");
+  LIBBPF_OPTS(bpf_uprobe_opts, options);
+  bpf_link* link = bpf_program__attach_uprobe_opts(skel_->progs.on_method_traced, static_cast<pid_t>(pid), path.c_str(),
+                                                   static_cast<size_t>(fileOffset), &options);
+  if (!link) {
+    int err = errno;
+    throw systemError("attaching a uprobe to the trace stub of process " + std::to_string(pid) + " (" + path + ")", err);
   }
+  traceLinks_.push_back(link);
 }
 
-void BpfSampler::detachMethodHooks() {
-  for (bpf_link* link : hookLinks_) bpf_link__destroy(link);
-  hookLinks_.clear();
-}
-
-timing::MethodStats BpfSampler::readMethodStats(uint32_t slot) const {
-  timing::MethodStats total;
-  int cpus = libbpf_num_possible_cpus();
-  if (!methodHooksLoaded() || slot >= methodSlots_ || cpus <= 0) return total;
-  std::vector<jfrbpf_method_stats> perCpu(static_cast<size_t>(cpus));
-  if (bpf_map__lookup_elem(skel_->maps.method_stats, &slot, sizeof(slot), perCpu.data(),
-                           perCpu.size() * sizeof(jfrbpf_method_stats), 0) != 0) {
-    return total;
-  }
-  for (const jfrbpf_method_stats& stats : perCpu) total.merge(stats);
-  return total;
+void BpfSampler::detachTraceProbes() {
+  for (bpf_link* link : traceLinks_) bpf_link__destroy(link);
+  traceLinks_.clear();
 }
 
 TimerCounters BpfSampler::readTimerCounters() const {
   TimerCounters totals{};
   int cpus = libbpf_num_possible_cpus();
-  if (!methodHooksLoaded() || cpus <= 0) return totals;
+  if (!methodTraces_ || cpus <= 0) return totals;
   std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
   for (uint32_t key = 0; key < JFRBPF_TIMER_COUNTER_COUNT; ++key) {
     if (bpf_map__lookup_elem(skel_->maps.timer_counters, &key, sizeof(key), perCpu.data(),
@@ -195,17 +169,11 @@ TimerCounters BpfSampler::readTimerCounters() const {
 
 int BpfSampler::traceRingBufferMapFd() const { return bpf_map__fd(skel_->maps.traces); }
 
-int BpfSampler::methodEnterProgramFd() const {
-  return methodHooksLoaded() ? bpf_program__fd(skel_->progs.on_method_enter) : -1;
-}
+int BpfSampler::traceProgramFd() const { return methodTraces_ ? bpf_program__fd(skel_->progs.on_method_traced) : -1; }
 
-int BpfSampler::methodExitProgramFd() const {
-  return methodHooksLoaded() ? bpf_program__fd(skel_->progs.on_method_exit) : -1;
-}
-
-bool BpfSampler::methodHooksHit(uint32_t tgid) const {
+bool BpfSampler::traceProbeHit(uint32_t tgid) const {
   uint8_t hit = 0;
-  return methodHooksLoaded() &&
+  return methodTraces_ &&
          bpf_map__lookup_elem(skel_->maps.hooked_processes, &tgid, sizeof(tgid), &hit, sizeof(hit), 0) == 0;
 }
 

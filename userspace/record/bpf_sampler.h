@@ -1,6 +1,6 @@
 #pragma once
 // The loaded sampler BPF object: which processes it samples, its ring buffer, and its counters; and, when
-// method timing is on, the uprobe programs on the agent's hook stubs with their statistics and trace ring.
+// methods are traced, the uprobe program on the agents' trace stubs with its counters and trace ring.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +12,6 @@
 #include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
 #include "bpf/unwind_abi.h"
-#include "userspace/timing/method_statistics.h"
 
 struct sampler;
 struct bpf_link;
@@ -23,10 +22,9 @@ struct SamplerConfig {
   uint32_t userStackDepth = 512;
   uint32_t ringBufferBytes = 8u << 20;   // power of two, >= page size
   uint32_t unwindRows = 4u << 20;        // native unwind table rows for all processes (8 bytes each)
-  // Method timing: rows of the statistics map over all JVMs; 0 leaves the uprobe programs unloaded.
-  uint32_t methodSlots = 0;
+  // Method tracing (jdk.MethodTrace): loads the trace probe program; false leaves it unloaded.
+  bool methodTraces = false;
   uint32_t traceRingBufferBytes = 8u << 20;  // power of two, >= page size
-  uint64_t traceThresholdNs = 0;
 };
 
 using SamplerCounters = std::array<uint64_t, JFRBPF_COUNTER_COUNT>;
@@ -72,28 +70,24 @@ class BpfSampler {
   std::vector<ThreadLoss> readThreadLosses() const;
   int programFd() const;
 
-  // ---- method timing (only with SamplerConfig::methodSlots > 0) ----
-  bool methodHooksLoaded() const { return methodSlots_ > 0; }
-  uint32_t methodSlots() const { return methodSlots_; }
-  // Uprobes on process `pid`'s enter and exit stubs: the files behind the paths, at these file offsets.
-  // Throws jfrbpf::Error. They stay until detachMethodHooks() or destruction.
-  void attachMethodHooks(uint32_t pid, const std::string& enterPath, uint64_t enterOffset, const std::string& exitPath,
-                         uint64_t exitOffset);
-  void detachMethodHooks();
-  timing::MethodStats readMethodStats(uint32_t slot) const;  // summed over CPUs
+  // ---- method tracing (only with SamplerConfig::methodTraces) ----
+  bool methodTracesLoaded() const { return methodTraces_; }
+  // A uprobe on process `pid`'s trace stub: the file behind the path, at this file offset. Throws
+  // jfrbpf::Error. It stays until detachTraceProbes() or destruction.
+  void attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset);
+  void detachTraceProbes();
   TimerCounters readTimerCounters() const;
   int traceRingBufferMapFd() const;
-  // The uprobe programs (for their run-time statistics); -1 when not loaded.
-  int methodEnterProgramFd() const;
-  int methodExitProgramFd() const;
-  // Whether a thread of process `tgid` entered a timed or traced method (so its enter uprobe was hit).
-  bool methodHooksHit(uint32_t tgid) const;
+  // The trace probe program (for its run-time statistics); -1 when not loaded.
+  int traceProgramFd() const;
+  // Whether the trace probe of process `tgid` was hit.
+  bool traceProbeHit(uint32_t tgid) const;
 
  private:
   sampler* skel_ = nullptr;
   std::vector<bpf_link*> links_;
-  std::vector<bpf_link*> hookLinks_;
-  uint32_t methodSlots_ = 0;
+  std::vector<bpf_link*> traceLinks_;
+  bool methodTraces_ = false;
   uint32_t rowCapacity_ = 0;
 };
 

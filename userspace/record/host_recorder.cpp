@@ -200,10 +200,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   SamplerConfig samplerConfig;
   samplerConfig.userStackDepth = config.stackDepth;
   samplerConfig.ringBufferBytes = config.ringBufferBytes;
-  if (config.methodTiming.enabled()) {
-    samplerConfig.methodSlots = kMethodSlots;
-    samplerConfig.traceThresholdNs = static_cast<uint64_t>(std::max<int64_t>(0, config.methodTiming.traceThresholdNs));
-  }
+  samplerConfig.methodTraces = !config.methodTiming.traceFilter.empty();
   BpfSampler sampler(samplerConfig);
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
   SamplePipeline pipeline(sampler, clocks);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -153,14 +154,16 @@ void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingO
                 "it loaded): restart it to time methods");
   }
   if (!session_->running()) throw Error(jvmName + ": the agent session ended before method timing could start");
-  timing::ProbeTarget enter = timing::locateProbeSite(pid_, sites->enterSite);
-  timing::ProbeTarget exit = timing::locateProbeSite(pid_, sites->exitSite);
-  // The uprobes come first: an instrumented method must never run with only one of its hooks observed.
-  sampler.attachMethodHooks(static_cast<uint32_t>(pid_), enter.path, enter.fileOffset, exit.path, exit.fileOffset);
-  hookSites_ = *sites;
+  if (!options.traceFilter.empty()) {
+    // Before any method is instrumented, so that no traced invocation goes unseen.
+    timing::ProbeTarget site = timing::locateProbeSite(pid_, sites->traceSite);
+    sampler.attachTraceProbe(static_cast<uint32_t>(pid_), site.path, site.fileOffset);
+    hookSites_ = *sites;
+  }
 
   session_->model().timedMethods().setSlotRange(slotBase, slotLimit);
-  protocol::StartTiming request{slotBase, slotLimit, options.timingFilter, options.traceFilter};
+  protocol::StartTiming request{slotBase, slotLimit, static_cast<uint64_t>(std::max<int64_t>(0, options.traceThresholdNs)),
+                                options.timingFilter, options.traceFilter};
   CommandBytes command;
   protocol::WireWriter<CommandBytes> writer(command);
   protocol::encode(writer, request);
@@ -177,10 +180,12 @@ void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingO
   if (status->state != protocol::TimingState::kApplied) {
     throw Error(jvmName + ": method timing unavailable: " + status->message);
   }
+  timingTable_ = std::make_unique<timing::TimingTableView>(pid_, status->tableAddress, status->tableBytes, slotBase,
+                                                           slotLimit - slotBase);
 }
 
 timing::ProbeSiteState JvmConnection::probeSiteState() const {
-  return hookSites_ ? timing::readProbeSiteState(pid_, hookSites_->enterSite) : timing::ProbeSiteState::kUnknown;
+  return hookSites_ ? timing::readProbeSiteState(pid_, hookSites_->traceSite) : timing::ProbeSiteState::kUnknown;
 }
 
 }  // namespace jfrbpf::record

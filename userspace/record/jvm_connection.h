@@ -18,6 +18,7 @@
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/probe_sites.h"
+#include "userspace/timing/timing_table_view.h"
 
 namespace jfrbpf::record {
 
@@ -51,13 +52,16 @@ class JvmConnection {
   // while the layout is unknown.
   bool publish(BpfSampler& sampler, std::string& whyNot);
 
-  // Method timing in this JVM: uprobes on its agent's hook stubs, then the agent instruments the loaded
-  // classes with slots [slotBase, slotLimit). Returns once it did. Throws jfrbpf::Error (old agent, JVM
-  // that cannot retransform, no answer within `timeout`).
+  // Method timing in this JVM: with traces, a uprobe on its agent's trace stub; then the agent instruments
+  // the loaded classes with slots [slotBase, slotLimit) and this maps its timing table. Returns once it
+  // did. Throws jfrbpf::Error (old agent, JVM that cannot retransform, no answer within `timeout`).
   void startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
                    uint32_t slotLimit, std::chrono::milliseconds timeout);
-  bool timingStarted() const { return hookSites_.has_value(); }
-  // Whether the kernel runs the enter hook's uprobe on its fast path (meaningful after the first hits).
+  bool timingStarted() const { return timingTable_ != nullptr; }
+  // The agent's counts (readable after the JVM exited); null until timing started.
+  const timing::TimingTableView* timingTable() const { return timingTable_.get(); }
+  bool traceProbeAttached() const { return hookSites_.has_value(); }
+  // Whether the kernel runs the trace stub's uprobe on its fast path (meaningful after the first hits).
   timing::ProbeSiteState probeSiteState() const;
 
  private:
@@ -71,7 +75,8 @@ class JvmConnection {
   bool layoutPublished_ = false;
   uint64_t publishedThreadsVersion_ = UINT64_MAX;
   std::unordered_map<uint32_t, uint64_t> publishedThreads_;  // tid -> JavaThread* in the sampler's map
-  std::optional<jvm::HookSiteAddresses> hookSites_;           // set once timing started
+  std::optional<jvm::HookSiteAddresses> hookSites_;           // set once traces are probed
+  std::unique_ptr<timing::TimingTableView> timingTable_;
 };
 
 }  // namespace jfrbpf::record

@@ -68,10 +68,7 @@ RecordSummary record(const RecordConfig& config) {
   samplerConfig.userStackDepth = config.stackDepth;
   samplerConfig.ringBufferBytes = config.ringBufferBytes;
   const bool timing = config.methodTiming.enabled();
-  if (timing) {
-    samplerConfig.methodSlots = kMethodSlots;
-    samplerConfig.traceThresholdNs = static_cast<uint64_t>(std::max<int64_t>(0, config.methodTiming.traceThresholdNs));
-  }
+  samplerConfig.methodTraces = !config.methodTiming.traceFilter.empty();
   BpfSampler sampler(samplerConfig);
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
 
@@ -197,7 +194,20 @@ RecordSummary record(const RecordConfig& config) {
     summary.timedInvocations = output.timedInvocationsWritten();
     summary.tracesWritten = output.traceCounters().written;
     summary.tracesUnknown = output.traceCounters().unknownMethod;
-    summary.timerCounters = sampler.readTimerCounters();
+    summary.traceCounters = sampler.readTimerCounters();
+    auto addStubCounters = [&summary](const JvmConnection& jvm) {
+      const timing::TimingTableView* table = jvm.timingTable();
+      if (table == nullptr) return;
+      protocol::TimingCounters c = table->counters();
+      protocol::TimingCounters& sum = summary.stubCounters;
+      sum.unmatchedExits += c.unmatchedExits;
+      sum.orphanedEnters += c.orphanedEnters;
+      sum.overflow += c.overflow;
+      sum.badSlot += c.badSlot;
+      sum.tracesCalled += c.tracesCalled;
+    };
+    for (auto& jvm : jvms) addStubCounters(*jvm);
+    if (launchedJvm) addStubCounters(*launchedJvm);
   }
   if (launched) {
     int status = 0;

@@ -14,6 +14,7 @@
 #include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
+#include "jvmsupport/protocol/timing_table.h"
 #include "userspace/record/sampling_clocks.h"
 #include "userspace/timing/method_timing_options.h"
 
@@ -55,7 +56,8 @@ struct RecordSummary {
   uint64_t timedInvocations = 0;       // the invocations they count
   uint64_t tracesWritten = 0;          // jdk.MethodTrace events
   uint64_t tracesUnknown = 0;          // trace records no timed method could be found for
-  std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> timerCounters{};  // the uprobe programs', summed over CPUs
+  protocol::TimingCounters stubCounters;  // the agents' hook stubs', summed over JVMs
+  std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> traceCounters{};  // the trace probe program's, over CPUs
   struct File {                        // record --all: one per JVM
     pid_t pid = 0;
     std::string path;

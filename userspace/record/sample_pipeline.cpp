@@ -27,7 +27,7 @@ SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks)
       kernelSymbols_(symbolize::KernelSymbolizer::shared()),
       ring_(sampler.ringBufferMapFd(), [this](const void* data, size_t size) { onSample(data, size); }),
       unwind_(sampler) {
-  if (sampler.methodHooksLoaded()) {
+  if (sampler.methodTracesLoaded()) {
     traceRing_ = std::make_unique<RingBufferReader>(sampler.traceRingBufferMapFd(),
                                                     [this](const void* data, size_t size) { onTrace(data, size); });
   }

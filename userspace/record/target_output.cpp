@@ -25,7 +25,7 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       stacks_(*out_, kernel, native),
       ledger_(*out_, threads_),
       timingOptions_(timing) {
-  if (!timing.enabled() || !sampler.methodHooksLoaded()) return;
+  if (!timing.enabled()) return;
   timing_ = std::make_unique<timing::MethodTimingWriter>(
       *out_, [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) { stacks_.resolve(record, frames); },
       [this](const jfrbpf_sample_record& record) { return threadOf(record); });
@@ -64,15 +64,21 @@ void TargetOutput::reportTimingSkips(jfr::Ticks now) {
 }
 
 void TargetOutput::writeMethodTimings(jfr::Ticks now) {
-  timing_->writeTimings(now, [this](uint32_t slot) { return sampler_.readMethodStats(slot); });
+  timing_->writeTimings(now, [this](uint32_t slot) {
+    for (const JvmConnection* jvm : jvms_) {
+      const timing::TimingTableView* table = jvm->timingTable();
+      if (table != nullptr && table->hasSlot(slot)) return table->read(slot);
+    }
+    return timing::MethodStats{};
+  });
 }
 
 void TargetOutput::reportProbePaths(jfr::Ticks now) {
   for (JvmConnection* jvm : jvms_) {
     // A registered uprobe is an int3 until its first hit, which may optimize it: judge only after hits.
-    if (!jvm->timingStarted() ||
+    if (!jvm->traceProbeAttached() ||
         std::find(probePathsReported_.begin(), probePathsReported_.end(), jvm->pid()) != probePathsReported_.end() ||
-        !sampler_.methodHooksHit(static_cast<uint32_t>(jvm->pid()))) {
+        !sampler_.traceProbeHit(static_cast<uint32_t>(jvm->pid()))) {
       continue;
     }
     timing::ProbeSiteState state = jvm->probeSiteState();
@@ -82,9 +88,9 @@ void TargetOutput::reportProbePaths(jfr::Ticks now) {
       state = timing::ProbeSiteState::kOptimized;
     }
     probePathsReported_.push_back(jvm->pid());
-    std::string message = "JVM " + std::to_string(jvm->pid()) + ": method hook uprobes: " + timing::describe(state);
+    std::string message = "JVM " + std::to_string(jvm->pid()) + ": method trace uprobe: " + timing::describe(state);
     if (state == timing::ProbeSiteState::kTrap) {
-      message += ": every timed call traps (~3.5 us); Linux 6.18+ on x86_64 optimizes uprobes on 5-byte NOPs";
+      message += ": every traced call traps (~3.5 us); Linux 6.18+ on x86_64 optimizes uprobes on 5-byte NOPs";
       std::fprintf(stderr, "jfrbpf: %s\n", message.c_str());
     }
     out_->note(now, state == timing::ProbeSiteState::kTrap ? "warning" : "info", message);

@@ -64,7 +64,7 @@ class TargetOutput {
   jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
   void refreshJavaThreadNames();
   void writeMethodTimings(jfr::Ticks now);
-  // Tells, once per JVM, whether its hook uprobes run on the kernel's fast path.
+  // Tells, once per JVM, whether its trace uprobe runs on the kernel's fast path.
   void reportProbePaths(jfr::Ticks now);
   // Methods the agents left alone since the last look (classes loaded during the recording).
   void reportTimingSkips(jfr::Ticks now);

@@ -1,12 +1,10 @@
 #pragma once
-// Per-method timing statistics as BPF keeps them (bpf/method_timer_abi.h: per CPU, minimum 0 = none), and
+// Per-method timing statistics as the agent's stubs keep them (protocol/timing_table.h: minimum 0 = none), and
 // the jdk.MethodTiming values JDK 25 derives from them (jdk.jfr.internal.tracing.TimedClass): counts are
 // cumulative since timing began; average = (time + invocations / 2) / invocations; minimum and maximum are
 // widened to include the average; without any measured time all three are Long.MIN_VALUE ("N/A").
 #include <algorithm>
 #include <cstdint>
-
-#include "bpf/method_timer_abi.h"
 
 namespace jfrbpf::timing {
 
@@ -16,15 +14,12 @@ struct MethodStats {
   uint64_t minNs = 0;  // 0: no invocation yet
   uint64_t maxNs = 0;
 
-  // Adds another CPU's (or another slot's) share. Inline: the BPF map reader uses it without this library.
+  // Adds another slot's share (a method instrumented twice).
   void merge(const MethodStats& other) {
     invocations += other.invocations;
     totalNs += other.totalNs;
     if (other.minNs != 0 && (minNs == 0 || other.minNs < minNs)) minNs = other.minNs;
     maxNs = std::max(maxNs, other.maxNs);
-  }
-  void merge(const jfrbpf_method_stats& perCpu) {
-    merge(MethodStats{perCpu.invocations, perCpu.total_ns, perCpu.min_ns, perCpu.max_ns});
   }
 };
 

@@ -78,6 +78,8 @@ MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t s
     return Outcome::kMalformed;
   }
   const Jvm* jvm = jvmOf(static_cast<pid_t>(record.tgid));
+  // The entry time is the JVM's clock (the stubs'), shifted if it runs in a time namespace.
+  if (jvm != nullptr) trimmed_->time_ns = jvm->model->toOurTicks(record.time_ns);
   const uint32_t slot = head.hook_index & JFRBPF_HOOK_SLOT_MASK;
   const jvm::TimedMethodInfo* method = jvm ? jvm->model->timedMethods().bySlot(slot) : nullptr;
   if (method == nullptr || !method->traced()) return Outcome::kRetry;

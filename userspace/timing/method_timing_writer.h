@@ -1,6 +1,6 @@
 #pragma once
-// Turns what the method-timing BPF programs measured into JFR events: jdk.MethodTrace for each trace
-// record (entry time, duration, thread, the caller's stack, the method) and, whenever asked, one batch of
+// Turns what method timing measured into JFR events: jdk.MethodTrace for each trace record of the BPF
+// trace probe (entry time, duration, thread, the caller's stack, the method) and, whenever asked, one batch of
 // jdk.MethodTiming (one event per timed method, all with the same startTime, values cumulative since
 // timing began, as JDK 25 writes them).
 //
@@ -48,7 +48,7 @@ class MethodTimingWriter {
   // with `final`, what is still unknown is counted and dropped.
   void retryPending(bool final = false);
 
-  // One jdk.MethodTiming per timed method at `now`; `read` gives a slot's statistics (summed over CPUs).
+  // One jdk.MethodTiming per timed method at `now`; `read` gives a slot's statistics (its JVM's table).
   // Slots that name the same method (a class retransformed twice, or loaded twice) are added up.
   void writeTimings(jfr::Ticks now, const ReadStats& read);
 

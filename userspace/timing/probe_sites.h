@@ -1,5 +1,5 @@
 #pragma once
-// Where a uprobe for the agent's hook stubs goes, and whether the kernel put it on its fast path.
+// Where the uprobe for the agent's trace stub goes, and whether the kernel put it on its fast path.
 //
 // The stubs live in the copy of the agent library the target mapped, which may sit in another mount
 // namespace or may have been deleted since (the staged copy is removed after loading): the probe is

@@ -8,7 +8,7 @@ namespace jfrbpf::timing {
 
 namespace {
 
-// The stub, the hook's frame and the traced method's own: a little slack for adapters in between.
+// The trace stub, the exit stub, the hook's frame and the traced method's own: a little slack for adapters.
 constexpr uint32_t kMaxFramesToSearch = 8;
 
 bool isTracedMethod(const jvm::JavaMethod* method, const jvm::TimedMethodInfo& traced) {
@@ -44,17 +44,18 @@ CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record&
 }
 
 uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass) {
-  const uint32_t depth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
-  if (depth < 2) return depth;  // the walk starts in the exit stub
-  const uint64_t pc = record.data[2], methodPtr = record.data[3];
-  const jvm::JavaMethod* method = nullptr;
-  if (methodPtr != 0) {
-    method = model.methods().byPointer(methodPtr, record.time_ns);
-  } else if (const jvm::CompiledBlob* blob = model.code().compiledAt(pc, record.time_ns)) {
-    method = model.methods().byId(blob->methodId, record.time_ns);
+  const uint32_t depth = std::min<uint32_t>({record.user_depth, JFRBPF_MAX_USER_FRAMES, kMaxFramesToSearch});
+  for (uint32_t i = 1; i < depth; ++i) {  // frame 0 is the trace stub
+    const uint64_t pc = record.data[2 * i], methodPtr = record.data[2 * i + 1];
+    const jvm::JavaMethod* method = nullptr;
+    if (methodPtr != 0) {
+      method = model.methods().byPointer(methodPtr, record.time_ns);
+    } else if (const jvm::CompiledBlob* blob = model.code().compiledAt(pc, record.time_ns)) {
+      method = model.methods().byId(blob->methodId, record.time_ns);
+    }
+    if (method != nullptr && method->klass != nullptr && method->klass->name == hookClass) return i + 1;
   }
-  bool hookMethod = method != nullptr && method->klass != nullptr && method->klass->name == hookClass;
-  return hookMethod ? 2 : 1;
+  return std::min<uint32_t>(depth, 1);
 }
 
 void dropTopFrames(jfrbpf_sample_record& record, uint32_t frames) {

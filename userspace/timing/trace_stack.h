@@ -24,8 +24,9 @@ struct CallerFrames {
 CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record& record,
                         const jvm::TimedMethodInfo& method, std::span<jvm::JavaFrame> scratch);
 
-// When the traced method cannot be found: the frames that are certainly the hook's own, the exit stub and
-// the hook class's native method, so that the stack at least starts at the traced method.
+// When the traced method cannot be found: the frames that are certainly the hook's own, the stubs down to
+// the hook class's native method (or the trace stub alone when that is not found among the top frames), so
+// that the stack at least starts at the traced method.
 uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass);
 
 // Removes the first `frames` user frames of `record`, in place.

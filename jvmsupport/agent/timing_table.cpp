@@ -1,0 +1,55 @@
+#include "jvmsupport/agent/timing_table.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <new>
+
+namespace jfrbpf::agent {
+
+namespace {
+
+constexpr size_t kPage = 4096;
+
+constexpr unsigned kMfdCloexec = 0x1, kMfdNoexecSeal = 0x8;  // <linux/memfd.h>; the seal since Linux 6.3
+
+// memfd_create by system call: the glibc wrapper (2.27) is newer than the JVMs the agent supports.
+int createMemfd() {
+  int fd = static_cast<int>(syscall(SYS_memfd_create, "jfrbpf-method-timing", kMfdCloexec | kMfdNoexecSeal));
+  if (fd < 0) fd = static_cast<int>(syscall(SYS_memfd_create, "jfrbpf-method-timing", kMfdCloexec));
+  return fd;
+}
+
+}  // namespace
+
+protocol::TimingTableHeader* TimingTable::prepare(uint32_t slotBase, uint32_t slotCount, const char*& error) {
+  const size_t needed = (protocol::timingTableBytes(slotCount) + kPage - 1) / kPage * kPage;
+  if (header_ == nullptr || bytes_ < needed) {
+    int fd = createMemfd();
+    if (fd < 0) {
+      error = "the agent could not create shared memory for method timing (memfd_create failed)";
+      return nullptr;
+    }
+    void* mapped = MAP_FAILED;
+    if (ftruncate(fd, static_cast<off_t>(needed)) == 0) {
+      mapped = mmap(nullptr, needed, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    close(fd);  // the mapping keeps the memory
+    if (mapped == MAP_FAILED) {
+      error = "the agent could not map shared memory for method timing";
+      return nullptr;
+    }
+    header_ = static_cast<protocol::TimingTableHeader*>(mapped);
+    bytes_ = needed;
+  } else {
+    std::memset(static_cast<void*>(header_), 0, bytes_);
+  }
+  auto* header = new (header_) protocol::TimingTableHeader();
+  header->slotBase = slotBase;
+  header->slotCount = slotCount;
+  return header;
+}
+
+}  // namespace jfrbpf::agent

@@ -1,0 +1,63 @@
+#include "userspace/timing/timing_table_view.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+#include "userspace/base/error.h"
+#include "userspace/base/unique_fd.h"
+
+namespace jfrbpf::timing {
+
+namespace {
+
+uint64_t load(const uint64_t& value) {
+  // The agent's threads update these with relaxed atomics: read them the same way.
+  return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(value)).load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+TimingTableView::TimingTableView(pid_t pid, uint64_t address, uint64_t bytes, uint32_t slotBase, uint32_t slotCount)
+    : slotBase_(slotBase), slotCount_(slotCount) {
+  const std::string jvm = "JVM " + std::to_string(pid);
+  if (bytes < protocol::timingTableBytes(slotCount) || bytes > (uint64_t{1} << 32)) {
+    throw Error(jvm + ": the agent reported a method timing table of " + std::to_string(bytes) + " bytes for " +
+                std::to_string(slotCount) + " slots");
+  }
+  char path[96];
+  std::snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", static_cast<int>(pid),
+                static_cast<unsigned long long>(address), static_cast<unsigned long long>(address + bytes));
+  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd) throw systemError(jvm + ": opening its method timing table (" + std::string(path) + ", needs CAP_SYS_ADMIN)");
+  void* mapped = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd.get(), 0);
+  if (mapped == MAP_FAILED) throw systemError(jvm + ": mapping its method timing table");
+  header_ = static_cast<const protocol::TimingTableHeader*>(mapped);
+  bytes_ = bytes;
+  if (header_->magic != protocol::kTimingTableMagic || header_->slotBase != slotBase ||
+      header_->slotCount != slotCount) {
+    munmap(mapped, bytes_);
+    header_ = nullptr;
+    throw Error(jvm + ": the agent's method timing table is not the one this recording asked for");
+  }
+}
+
+TimingTableView::~TimingTableView() {
+  if (header_ != nullptr) munmap(const_cast<protocol::TimingTableHeader*>(header_), bytes_);
+}
+
+MethodStats TimingTableView::read(uint32_t slot) const {
+  if (!hasSlot(slot)) return {};
+  const protocol::TimingRow& row = protocol::timingRows(header_)[slot - slotBase_];
+  return MethodStats{load(row.invocations), load(row.totalNs), load(row.minNs), load(row.maxNs)};
+}
+
+protocol::TimingCounters TimingTableView::counters() const {
+  const protocol::TimingCounters& c = header_->counters;
+  return {load(c.unmatchedExits), load(c.orphanedEnters), load(c.overflow), load(c.badSlot), load(c.tracesCalled)};
+}
+
+}  // namespace jfrbpf::timing
