@@ -37,7 +37,10 @@ bool internalName(const char* signature, char* out, size_t capacity, size_t& len
   return true;
 }
 
-void reportMethod(Agent& agent, jmethodID method, uint64_t classId, uint64_t time, uint32_t flags) {
+// `version`: a version retransformation replaced (previous_versions.h), reported with the current one's
+// name and lines; null for the current version.
+void reportMethod(Agent& agent, jmethodID method, uint64_t classId, uint64_t time, uint32_t flags,
+                  const MethodPointers* version = nullptr) {
   jvmtiEnv* jvmti = agent.jvmti();
   JvmtiString name(jvmti), signature(jvmti);
   if (jvmti->GetMethodName(method, name.out(), signature.out(), nullptr) != JVMTI_ERROR_NONE) return;
@@ -55,7 +58,11 @@ void reportMethod(Agent& agent, jmethodID method, uint64_t classId, uint64_t tim
   r.methodId = reinterpret_cast<uintptr_t>(method);
   r.classId = classId;
   MethodPointers pointers;
-  if (agent.layout().methodPointers(method, pointers)) {
+  if (version != nullptr) {
+    r.methodPtr = version->method;
+    r.codeStart = version->codeStart;
+    r.codeSize = version->codeSize;
+  } else if (agent.layout().methodPointers(method, pointers)) {
     r.methodPtr = pointers.method;
     r.codeStart = pointers.codeStart;
     r.codeSize = pointers.codeSize;
@@ -115,8 +122,15 @@ bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSe
   protocol::encode(w, r);
   if (buffer.finish()) agent.emit(buffer);
 
+  const bool replayed = (flags & protocol::kReplayed) != 0;
   for (jint i = 0; i < methodCount && agent.sessionActive(); ++i) {
-    reportMethod(agent, methods.get()[i], r.classId, r.time, flags);
+    jmethodID method = methods.get()[i];
+    // First: the current version must stay the newest for its jmethodID.
+    if (replayed) {
+      agent.methodTimer().previousVersions().forEach(
+          method, [&](const MethodPointers& version) { reportMethod(agent, method, r.classId, r.time, flags, &version); });
+    }
+    reportMethod(agent, method, r.classId, r.time, flags);
     ++methodsSent;
   }
   return true;

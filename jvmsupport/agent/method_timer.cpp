@@ -190,6 +190,10 @@ bool MethodTimer::isCandidate(Agent& agent, jclass klass, std::string_view class
   jint methodCount = 0;
   JvmtiArray<jmethodID> methods(jvmti);
   if (jvmti->GetClassMethods(klass, &methodCount, methods.out()) != JVMTI_ERROR_NONE) return false;
+  // An initialized class never runs its static initializer again: not worth retransforming for it alone.
+  jint status = 0;
+  const bool initialized = jvmti->GetClassStatus(klass, &status) == JVMTI_ERROR_NONE &&
+                           (status & JVMTI_CLASS_STATUS_INITIALIZED) != 0;
   for (jint i = 0; i < methodCount; ++i) {
     JvmtiString name(jvmti);
     jint modifiers = 0;
@@ -198,6 +202,7 @@ bool MethodTimer::isCandidate(Agent& agent, jclass klass, std::string_view class
       continue;
     }
     if ((static_cast<uint32_t>(modifiers) & (kAccAbstract | kAccNative)) != 0) continue;
+    if (initialized && std::string_view(name.get()) == "<clinit>") continue;
     filter::MethodCandidate candidate{className, name.get(), static_cast<uint16_t>(modifiers), {}, {}};
     if (timing_.matches(candidate) || trace_.matches(candidate)) return true;
   }
@@ -213,6 +218,7 @@ bool MethodTimer::wasInstrumented(std::string_view className) {
 
 void MethodTimer::retransform(Agent& agent, jclass* classes, jint count, bool report) {
   jvmtiEnv* jvmti = agent.jvmti();
+  for (jint i = 0; i < count; ++i) previousVersions_.remember(jvmti, agent.layout(), classes[i]);
   bool batchDone = jvmti->RetransformClasses(count, classes) == JVMTI_ERROR_NONE;
   for (jint i = 0; i < count; ++i) {
     jvmtiError error = JVMTI_ERROR_NONE;

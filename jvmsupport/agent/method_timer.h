@@ -25,6 +25,7 @@
 #include <unordered_set>
 
 #include "jvmsupport/agent/hook_class.h"
+#include "jvmsupport/agent/previous_versions.h"
 #include "jvmsupport/agent/timing_table.h"
 #include "jvmsupport/filter/filter.h"
 #include "jvmsupport/protocol/timing_records.h"
@@ -50,6 +51,9 @@ class MethodTimer {
                        jint* newLength, unsigned char** newData);
   // ClassPrepare (any thread): a class instrumented as it loaded gets read access to the hook class.
   void onClassPrepare(Agent& agent, JNIEnv* jni, jclass klass);
+
+  // Agent thread: the method versions retransformations replaced, for replays.
+  const PreviousVersions& previousVersions() const { return previousVersions_; }
 
  private:
   enum State : int { kIdle, kActive, kRestoring };
@@ -83,6 +87,7 @@ class MethodTimer {
   bool canReadConstantPool_ = false;
   HookClass hookClass_;
   TimingTable table_;
+  PreviousVersions previousVersions_;
 
   // Set before state_ becomes kActive, read-only while active, cleared once no hook call is in flight.
   filter::Filter timing_;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -361,7 +362,8 @@ TEST(TimingE2E, AgreesWithJdk25sOwnMethodTiming) {
 }
 
 // After the recording the JVM runs its original bytecode again: a later agent session sees the method's
-// original length, while the timing session saw the instrumented one.
+// original length, while the timing session saw the instrumented one. The later session also learns the
+// versions the two retransformations replaced (a thread still inside one would run it unnamed otherwise).
 TEST(TimingE2E, RemovesInstrumentationWhenTheRecordingStops) {
   if (!haveRoot()) GTEST_SKIP() << "needs root for BPF uprobes and attaching to the JVM";
   TimingRun run({"jdk17", kJdkHome}, "timing-restore");
@@ -398,6 +400,11 @@ TEST(TimingE2E, RemovesInstrumentationWhenTheRecordingStops) {
   // The agent thread restores before it takes the next session, so this replay already sees the result.
   auto after = record::JvmConnection::attach(pid, 60s);
   EXPECT_EQ(tickLength(after->model()), original) << "tick() has its original bytecode again";
+  std::set<uint64_t> tickVersions;
+  after->model().methods().forEachMethod([&](const jvm::JavaMethod& m) {
+    if (m.name == "tick" && m.klass->name == kWorkload && m.methodPtr != 0) tickVersions.insert(m.methodPtr);
+  });
+  EXPECT_EQ(tickVersions.size(), 3u) << "the original, the instrumented and the restored tick()";
 }
 
 TEST(TimingE2E, RefusesABadFilterPointingAtTheCharacter) {
