@@ -397,12 +397,19 @@ void onNewThread(F&& body) {
   thread.join();
 }
 
+// A cleared table for slots [kBase, kBase + slots), where the stubs count from now on.
+void armTable(agent::TimingTable& table, uint32_t slots, uint64_t traceThresholdNs,
+              protocol::TimingTableHeader*& header) {
+  const char* error = nullptr;
+  header = table.prepare(kBase, slots, error);
+  ASSERT_NE(header, nullptr) << error;
+  agent::armHooks(header, traceThresholdNs);
+}
+
 TEST(TimingStubs, TimeNestedCallsIntoTheirSlots) {
   agent::TimingTable table;
-  const char* error = nullptr;
-  protocol::TimingTableHeader* header = table.prepare(kBase, 16, error);
-  ASSERT_NE(header, nullptr) << error;
-  agent::armHooks(header, UINT64_MAX);
+  protocol::TimingTableHeader* header = nullptr;
+  ASSERT_NO_FATAL_FAILURE(armTable(table, 16, UINT64_MAX, header));
   onNewThread([] {
     hookEnter(timed(kBase + 1));
     hookEnter(timed(kBase + 2));
@@ -423,10 +430,8 @@ TEST(TimingStubs, TimeNestedCallsIntoTheirSlots) {
 
 TEST(TimingStubs, KeepTheShadowStackConsistentWhenCallsGoWrong) {
   agent::TimingTable table;
-  const char* error = nullptr;
-  protocol::TimingTableHeader* header = table.prepare(kBase, 16, error);
-  ASSERT_NE(header, nullptr) << error;
-  agent::armHooks(header, UINT64_MAX);
+  protocol::TimingTableHeader* header = nullptr;
+  ASSERT_NO_FATAL_FAILURE(armTable(table, 16, UINT64_MAX, header));
   const protocol::TimingRow* rows = protocol::timingRows(header);
   onNewThread([] { hookExit(timed(kBase + 3)); });  // began before timing did
   EXPECT_EQ(header->counters.unmatchedExits, 1u);
@@ -460,10 +465,8 @@ TEST(TimingStubs, KeepTheShadowStackConsistentWhenCallsGoWrong) {
 
 TEST(TimingStubs, HandOnlyTracedCallsOverTheThresholdToTheTraceProbe) {
   agent::TimingTable table;
-  const char* error = nullptr;
-  protocol::TimingTableHeader* header = table.prepare(kBase, 4, error);
-  ASSERT_NE(header, nullptr) << error;
-  agent::armHooks(header, 1'000'000);
+  protocol::TimingTableHeader* header = nullptr;
+  ASSERT_NO_FATAL_FAILURE(armTable(table, 4, 1'000'000, header));
   constexpr jint traced = static_cast<jint>((kBase + 1) | protocol::kHookTraced);
   onNewThread([] {
     hookEnter(traced);
@@ -479,10 +482,8 @@ TEST(TimingStubs, HandOnlyTracedCallsOverTheThresholdToTheTraceProbe) {
 TEST(TimingTableViewTest, ReadsTheAgentsTableThroughMapFiles) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root: /proc/PID/map_files needs CAP_SYS_ADMIN";
   agent::TimingTable table;
-  const char* error = nullptr;
-  protocol::TimingTableHeader* header = table.prepare(kBase, 8, error);
-  ASSERT_NE(header, nullptr) << error;
-  agent::armHooks(header, UINT64_MAX);
+  protocol::TimingTableHeader* header = nullptr;
+  ASSERT_NO_FATAL_FAILURE(armTable(table, 8, UINT64_MAX, header));
   onNewThread([] {
     hookEnter(timed(kBase + 2));
     hookExit(timed(kBase + 2));
