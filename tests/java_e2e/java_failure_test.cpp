@@ -3,15 +3,20 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <thread>
 
 #include "tests/java_e2e/printed_samples.h"
 #include "tests/java_e2e/workloads.h"
+#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -158,11 +163,23 @@ TEST_P(JavaAgent, AttachesToAJvmOfAnotherUser) {
   std::string status = readText("/proc/" + std::to_string(jvm.pid()) + "/status");
   ASSERT_NE(status.find("\nUid:\t" + std::to_string(account->pw_uid) + "\t"), std::string::npos)
       << "the JVM runs as " << user;
+  // A root-owned attach socket left behind by an earlier process with the same pid (seen in CI, where pids
+  // come round): never talked to, and removed so that the JVM can create its own.
+  const std::string stale = "/tmp/.java_pid" + std::to_string(jvm.pid());
+  {
+    UniqueFd planted(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", stale.c_str());
+    ASSERT_EQ(::bind(planted.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0) << stale;
+  }
 
   std::string out = dir.file("other-user.jfr");
   RunResult r = recordPid(jvm.pid(), out, "2s");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(linesWith(r.output, "Java frames unavailable").empty()) << r.output;
+  struct stat socketFile {};
+  if (::stat(stale.c_str(), &socketFile) == 0) EXPECT_EQ(socketFile.st_uid, account->pw_uid) << "the JVM's own socket now";
   std::vector<JfrSample> samples = printedSamples(out);
   expectReaderAgrees(out, samples);
   auto byThread = samplesByThread(samples);

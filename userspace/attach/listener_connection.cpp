@@ -81,7 +81,7 @@ ConnectAttempt connectOnce(const TargetProcess& process, int tmpFd, const Creden
     throw AttachError(AttachFailure::UnsafeTarget, "/tmp/" + name + " belongs to uid " + std::to_string(st.st_uid) +
                                                        ", not to the user of " + process.describe() + " (uid " +
                                                        std::to_string(jvmUser.uid) +
-                                                       "); refusing to talk to it; remove it if it is stale");
+                                                       "); refusing to talk to it");
   }
   UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!sock) throw systemError("cannot create a unix socket");
@@ -123,6 +123,18 @@ ConnectAttempt connectAs(const TargetProcess& process, int tmpFd, const Credenti
   const std::string name = ".java_pid" + std::to_string(process.target().namespacePid);
   struct stat st {};
   if (::fstatat(tmpFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode)) return attempt;
+  if (st.st_uid != jvmUser.uid) {
+    // Not the JVM's own: left by an earlier process that had this pid (and HotSpot cannot rename its socket
+    // over another user's file in the sticky /tmp), or planted. Never talked to; removed so that the JVM's
+    // listener can take the name.
+    if (::unlinkat(tmpFd, name.c_str(), 0) != 0 && errno != ENOENT) {
+      throw AttachError(AttachFailure::UnsafeTarget,
+                        "/tmp/" + name + " belongs to uid " + std::to_string(st.st_uid) + ", not to the user of " +
+                            process.describe() + " (uid " + std::to_string(jvmUser.uid) +
+                            "), and cannot be removed: " + std::strerror(errno) + "; remove it and retry");
+    }
+    return attempt;
+  }
   runWithCredentials(jvmUser, [&] { attempt = connectOnce(process, tmpFd, jvmUser); });
   return attempt;
 }
