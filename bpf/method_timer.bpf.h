@@ -44,45 +44,14 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
     return;
   }
   w->busy = 1;
-  __u32 tgid = pid_tgid >> 32;
-  __u32 tid = (__u32)pid_tgid;
   struct jfrbpf_sample_record* rec = &s->record;
-  rec->time_ns = start;
-  rec->tgid = tgid;
-  rec->tid = tid;
-  rec->cpu = bpf_get_smp_processor_id();
+  begin_walk(s, scratch_key, pid_tgid >> 32, (__u32)pid_tgid, start);
   rec->kernel_depth = 0;
-  rec->flags = 0;
-  rec->reserved = 0;
   rec->top_bcp_register = 0; /* the top frame is the native trace stub */
-
-  w->tgid = tgid;
-  w->scratch_key = SCRATCH_TRACE;
-  w->depth = 0;
-  w->max_depth = user_stack_depth;
-  w->end = JFRBPF_WALK_ROOT;
-  w->anchor_used = 0;
-  w->exact_pc = 1;
-  w->java_thread = 0;
-  const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
-  w->has_jvm = jvm != 0;
-  if (jvm) {
-    s->jvm = *jvm;
-    rec->flags |= JFRBPF_SAMPLE_JVM;
-    __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
-    if (java_thread) w->java_thread = *java_thread;
-  }
   w->pc = ctx->ip;
   w->sp = ctx->sp;
   w->fp = ctx->bp;
-
-  bpf_loop(JFRBPF_MAX_USER_FRAMES, walk_step, &scratch_key, 0);
-  __u32 udepth = w->depth;
-  if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
-  rec->user_depth = udepth;
-  rec->walk_end = w->end;
-  if (w->end == JFRBPF_WALK_DEPTH_LIMIT) rec->flags |= JFRBPF_SAMPLE_USER_STACK_TRUNCATED;
-  if (udepth == 0) rec->flags |= JFRBPF_SAMPLE_USER_STACK_FAILED;
+  __u32 udepth = run_walk(s, &scratch_key);
 
   s->trace.duration_ns = duration;
   s->trace.hook_index = hook;

@@ -154,6 +154,51 @@ static __always_inline void end_count(enum jfrbpf_walk_end end) {
   }
 }
 
+/* Prepares scratch `key` for a walk of the current thread's user stack (the sampler's and the trace
+ * probe's alike): the record's header and the walk's state, with the JVM layout and JavaThread* when the
+ * process is a known JVM. The caller then sets the starting registers and calls run_walk. */
+static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u32 tgid, __u32 tid, __u64 time_ns) {
+  struct jfrbpf_sample_record* rec = &s->record;
+  rec->time_ns = time_ns;
+  rec->tgid = tgid;
+  rec->tid = tid;
+  rec->cpu = bpf_get_smp_processor_id();
+  rec->flags = 0;
+  rec->reserved = 0;
+
+  struct walk* w = &s->walk;
+  w->tgid = tgid;
+  w->scratch_key = key;
+  w->depth = 0;
+  w->max_depth = user_stack_depth;
+  w->end = JFRBPF_WALK_ROOT;
+  w->anchor_used = 0;
+  w->exact_pc = 1;
+  w->java_thread = 0;
+  const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
+  w->has_jvm = jvm != 0;
+  if (jvm) {
+    s->jvm = *jvm;
+    rec->flags |= JFRBPF_SAMPLE_JVM;
+    __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
+    if (java_thread) w->java_thread = *java_thread;
+  }
+}
+
+/* Walks the user stack begun by begin_walk into the record; returns its depth. */
+static __always_inline __u32 run_walk(struct sampler_scratch* s, __u32* key) {
+  struct walk* w = &s->walk;
+  struct jfrbpf_sample_record* rec = &s->record;
+  bpf_loop(JFRBPF_MAX_USER_FRAMES, walk_step, key, 0);
+  __u32 udepth = w->depth;
+  if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
+  rec->user_depth = udepth;
+  rec->walk_end = w->end;
+  if (w->end == JFRBPF_WALK_DEPTH_LIMIT) rec->flags |= JFRBPF_SAMPLE_USER_STACK_TRUNCATED;
+  if (udepth == 0) rec->flags |= JFRBPF_SAMPLE_USER_STACK_FAILED;
+  return udepth;
+}
+
 SEC("perf_event")
 int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   count(JFRBPF_COUNTER_OVERFLOWS);
@@ -172,43 +217,11 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     return 0;
   }
   struct jfrbpf_sample_record* rec = &s->record;
-  rec->time_ns = bpf_ktime_get_ns();
-  rec->tgid = tgid;
-  rec->tid = tid;
-  rec->cpu = bpf_get_smp_processor_id();
-  rec->flags = 0;
-  rec->reserved = 0;
-
-  struct walk* w = &s->walk;
-  w->tgid = tgid;
-  w->scratch_key = SCRATCH_SAMPLER;
-  w->depth = 0;
-  w->max_depth = user_stack_depth;
-  w->end = JFRBPF_WALK_ROOT;
-  w->anchor_used = 0;
-  w->exact_pc = 1;
-  w->java_thread = 0;
-  const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
-  w->has_jvm = jvm != 0;
-  if (jvm) {
-    s->jvm = *jvm;
-    rec->flags |= JFRBPF_SAMPLE_JVM;
-    __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
-    if (java_thread) w->java_thread = *java_thread;
-  }
+  begin_walk(s, scratch_key, tgid, tid, bpf_ktime_get_ns());
   if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
-
-  bpf_loop(JFRBPF_MAX_USER_FRAMES, walk_step, &scratch_key, 0);
-  __u32 udepth = w->depth;
-  if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
-  rec->user_depth = udepth;
-  rec->walk_end = w->end;
-  end_count(w->end);
-  if (w->end == JFRBPF_WALK_DEPTH_LIMIT) rec->flags |= JFRBPF_SAMPLE_USER_STACK_TRUNCATED;
-  if (udepth == 0) {
-    rec->flags |= JFRBPF_SAMPLE_USER_STACK_FAILED;
-    count(JFRBPF_COUNTER_USER_STACK_FAILED);
-  }
+  __u32 udepth = run_walk(s, &scratch_key);
+  end_count(s->walk.end);
+  if (udepth == 0) count(JFRBPF_COUNTER_USER_STACK_FAILED);
 
   __u32 kdepth = 0;
   if (rec->flags & JFRBPF_SAMPLE_IN_KERNEL) {
@@ -234,5 +247,5 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   return 0;
 }
 
-/* The method timing uprobes share the walker (for the stacks of traced invocations). */
+/* The method trace uprobe shares the walker (for the stacks of traced invocations). */
 #include "method_timer.bpf.h"
