@@ -242,7 +242,9 @@ TEST_F(AttachJvmSpecial, ReportsAStoppedJvmAsNotResponding) {
   HotSpotVm vm = HotSpotVm::inspect(jvm.pid());
   ASSERT_EQ(::kill(jvm.pid(), SIGSTOP), 0);
   while (vm.process().status().state != 'T') std::this_thread::sleep_for(10ms);
-  AttachError error = expectAttachError([&] { vm.jcmd("VM.version", {1000ms, 1000ms}); });
+  AttachError error = expectAttachError([&] { vm.jcmd("VM.version", {10s, 1000ms}); });
+  // Told before any SIGQUIT (which would wait, pending, for the SIGCONT), not after the listener timeout.
+  EXPECT_FALSE(signalPending(jvm.pid(), SIGQUIT));
   ::kill(jvm.pid(), SIGCONT);
   EXPECT_EQ(error.kind(), AttachFailure::NotResponding);
   EXPECT_TRUE(contains(error.what(), "stopped")) << error.what();

@@ -169,6 +169,12 @@ UniqueFd connectToListener(const TargetProcess& process, const JvmFacts& facts, 
                           " runs with -XX:+DisableAttachMechanism; restart it without that flag, or "
                           "start it with -agentpath to load the jfrbpf agent at launch");
   }
+  // A JVM stopped by SIGSTOP cannot start its listener before it is resumed: say so now, not after the
+  // timeout (a tracer's stop, 't', is left to the timeout: it is often only a moment).
+  if (process.status().state == 'T') {
+    throw AttachError(AttachFailure::NotResponding,
+                      process.describe() + " is stopped (SIGSTOP); resume it (kill -CONT) and retry");
+  }
   // Without HotSpot's handler SIGQUIT's default action would kill the process and dump core.
   if (!process.status().catches(SIGQUIT)) {
     throw AttachError(AttachFailure::NotReady, process.describe() +
