@@ -39,13 +39,17 @@ using protocol::kHookTimed;
 using protocol::kHookTraced;
 
 // Per thread, in a pthread key (not __thread: its __tls_get_addr would tie the agent to ld.so's version).
+// Each entry carries the recording it began in: hook indexes are reused by later recordings, and a thread
+// may still be inside a method an earlier recording instrumented.
 struct ShadowStack {
   uint32_t depth;  // open invocations, including those beyond kShadowStackDepth
   uint32_t hooks[kShadowStackDepth];
+  uint32_t recordings[kShadowStackDepth];
   uint64_t entryNs[kShadowStackDepth];
 };
 
 std::atomic<TimingTableHeader*> activeTable{nullptr};
+std::atomic<uint32_t> activeRecording{0};
 std::atomic<uint64_t> traceThreshold{0};
 pthread_key_t stackKey;
 pthread_once_t stackKeyOnce = PTHREAD_ONCE_INIT;
@@ -89,6 +93,7 @@ void addInvocation(TimingTableHeader* table, uint32_t slot, uint64_t duration) {
 void armHooks(TimingTableHeader* table, uint64_t traceThresholdNs) {
   pthread_once(&stackKeyOnce, createStackKey);
   traceThreshold.store(traceThresholdNs, std::memory_order_relaxed);
+  activeRecording.fetch_add(1, std::memory_order_relaxed);
   activeTable.store(table, std::memory_order_release);
 }
 
@@ -107,6 +112,7 @@ extern "C" void jfrbpf_method_enter(JNIEnv*, jclass, jint hookIndex) {
   const uint32_t depth = stack->depth;
   if (depth < kShadowStackDepth) {
     stack->hooks[depth] = static_cast<uint32_t>(hookIndex);
+    stack->recordings[depth] = activeRecording.load(std::memory_order_relaxed);
     stack->entryNs[depth] = monotonicNs();  // last: the stub's own cost stays out of the duration
   } else {
     count(table->counters.overflow);
@@ -143,6 +149,10 @@ extern "C" void jfrbpf_method_exit(JNIEnv*, jclass, jint hookIndex) {
   if (depth - 1 > at) count(table->counters.orphanedEnters, depth - 1 - at);
   const uint64_t start = stack->entryNs[at];
   stack->depth = at;
+  if (stack->recordings[at] != activeRecording.load(std::memory_order_relaxed)) {
+    count(table->counters.unmatchedExits);  // an earlier recording's invocation, or another method's enter
+    return;
+  }
   const uint64_t duration = now > start ? now - start : 0;
   if ((hook & kHookTimed) != 0) addInvocation(table, hook & kHookSlotMask, duration);
   if ((hook & kHookTraced) != 0 && duration >= traceThreshold.load(std::memory_order_relaxed)) {

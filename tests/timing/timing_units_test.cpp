@@ -463,6 +463,23 @@ TEST(TimingStubs, KeepTheShadowStackConsistentWhenCallsGoWrong) {
   EXPECT_EQ(header->counters.badSlot, 1u);
 }
 
+TEST(TimingStubs, NeverTimeAnInvocationThatBeganInAnEarlierRecording) {
+  agent::TimingTable first, second;
+  protocol::TimingTableHeader* earlier = nullptr;
+  protocol::TimingTableHeader* later = nullptr;
+  ASSERT_NO_FATAL_FAILURE(armTable(second, 4, UINT64_MAX, later));
+  ASSERT_NO_FATAL_FAILURE(armTable(first, 4, UINT64_MAX, earlier));
+  onNewThread([later] {
+    hookEnter(timed(kBase + 1));        // a loop the first recording instrumented, still running ...
+    agent::armHooks(later, UINT64_MAX);  // ... when the next recording reuses slot 1 for another method,
+    hookExit(timed(kBase + 1));         // which was entered before its instrumentation
+    hookEnter(timed(kBase + 1));
+    hookExit(timed(kBase + 1));
+  });
+  EXPECT_EQ(later->counters.unmatchedExits, 1u) << "not timed from the earlier recording's entry";
+  EXPECT_EQ(protocol::timingRows(later)[1].invocations, 1u) << "only the call that began in this recording";
+}
+
 TEST(TimingStubs, HandOnlyTracedCallsOverTheThresholdToTheTraceProbe) {
   agent::TimingTable table;
   protocol::TimingTableHeader* header = nullptr;
