@@ -44,19 +44,17 @@ static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 sl
   if ((fp & 7) != 0 || fp < w->sp || fp - w->sp > INTERPRETER_MAX_FRAME_BYTES) {
     return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
   }
-  /* Two reads: the eight words below rbp (Method*, bcp, sender sp: slots -1..-8 on every JDK since 8),
-   * and the saved rbp with the return address above it. */
-  __u64 below[8];
-  __u64 above[2];
-  if (bpf_probe_read_user(below, sizeof(below), (const void*)(fp - sizeof(below))) != 0 ||
-      !read_user_pair(fp, above)) {
+  /* One read: the eight words below rbp (Method*, bcp, sender sp: slots -1..-8 on every JDK since 8), then
+   * the saved rbp and the return address at rbp. */
+  __u64 words[10];
+  if (bpf_probe_read_user(words, sizeof(words), (const void*)(fp - 8 * sizeof(__u64))) != 0) {
     return walk_stop(w, JFRBPF_WALK_READ_FAULT);
   }
-  __u64 method = below[(8 + jvm->interp_method_slot) & 7];
-  __u64 bcp = below[(8 + jvm->interp_bcp_slot) & 7];
-  __u64 sender_sp = below[(8 + jvm->interp_sender_sp_slot) & 7];
-  __u64 caller_fp = above[0];
-  __u64 caller_pc = above[1];
+  __u64 method = words[(8 + jvm->interp_method_slot) & 7];
+  __u64 bcp = words[(8 + jvm->interp_bcp_slot) & 7];
+  __u64 sender_sp = words[(8 + jvm->interp_sender_sp_slot) & 7];
+  __u64 caller_fp = words[8];
+  __u64 caller_pc = words[9];
   s->record.data[slot] = bcp;
   s->record.data[slot + 1] = method;
   if (sender_sp <= fp) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
