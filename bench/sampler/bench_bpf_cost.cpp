@@ -26,7 +26,7 @@ constexpr auto kSettle = 1s;  // after the first sample: agent replay and table 
 constexpr auto kWindow = 1s;
 constexpr double kTargetMicros = 2.0;
 
-enum class StackKind { Java, Native };
+enum class StackKind { Java, JavaInterpreted, Native };
 
 struct StackCase {
   StackKind kind;
@@ -36,7 +36,9 @@ struct StackCase {
 };
 
 ChildProcess startWorkload(const BenchEnv& env, const StackCase& c, bool framePointers) {
-  if (c.kind == StackKind::Java) return startJavaDeep(env, env.jdk17, c.frames, kThreads, framePointers);
+  if (c.kind != StackKind::Native) {
+    return startJavaDeep(env, env.jdk17, c.frames, kThreads, framePointers, c.kind == StackKind::JavaInterpreted);
+  }
   return startNativeChain(env, c.frames, kThreads, framePointers);
 }
 
@@ -53,7 +55,8 @@ struct CaseResult {
 void measureJfrbpf(const BenchEnv& env, const StackCase& c, int windows, int run, CaseResult& out) {
   ChildProcess workload = startWorkload(env, c, false);
   JfrbpfRun jfrbpf(env, {"-p", std::to_string(workload.pid()), "--interval", "1ms"},
-                   "cost-" + std::to_string(c.frames) + "-" + std::to_string(run));
+                   "cost-" + std::to_string(c.frames) + (c.kind == StackKind::JavaInterpreted ? "-xint-" : "-") +
+                       std::to_string(run));
   if (!jfrbpf.awaitFirstSample(180s)) {
     jfrbpf.stop();
     jfrbpf.finish(60s);  // throws with jfrbpf's message
@@ -174,6 +177,8 @@ void benchBpfCost(const BenchEnv& env, Report& report) {
   const std::vector<StackCase> cases = {
       {StackKind::Java, 64, "64-frame Java stack (JDK 17, C2-compiled recursion, no PreserveFramePointer)",
        "same 64-frame Java stack with -XX:+PreserveFramePointer"},
+      {StackKind::JavaInterpreted, 64, "64-frame Java stack, interpreted (JDK 17, -Xint)",
+       "same 64-frame interpreted stack with -XX:+PreserveFramePointer"},
       {StackKind::Java, 256, "256-frame Java stack (JDK 17, C2-compiled recursion, no PreserveFramePointer)",
        "same 256-frame Java stack with -XX:+PreserveFramePointer (capped at 127 frames by perf_event_max_stack)"},
       {StackKind::Native, 20, "20-frame native stack (C, -fomit-frame-pointer, executable ↔ shared library)",
@@ -185,7 +190,7 @@ void benchBpfCost(const BenchEnv& env, Report& report) {
     CaseResult result;
     try {
       for (int run = 0; run < env.repeats; ++run) {
-        progress("BPF cost, " + std::to_string(c.frames) + " frames: run " + std::to_string(run + 1) + "/" +
+        progress("BPF cost, " + c.label + ": run " + std::to_string(run + 1) + "/" +
                  std::to_string(env.repeats));
         result.loads.push_back(loadAverage());
         measureJfrbpf(env, c, windows, run, result);

@@ -6,7 +6,8 @@
 
 namespace jfrbpf::bench {
 
-// 1. BPF run time per sample (bpf_stats) for 64- and 256-frame Java stacks and a 20-frame native stack,
+// 1. BPF run time per sample (bpf_stats) for 64-frame (compiled and interpreted) and 256-frame Java stacks
+//    and a 20-frame native stack,
 //    beside the kernel's frame-pointer walk for the same stacks.
 void benchBpfCost(const BenchEnv& env, Report& report);
 // 2. jfrbpf's own CPU time at 2,000 samples/s.

@@ -31,10 +31,12 @@ void requireLine(ChildProcess& child, std::string_view prefix, std::chrono::mill
 
 }  // namespace
 
-ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer) {
+ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer,
+                           bool interpretedOnly) {
   std::vector<std::string> options = {"-XX:CompileCommand=dontinline,SamplerWorkload::descend",
                                       "-XX:CompileCommand=dontinline,SamplerWorkload::leafWork"};
   if (preserveFramePointer) options.push_back("-XX:+PreserveFramePointer");
+  if (interpretedOnly) options.push_back("-Xint");
   std::vector<std::string> command = javaCommand(env, jdk, options);
   // descend(d) is d + 1 frames deep.
   command.insert(command.end(),

@@ -9,8 +9,10 @@
 namespace jfrbpf::bench {
 
 // SamplerWorkload deep: THREADS threads whose samples have `frames` user frames (compiled Java frames of a
-// recursion, plus the thread's Java and JVM frames below them). Returns after JIT warm-up.
-ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer);
+// recursion, or interpreted ones with `interpretedOnly` (-Xint), plus the thread's Java and JVM frames below
+// them). Returns after JIT warm-up.
+ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer,
+                           bool interpretedOnly = false);
 
 // SamplerWorkload throughput: returns once the JVM printed "warm"; send "go SECONDS" to measure.
 ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int threads, int warmupSeconds,
