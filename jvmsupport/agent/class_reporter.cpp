@@ -127,8 +127,9 @@ bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSe
     jmethodID method = methods.get()[i];
     // First: the current version must stay the newest for its jmethodID.
     if (replayed) {
-      agent.methodTimer().previousVersions().forEach(
-          method, [&](const MethodPointers& version) { reportMethod(agent, method, r.classId, r.time, flags, &version); });
+      agent.methodTimer().previousVersions().forEach(method, [&](const MethodPointers& version) {
+        reportMethod(agent, method, r.classId, r.time, flags, &version);
+      });
     }
     reportMethod(agent, method, r.classId, r.time, flags);
     ++methodsSent;

@@ -67,7 +67,9 @@ ShadowStack* shadowStack(bool create) {
   return stack;
 }
 
-void count(uint64_t& counter, uint64_t n = 1) { std::atomic_ref<uint64_t>(counter).fetch_add(n, std::memory_order_relaxed); }
+void count(uint64_t& counter, uint64_t n = 1) {
+  std::atomic_ref<uint64_t>(counter).fetch_add(n, std::memory_order_relaxed);
+}
 
 void addInvocation(TimingTableHeader* table, uint32_t slot, uint64_t duration) {
   uint32_t row = slot - table->slotBase;

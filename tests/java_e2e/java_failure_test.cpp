@@ -179,7 +179,9 @@ TEST_P(JavaAgent, AttachesToAJvmOfAnotherUser) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(linesWith(r.output, "Java frames unavailable").empty()) << r.output;
   struct stat socketFile {};
-  if (::stat(stale.c_str(), &socketFile) == 0) EXPECT_EQ(socketFile.st_uid, account->pw_uid) << "the JVM's own socket now";
+  if (::stat(stale.c_str(), &socketFile) == 0) {
+    EXPECT_EQ(socketFile.st_uid, account->pw_uid) << "the JVM's own socket now";
+  }
   std::vector<JfrSample> samples = printedSamples(out);
   expectReaderAgrees(out, samples);
   auto byThread = samplesByThread(samples);
