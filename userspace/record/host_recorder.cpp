@@ -207,8 +207,6 @@ RecordSummary recordAll(const RecordConfig& config) {
   HostRecorder host(config, sampler, clocks, pipeline);
   discovery::JvmWatcher watcher;
 
-  std::atomic<bool> stopConsumer{false};
-  std::thread consumer;
   RecordSummary summary;
   summary.outputPath = config.outputPath;
   int64_t startNs = jfr::Recording::now();
@@ -218,7 +216,7 @@ RecordSummary recordAll(const RecordConfig& config) {
     // The duration counts from when the JVMs found at the start are all being recorded.
     startNs = jfr::Recording::now();
     StopConditions stop(signals, config.durationNs > 0 ? startNs + config.durationNs : 0);
-    consumer = pipeline.start(stopConsumer);
+    pipeline.start();
     ProgressLine progress(config.progressLine, "every JVM");
     std::optional<StopReason> reason;
     int64_t nextProgress = 0;
@@ -236,18 +234,12 @@ RecordSummary recordAll(const RecordConfig& config) {
     progress.clear();
     summary.stopReason = *reason;
   } catch (...) {
-    clocks.disable();
-    stopConsumer.store(true, std::memory_order_release);
-    if (consumer.joinable()) consumer.join();
+    pipeline.abandon();
     host.abandonAll();
     throw;
   }
 
-  clocks.disable();
-  sampler.detach();
-  stopConsumer.store(true, std::memory_order_release);
-  consumer.join();
-  pipeline.finish();
+  pipeline.stopAndDrain();
   host.finishAll(summary);
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   SamplerCounters counters = sampler.readCounters();

@@ -3,12 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "userspace/base/error.h"
 #include "userspace/record/bpf_sampler.h"
@@ -113,8 +111,6 @@ RecordSummary record(const RecordConfig& config) {
                       pipeline.nativeSymbols(), config.periodNs, config.methodTiming);
   for (auto& jvm : jvms) output.addJvm(*jvm);
   for (pid_t pid : config.pids) pipeline.addProcess(pid, output);
-  std::atomic<bool> stopConsumer{false};
-  std::thread consumer;
   RecordSummary summary;
   summary.outputPath = config.outputPath;
   try {
@@ -126,7 +122,7 @@ RecordSummary record(const RecordConfig& config) {
     }
     for (const std::string& note : notes) output.recording().note(jfr::Recording::now(), "warning", note);
     // Before the launched JVM is connected: its native unwind tables must follow its start-up.
-    consumer = pipeline.start(stopConsumer);
+    pipeline.start();
     if (launchedJvm) {
       try {
         // The JVM waits in its VMInit until it is resumed: its threads' first samples have Java frames.
@@ -162,19 +158,12 @@ RecordSummary record(const RecordConfig& config) {
     progress.clear();
     summary.stopReason = *reason;
   } catch (...) {
-    clocks.disable();
-    stopConsumer.store(true, std::memory_order_release);
-    if (consumer.joinable()) consumer.join();
+    pipeline.abandon();
     output.abandon();
     throw;
   }
 
-  // Order matters for exact accounting: no overflow may happen after the final drain.
-  clocks.disable();
-  sampler.detach();
-  stopConsumer.store(true, std::memory_order_release);
-  consumer.join();
-  pipeline.finish();
+  pipeline.stopAndDrain();
   output.finish(jfr::Recording::now(), /*finalTraces=*/true);
 
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;

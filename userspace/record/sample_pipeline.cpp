@@ -155,15 +155,27 @@ void SamplePipeline::periodicWork(jfr::Ticks now) {
   lost_.store(lost, std::memory_order_relaxed);
 }
 
-std::thread SamplePipeline::start(const std::atomic<bool>& stop) {
+void SamplePipeline::start() {
   // Before the thread exists: from here on, changes are applied by the consumer only.
   running_.store(true, std::memory_order_release);
-  return std::thread([this, &stop] { runUntil(stop); });
+  consumer_ = std::thread([this] { runConsumer(); });
 }
 
-void SamplePipeline::runUntil(const std::atomic<bool>& stop) {
+SamplePipeline::~SamplePipeline() { stopConsumer(); }
+
+void SamplePipeline::stopConsumer() {
+  stopConsumer_.store(true, std::memory_order_release);
+  if (consumer_.joinable()) consumer_.join();
+}
+
+void SamplePipeline::abandon() {
+  clocks_.disable();
+  stopConsumer();
+}
+
+void SamplePipeline::runConsumer() {
   jfr::Ticks nextPeriodic = jfr::Recording::now() + kPeriodicWorkNs;
-  while (!stop.load(std::memory_order_acquire)) {
+  while (!stopConsumer_.load(std::memory_order_acquire)) {
     ring_.wait(kPollTimeoutMs);
     applyChanges();  // after the wait: a JVM handed over meanwhile resolves its samples in this drain
     jfr::Ticks now = jfr::Recording::now();
@@ -183,7 +195,10 @@ void SamplePipeline::runUntil(const std::atomic<bool>& stop) {
   running_.store(false, std::memory_order_release);
 }
 
-void SamplePipeline::finish() {
+void SamplePipeline::stopAndDrain() {
+  clocks_.disable();
+  sampler_.detach();
+  stopConsumer();
   applyChanges();
   jfr::Ticks now = jfr::Recording::now();
   for (TargetOutput* output : outputs()) output->serviceJvms(now);

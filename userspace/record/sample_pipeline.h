@@ -26,6 +26,9 @@ namespace jfrbpf::record {
 class SamplePipeline {
  public:
   SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks);
+  ~SamplePipeline();  // stops the consumer if neither stopAndDrain() nor abandon() did
+  SamplePipeline(const SamplePipeline&) = delete;
+  SamplePipeline& operator=(const SamplePipeline&) = delete;
 
   const symbolize::KernelSymbolizer& kernelSymbols() const { return *kernelSymbols_; }
   symbolize::ProcessSymbolizer& nativeSymbols() { return nativeSymbols_; }
@@ -40,11 +43,14 @@ class SamplePipeline {
   // its output from the rings (the caller may finish the output there).
   void retireProcess(pid_t pid, std::function<void()> onRetired);
 
-  // Starts the consumer thread, which runs until `stop` is set; join it before finish(). Call finish() only
-  // after the perf events are disabled, so nothing arrives afterwards: it drains the rest and writes the
-  // final loss reports into every output.
-  std::thread start(const std::atomic<bool>& stop);
-  void finish();
+  // Starts the consumer thread; it runs until stopAndDrain() or abandon().
+  void start();
+  // The end of a recording, in the order exact accounting needs (no clock overflow after the final
+  // drain): disables the clocks, detaches the sampler, stops the consumer, then drains the rest and writes
+  // the final loss reports into every output.
+  void stopAndDrain();
+  // After a failure: disables the clocks and stops the consumer; nothing more is drained.
+  void abandon();
 
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint64_t lost() const { return lost_.load(std::memory_order_relaxed); }
@@ -57,7 +63,8 @@ class SamplePipeline {
     std::function<void()> retired;  // retire it
     std::function<void()> task;     // or just run this
   };
-  void runUntil(const std::atomic<bool>& stop);
+  void runConsumer();
+  void stopConsumer();
   void applyChanges();
   void onSample(const void* data, size_t size);
   void onTrace(const void* data, size_t size);
@@ -78,6 +85,8 @@ class SamplePipeline {
   std::unordered_map<pid_t, jfr::Ticks> youngUntil_;
   uint64_t reportedThreadMapFull_ = 0;
   std::atomic<bool> running_{false};
+  std::atomic<bool> stopConsumer_{false};
+  std::thread consumer_;
   std::mutex changesMutex_;
   std::vector<Change> changes_;
   std::atomic<uint64_t> samples_{0};
