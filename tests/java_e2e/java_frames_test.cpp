@@ -197,18 +197,14 @@ TEST_P(JavaFrames, HotMethodsShowNamesTypesLinesAndThreads) {
   ScratchDir dir("java-e2e-hot-" + std::to_string(jdk));
   Workload jvm(javaCommand(jdk, {}, "HotMethods"), 3);
   ASSERT_EQ(jvm.threads().size(), 3u);
-  std::string out = dir.file("hot.jfr");
-  RunResult r = recordPid(jvm.pid(), out, "3s");
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-
-  std::vector<JfrSample> samples = printedSamples(out);
-  expectReaderAgrees(out, samples);
-  auto byThread = samplesByThread(samples);
+  RecordedSamples recorded;
+  ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), dir.file("hot.jfr"), "3s", recorded));
+  auto& byThread = recorded.byThread;
   expectThreadIdentity(jvm.threads(), byThread, 50);
   expectHotPrimes(fullyResolved(byThread[jvm.tid("hot-primes")], "hot-primes"), false);
   expectInlineChain(fullyResolved(byThread[jvm.tid("inline-chain")], "inline-chain"), false);
   expectLambdasAndHiddenClasses(fullyResolved(byThread[jvm.tid("lambdas")], "lambdas"));
-  auto types = javaFrameTypes(samples);
+  auto types = javaFrameTypes(recorded.all);
   EXPECT_GT(types["JIT compiled"], 0u);
   EXPECT_GT(types["Inlined"], 0u);
   expectCompleteStacks(jvm.threads(), byThread, jdk, "HotMethods");
@@ -259,17 +255,13 @@ TEST_P(JavaFrames, InterpretedOnlyJvmShowsInterpretedFramesWithExactLines) {
   ScratchDir dir("java-e2e-xint-" + std::to_string(jdk));
   Workload jvm(javaCommand(jdk, {"-Xint"}, "HotMethods"), 3);
   ASSERT_EQ(jvm.threads().size(), 3u);
-  std::string out = dir.file("xint.jfr");
-  RunResult r = recordPid(jvm.pid(), out, "3s");
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-
-  std::vector<JfrSample> samples = printedSamples(out);
-  expectReaderAgrees(out, samples);
-  auto byThread = samplesByThread(samples);
+  RecordedSamples recorded;
+  ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), dir.file("xint.jfr"), "3s", recorded));
+  auto& byThread = recorded.byThread;
   expectThreadIdentity(jvm.threads(), byThread, 50);
   expectHotPrimes(fullyResolved(byThread[jvm.tid("hot-primes")], "hot-primes"), true);
   expectInlineChain(fullyResolved(byThread[jvm.tid("inline-chain")], "inline-chain"), true);
-  auto types = javaFrameTypes(samples);
+  auto types = javaFrameTypes(recorded.all);
   EXPECT_GT(types["Interpreted"], 0u);
   EXPECT_EQ(types["JIT compiled"], 0u) << "-Xint compiles nothing";
   EXPECT_EQ(types["Inlined"], 0u) << "-Xint compiles nothing";
@@ -284,13 +276,9 @@ TEST_P(JavaFrames, JniAndZlibShowNativeFramesAboveTheCompleteJavaStack) {
   ScratchDir dir("java-e2e-jni-" + std::to_string(jdk));
   Workload jvm(javaCommand(jdk, {"-Djava.library.path=" + jniLibraryDir()}, "NativeCalls"), 2);
   ASSERT_EQ(jvm.threads().size(), 2u);
-  std::string out = dir.file("jni.jfr");
-  RunResult r = recordPid(jvm.pid(), out, "3s");
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-
-  std::vector<JfrSample> samples = printedSamples(out);
-  expectReaderAgrees(out, samples);
-  auto byThread = samplesByThread(samples);
+  RecordedSamples recorded;
+  ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), dir.file("jni.jfr"), "3s", recorded));
+  auto& byThread = recorded.byThread;
   expectThreadIdentity(jvm.threads(), byThread, 50);
 
   const int callsNative = taggedLine("NativeCalls.java", "calls-native");
@@ -353,7 +341,7 @@ TEST_P(JavaFrames, JniAndZlibShowNativeFramesAboveTheCompleteJavaStack) {
                 "deflater: zlib <- Java_java_util_zip_Deflater_deflateBytesBytes <- Deflater <- compress"),
             99.0);
   std::string example;
-  EXPECT_EQ(nativeMethodsNotTypedNative(samples, example), 0u)
+  EXPECT_EQ(nativeMethodsNotTypedNative(recorded.all, example), 0u)
       << "Java native methods must be typed Native (as jdk.ExecutionSample does), also when called from the "
          "interpreter; first: "
       << example;
@@ -369,13 +357,9 @@ TEST_P(JavaFrames, CodeCreatedDuringTheRecordingIsResolved) {
   ScratchDir dir("java-e2e-churn-" + std::to_string(jdk));
   Workload jvm(javaCommand(jdk, {}, "ClassChurn"), 1);
   ASSERT_EQ(jvm.threads().size(), 1u);
-  std::string out = dir.file("churn.jfr");
-  RunResult r = recordPid(jvm.pid(), out, "3s");
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-
-  std::vector<JfrSample> samples = printedSamples(out);
-  expectReaderAgrees(out, samples);
-  auto byThread = samplesByThread(samples);
+  RecordedSamples recorded;
+  ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), dir.file("churn.jfr"), "3s", recorded));
+  auto& byThread = recorded.byThread;
   const auto& churn = byThread[jvm.tid("churn")];
   ASSERT_GE(churn.size(), 50u);
   // Measured 99.5-99.9 % (JDK 17) and 97.6-99.3 % (JDK 25). What JDK 25 leaves: frames caught while HotSpot

@@ -21,13 +21,9 @@ TEST_P(JavaUnwind, RecursionOf150CompiledFramesShowsEveryFrame) {
                            "DeepRecursion"),
                1);
   ASSERT_EQ(jvm.threads().size(), 1u);
-  std::string out = dir.file("recursion.jfr");
-  RunResult r = recordPid(jvm.pid(), out, "3s");
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-
-  std::vector<JfrSample> samples = printedSamples(out);
-  expectReaderAgrees(out, samples);
-  auto byThread = samplesByThread(samples);
+  RecordedSamples recorded;
+  ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), dir.file("recursion.jfr"), "3s", recorded));
+  auto& byThread = recorded.byThread;
   const auto& recursion = byThread[jvm.tid("recursion")];
   ASSERT_GE(recursion.size(), 50u);
   EXPECT_GE(rootCompletenessPercent(recursion, jdk, "DeepRecursion recursion"), 99.0);
@@ -75,13 +71,9 @@ TEST_P(JavaUnwind, InterpretedFrameBetweenCompiledFramesCompletes) {
                            "MixedModes"),
                1);
   ASSERT_EQ(jvm.threads().size(), 1u);
-  std::string out = dir.file("mixed.jfr");
-  RunResult r = recordPid(jvm.pid(), out, "3s");
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-
-  std::vector<JfrSample> samples = printedSamples(out);
-  expectReaderAgrees(out, samples);
-  auto byThread = samplesByThread(samples);
+  RecordedSamples recorded;
+  ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), dir.file("mixed.jfr"), "3s", recorded));
+  auto& byThread = recorded.byThread;
   const auto& mixed = byThread[jvm.tid("mixed")];
   ASSERT_GE(mixed.size(), 50u);
   EXPECT_GE(rootCompletenessPercent(mixed, jdk, "MixedModes mixed"), 99.0);

@@ -142,6 +142,14 @@ std::map<int64_t, std::vector<const JfrSample*>> samplesByThread(const std::vect
   return out;
 }
 
+void recordAndRead(pid_t pid, const std::string& out, const std::string& duration, RecordedSamples& recorded) {
+  RunResult r = recordPid(pid, out, duration);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  recorded.all = printedSamples(out);
+  expectReaderAgrees(out, recorded.all);
+  recorded.byThread = samplesByThread(recorded.all);
+}
+
 bool isUnresolved(const JfrFrame& frame) {
   return frame.className == "[anon]" || frame.className == "[unknown]" || frame.name() == "jvm.Interpreter";
 }

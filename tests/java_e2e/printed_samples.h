@@ -1,6 +1,8 @@
 #pragma once
 // A recording's CPU samples as the JDK's own `jfr print --json` shows them (cross-checked against the project's
 // reader), and the checks the end-to-end tests make on their stacks.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -53,6 +55,20 @@ std::vector<JfrSample> printedSamples(const std::string& path, const std::string
 Recorded expectReaderAgrees(const std::string& path, const std::vector<JfrSample>& printed);
 
 std::map<int64_t, std::vector<const JfrSample*>> samplesByThread(const std::vector<JfrSample>& samples);
+
+// One recording as the tests read it. `byThread` points into `all`: neither is copied or moved.
+struct RecordedSamples {
+  RecordedSamples() = default;
+  RecordedSamples(const RecordedSamples&) = delete;
+  RecordedSamples& operator=(const RecordedSamples&) = delete;
+
+  std::vector<JfrSample> all;
+  std::map<int64_t, std::vector<const JfrSample*>> byThread;
+};
+
+// `jfrbpf record -p PID -d <duration> --interval 1ms -o <out>`, then the file's samples as the JDK's `jfr`
+// prints them, checked against the project's reader. A failed recording fails the test fatally.
+void recordAndRead(pid_t pid, const std::string& out, const std::string& duration, RecordedSamples& recorded);
 
 // A frame the recording could not name: code-cache code unknown to it ("[anon]"), "[unknown]" code, or an
 // interpreted frame whose method it does not know ("jvm.Interpreter").
