@@ -26,6 +26,15 @@ struct TimingCounters {
   uint64_t overflow = 0;        // enters beyond the shadow stack's depth: not timed
   uint64_t badSlot = 0;         // hook index outside this table (instrumentation of an earlier recording)
   uint64_t tracesCalled = 0;    // traced invocations at or over the threshold, handed to the trace probe
+
+  TimingCounters& operator+=(const TimingCounters& other) {
+    unmatchedExits += other.unmatchedExits;
+    orphanedEnters += other.orphanedEnters;
+    overflow += other.overflow;
+    badSlot += other.badSlot;
+    tracesCalled += other.tracesCalled;
+    return *this;
+  }
 };
 
 struct TimingRow {

@@ -185,15 +185,7 @@ RecordSummary record(const RecordConfig& config) {
     summary.tracesUnknown = output.traceCounters().unknownMethod;
     summary.traceCounters = sampler.readTimerCounters();
     auto addStubCounters = [&summary](const JvmConnection& jvm) {
-      const timing::TimingTableView* table = jvm.timingTable();
-      if (table == nullptr) return;
-      protocol::TimingCounters c = table->counters();
-      protocol::TimingCounters& sum = summary.stubCounters;
-      sum.unmatchedExits += c.unmatchedExits;
-      sum.orphanedEnters += c.orphanedEnters;
-      sum.overflow += c.overflow;
-      sum.badSlot += c.badSlot;
-      sum.tracesCalled += c.tracesCalled;
+      if (const timing::TimingTableView* table = jvm.timingTable()) summary.stubCounters += table->counters();
     };
     for (auto& jvm : jvms) addStubCounters(*jvm);
     if (launchedJvm) addStubCounters(*launchedJvm);
