@@ -15,6 +15,7 @@
 #include "test_config.h"
 #include "tests/attach/test_processes.h"
 #include "tests/support/private_tmp.h"
+#include "tests/support/readable_paths.h"
 #include "userspace/attach/hotspot_vm.h"
 #include "userspace/attach/proc_status.h"
 
@@ -344,6 +345,7 @@ TEST_F(AttachJvmSpecial, AttachesToAJvmOfAnotherUser) {
   std::vector<std::string> command = {"setpriv", "--reuid=" + std::to_string(user->pw_uid),
                                       "--regid=" + std::to_string(user->pw_gid), "--clear-groups"};
   for (const std::string& arg : test::javaCommand(jfrbpf::test::kJdkHome)) command.push_back(arg);
+  jfrbpf::test::makeJavaPathsReadable(command);
   // Working directory "/" is not writable for that user, so the trigger has to go to /tmp.
   Child jvm(command, scratch_.file("jvm.log"), "/");
   ASSERT_TRUE(jvm.waitForOutput("ready", kStartupTimeout)) << jvm.output();

@@ -20,6 +20,7 @@
 #include "tests/discovery/child_process.h"
 #include "tests/discovery/test_jvms.h"
 #include "tests/support/private_tmp.h"
+#include "tests/support/readable_paths.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/hsperfdata.h"
 #include "userspace/discovery/jvm_mappings.h"
@@ -148,6 +149,7 @@ TEST(DiscoveryJvm, JvmOfAnotherUser) {
   std::vector<std::string> command{"setpriv", "--reuid=" + std::to_string(user->pw_uid),
                                    "--regid=" + std::to_string(user->pw_gid), "--clear-groups", "--"};
   for (std::string& part : sleeperCommand(test::kJdkHome, {})) command.push_back(std::move(part));
+  jfrbpf::test::makeJavaPathsReadable(command);
   ChildProcess jvm(command);
   ASSERT_TRUE(jvm.waitForLine("ready")) << "the JVM as " << kTestUser << " did not start (is the build dir readable?)";
   auto info = discovered(jvm.pid());

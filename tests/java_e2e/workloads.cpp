@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "test_config.h"
+#include "tests/support/readable_paths.h"
 
 namespace jfrbpf::test {
 
@@ -85,6 +86,7 @@ std::vector<std::string> javaCommand(int feature, const std::vector<std::string>
   argv.insert(argv.end(), options.begin(), options.end());
   argv.insert(argv.end(), {"-cp", workloadClasses(), mainClass});
   argv.insert(argv.end(), args.begin(), args.end());
+  if (!runAs.empty()) makeJavaPathsReadable(argv);
   return argv;
 }
 

@@ -14,6 +14,7 @@
 #include "tests/record/bpf_test_support.h"
 #include "tests/record/record_test_support.h"
 #include "tests/support/private_tmp.h"
+#include "tests/support/readable_paths.h"
 #include "tests/support/recorded_samples.h"
 
 namespace jfrbpf::test {
@@ -25,13 +26,15 @@ std::string java() { return std::string(kJdkHome) + "/bin/java"; }
 std::string demoClasses() { return std::string(kBinaryDir) + "/demo-app/classes"; }
 std::string demoLibraries() { return std::string(kBinaryDir) + "/demo-app"; }
 
-// The demo JVM for `seconds`, as the given command prefix runs it; waits until it is up.
-std::unique_ptr<ChildProcess> startDemo(std::vector<std::string> prefix, int seconds) {
+// The demo JVM for `seconds`, as the given command prefix runs it (as another user: `otherUser`); waits
+// until it is up.
+std::unique_ptr<ChildProcess> startDemo(std::vector<std::string> prefix, int seconds, bool otherUser = false) {
   std::vector<std::string> argv = std::move(prefix);
   for (std::string arg : {java(), std::string("-Xmx128m"), "-Djava.library.path=" + demoLibraries(),
                           std::string("-cp"), demoClasses(), std::string("demo.DemoApp"), std::to_string(seconds)}) {
     argv.push_back(std::move(arg));
   }
+  if (otherUser) makeJavaPathsReadable(argv);
   auto child = std::make_unique<ChildProcess>(argv, ChildOptions{.captureStderr = true});
   for (int i = 0; i < 100; ++i) {
     auto line = child->readLine(200ms);
@@ -76,7 +79,7 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
   ScratchDir dir("record-all");
 
   auto plain = startDemo({}, 60);
-  auto unprivileged = startDemo({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, 60);
+  auto unprivileged = startDemo({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, 60, true);
   // Its own PID and mount namespaces, and a /tmp no other process sees (its attach socket lives there).
   auto contained = startDemo({"unshare", "--pid", "--mount", "--fork", "--kill-child", "--mount-proc", "--propagation", "private",
                               "sh", "-c", privateTmpMounts() + "exec \"$0\" \"$@\""},
