@@ -11,6 +11,7 @@
 
 #define JFRBPF_MAX_CODE_HEAPS 4
 #define JFRBPF_SEGMAP_MAX_HOPS 16 /* the longest chain OTel saw is 9 (JDK 8) */
+#define JFRBPF_BLOB_HEADER_MAX 128 /* a power of two: the walker masks offsets into its copy with it */
 
 struct jfrbpf_code_heap {
   __u64 low;    /* reserved range [low, high) */
@@ -28,6 +29,11 @@ struct jfrbpf_hotspot {
   struct jfrbpf_code_heap heaps[JFRBPF_MAX_CODE_HEAPS];
   __u32 heap_count;
   __u32 heap_block_header_size;   /* sizeof(HeapBlock): the CodeBlob follows the block header */
+  __u32 heap_block_length;        /* offsetof(HeapBlock, _header._length), in segments */
+  __u32 heap_block_length_size;   /* its width: 8 (size_t) before JDK 24, 4 (uint32_t) since */
+  __u32 heap_block_used;          /* offsetof(HeapBlock, _header._used): bool */
+  __u32 blob_header_bytes;        /* what to copy from the HeapBlock on to cover every CodeBlob field below */
+  __u32 code_granule_shift;       /* log2 of the smallest segment of any heap: a granule is in one blob */
   __u32 blob_frame_size;          /* offsetof(CodeBlob, _frame_size): int, words incl. return address + rbp */
   __u32 blob_frame_complete;      /* offsetof(CodeBlob, _frame_complete_offset), from code begin */
   __u32 blob_frame_complete_size; /* its width: 4 (int) before JDK 23, 2 (int16_t) since */

@@ -10,20 +10,44 @@
 #define STUB_MAX_FRAME_BYTES (1u << 16)
 #define MAX_FRAME_SIZE_WORDS (1 << 16)
 
-/* The CodeBlob containing pc, or 0 if pc is in free or unknown code cache memory; the JVM layout is the one
- * copied into the scratch `scratch_key`. A global function, verified once (see find_unwind_row). */
-__noinline __u64 find_code_blob(__u32 scratch_key, __u64 pc) {
-  const struct sampler_scratch* s = get_scratch(scratch_key);
-  if (!s) return 0;
-  const struct jfrbpf_hotspot* jvm = &s->jvm;
-  const struct jfrbpf_code_heap* heap = 0;
+/* A direct-mapped cache, per CPU and scratch, of the CodeBlob each code granule (the smallest segment of the
+ * code heaps, which never holds two blobs) was found in: it saves the walk the segment map (one read per
+ * hop) for the call sites and hot loops it meets again. An entry is only a hint: the blob it names is read
+ * again and checked (a used HeapBlock that spans the pc, with the frame size it had) once per walk, because
+ * the JVM frees and reuses code cache memory; blocks never overlap, so a used block that spans the pc is
+ * the pc's blob. */
+#define BLOB_CACHE_INDEX_BITS 10
+#define BLOB_CACHE_ENTRIES (1u << BLOB_CACHE_INDEX_BITS) /* 32 KiB: the most a per-CPU map value may hold */
+
+struct blob_cache_entry {
+  __u64 granule; /* its address */
+  __u64 blob;
+  __u64 checked_in; /* walk.seq of the walk that last read the blob's header */
+  __s32 frame_size;
+  __u32 tgid;
+};
+
+struct blob_cache {
+  struct blob_cache_entry entries[BLOB_CACHE_ENTRIES];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 2); /* one per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE */
+  __type(key, __u32);
+  __type(value, struct blob_cache);
+} blob_caches SEC(".maps");
+
+static __always_inline const struct jfrbpf_code_heap* code_heap_of(const struct jfrbpf_hotspot* jvm, __u64 pc) {
   for (int i = 0; i < JFRBPF_MAX_CODE_HEAPS; i++) {
-    if (i < jvm->heap_count && pc >= jvm->heaps[i].low && pc < jvm->heaps[i].high) {
-      heap = &jvm->heaps[i];
-      break;
-    }
+    if (i < jvm->heap_count && pc >= jvm->heaps[i].low && pc < jvm->heaps[i].high) return &jvm->heaps[i];
   }
-  if (!heap) return 0;
+  return 0;
+}
+
+/* The CodeBlob whose segments hold pc according to the heap's segment map, or 0 if they are free. */
+static __always_inline __u64 segmap_blob(const struct jfrbpf_hotspot* jvm, const struct jfrbpf_code_heap* heap,
+                                         __u64 pc) {
   __u32 shift = heap->log2_segment_size & 63;
   __u64 segment = (pc - heap->low) >> shift;
   for (int hop = 0; hop < JFRBPF_SEGMAP_MAX_HOPS; hop++) {
@@ -37,6 +61,81 @@ __noinline __u64 find_code_blob(__u32 scratch_key, __u64 pc) {
   return 0;
 }
 
+/* A field of the copied header, `offset` bytes from the copy's start. */
+static __always_inline __u64 header_u64(const struct blob_header* h, __u32 offset) {
+  __u64 value = 0;
+  __builtin_memcpy(&value, &h->bytes[offset & (JFRBPF_BLOB_HEADER_MAX - 1)], sizeof(value));
+  return value;
+}
+
+static __always_inline __s32 header_s32(const struct blob_header* h, __u32 offset) {
+  __s32 value = 0;
+  __builtin_memcpy(&value, &h->bytes[offset & (JFRBPF_BLOB_HEADER_MAX - 1)], sizeof(value));
+  return value;
+}
+
+static __always_inline __s16 header_s16(const struct blob_header* h, __u32 offset) {
+  __s16 value = 0;
+  __builtin_memcpy(&value, &h->bytes[offset & (JFRBPF_BLOB_HEADER_MAX - 1)], sizeof(value));
+  return value;
+}
+
+/* Copies the header of the CodeBlob at `blob` into the scratch; true if it is a used block that spans pc. */
+static __always_inline bool read_blob_header(struct sampler_scratch* s, const struct jfrbpf_code_heap* heap,
+                                             __u64 blob, __u64 pc) {
+  const struct jfrbpf_hotspot* jvm = &s->jvm;
+  struct blob_header* h = &s->blob;
+  __u32 bytes = jvm->blob_header_bytes;
+  if (bytes == 0 || bytes > JFRBPF_BLOB_HEADER_MAX) return false;
+  __u64 block = blob - jvm->heap_block_header_size;
+  if (block < heap->low || pc < blob) return false;
+  if (bpf_probe_read_user(h->bytes, bytes, (const void*)block) != 0) return false;
+  if (h->bytes[jvm->heap_block_used & (JFRBPF_BLOB_HEADER_MAX - 1)] == 0) return false;
+  __u64 segments = header_u64(h, jvm->heap_block_length);
+  if (jvm->heap_block_length_size == 4) segments = (__u32)segments;
+  if (segments == 0 || segments > (heap->high - heap->low) >> (heap->log2_segment_size & 63)) return false;
+  if (pc - block >= segments << (heap->log2_segment_size & 63)) return false;
+  h->blob = blob;
+  h->frame_size = header_s32(h, jvm->heap_block_header_size + jvm->blob_frame_size);
+  return true;
+}
+
+static __always_inline __u64 code_granule(const struct jfrbpf_hotspot* jvm, __u64 pc) {
+  __u32 shift = jvm->code_granule_shift & 63;
+  return pc >> shift << shift;
+}
+
+static __always_inline struct blob_cache_entry* blob_cache_entry(struct blob_cache* cache, __u64 granule) {
+  return &cache->entries[(granule * 0x9e3779b97f4a7c15ull) >> (64 - BLOB_CACHE_INDEX_BITS)];
+}
+
+/* Finds the CodeBlob that holds pc, checks it and leaves its header in the scratch (`blob`). Returns 0, or
+ * why the walk must stop. A global function, verified once (see find_unwind_row). */
+__noinline int find_code_blob(__u32 scratch_key, __u64 pc) {
+  struct sampler_scratch* s = get_scratch(scratch_key);
+  struct blob_cache* cache = bpf_map_lookup_elem(&blob_caches, &scratch_key);
+  if (!s || !cache) return JFRBPF_WALK_UNKNOWN_CODE;
+  const struct jfrbpf_code_heap* heap = code_heap_of(&s->jvm, pc);
+  if (!heap) return JFRBPF_WALK_UNKNOWN_CODE;
+  struct walk* w = &s->walk;
+  __u64 granule = code_granule(&s->jvm, pc);
+  struct blob_cache_entry* entry = blob_cache_entry(cache, granule);
+  if (entry->granule == granule && entry->tgid == w->tgid) {
+    if (read_blob_header(s, heap, entry->blob, pc) && s->blob.frame_size == entry->frame_size) {
+      entry->checked_in = w->seq;
+      return 0;
+    }
+  }
+  __u64 blob = segmap_blob(&s->jvm, heap, pc);
+  if (!blob || !read_blob_header(s, heap, blob, pc)) return JFRBPF_WALK_UNKNOWN_CODE;
+  entry->granule = granule;
+  entry->blob = blob;
+  entry->checked_in = w->seq;
+  entry->frame_size = s->blob.frame_size;
+  entry->tgid = w->tgid;
+  return 0;
+}
+
 static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 slot) {
   struct walk* w = &s->walk;
   const struct jfrbpf_hotspot* jvm = &s->jvm;
@@ -44,12 +143,12 @@ static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 sl
   if ((fp & 7) != 0 || fp < w->sp || fp - w->sp > INTERPRETER_MAX_FRAME_BYTES) {
     return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
   }
-  /* One read: the eight words below rbp (Method*, bcp, sender sp: slots -1..-8 on every JDK since 8), then
-   * the saved rbp and the return address at rbp. */
+  /* The eight words below rbp (Method*, bcp, sender sp: slots -1..-8 on every JDK since 8), then the saved
+   * rbp and the return address at rbp. */
+  const __u8* frame = stack_bytes(&s->window, fp - 8 * sizeof(__u64), 10 * sizeof(__u64));
+  if (!frame) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
   __u64 words[10];
-  if (bpf_probe_read_user(words, sizeof(words), (const void*)(fp - 8 * sizeof(__u64))) != 0) {
-    return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-  }
+  __builtin_memcpy(words, frame, sizeof(words));
   __u64 method = words[(8 + jvm->interp_method_slot) & 7];
   __u64 bcp = words[(8 + jvm->interp_bcp_slot) & 7];
   __u64 sender_sp = words[(8 + jvm->interp_sender_sp_slot) & 7];
@@ -66,26 +165,18 @@ static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 sl
 
 /* The top frame of a sample may be caught while its frame is being built or torn down; only then is the
  * frame size not yet (or no longer) the distance to the return address. Returns true when it handled the
- * frame, by decoding the instruction at pc. */
-static __always_inline bool unwind_compiled_edge(struct walk* w, __u64 blob, const struct jfrbpf_hotspot* jvm) {
+ * frame, by decoding the instruction at pc. Needs the blob's header in the scratch. */
+static __always_inline bool unwind_compiled_edge(struct sampler_scratch* s) {
+  struct walk* w = &s->walk;
+  const struct jfrbpf_hotspot* jvm = &s->jvm;
+  const struct blob_header* h = &s->blob;
   __u8 code[3] = {};
   if (bpf_probe_read_user(code, sizeof(code), (const void*)w->pc) != 0) return false;
-  __u64 code_begin = 0;
-  if (jvm->blob_code_begin_is_offset) {
-    __s32 offset = 0;
-    if (!read_user_s32(blob + jvm->blob_code_begin, &offset)) return false;
-    code_begin = blob + offset;
-  } else if (!read_user_u64(blob + jvm->blob_code_begin, &code_begin)) {
-    return false;
-  }
-  __s32 frame_complete = 0;
-  if (jvm->blob_frame_complete_size == 2) {
-    __s16 narrow = 0;
-    if (bpf_probe_read_user(&narrow, sizeof(narrow), (const void*)(blob + jvm->blob_frame_complete)) != 0) return false;
-    frame_complete = narrow;
-  } else if (!read_user_s32(blob + jvm->blob_frame_complete, &frame_complete)) {
-    return false;
-  }
+  __u32 fields = jvm->heap_block_header_size;
+  __u64 code_begin = jvm->blob_code_begin_is_offset ? h->blob + header_s32(h, fields + jvm->blob_code_begin)
+                                                    : header_u64(h, fields + jvm->blob_code_begin);
+  __s32 frame_complete = jvm->blob_frame_complete_size == 2 ? header_s16(h, fields + jvm->blob_frame_complete)
+                                                           : header_s32(h, fields + jvm->blob_frame_complete);
   __u64 ra_at = 0, fp_at = 0;
   bool in_prologue = frame_complete > 0 && w->pc < code_begin + frame_complete;
   if (in_prologue) {
@@ -109,7 +200,9 @@ static __always_inline bool unwind_compiled_edge(struct walk* w, __u64 blob, con
     return false;
   }
   __u64 caller_pc = 0, caller_fp = w->fp;
-  if (!read_user_u64(ra_at, &caller_pc) || (fp_at && !read_user_u64(fp_at, &caller_fp))) return false;
+  if (!read_stack_u64(&s->window, ra_at, &caller_pc) || (fp_at && !read_stack_u64(&s->window, fp_at, &caller_fp))) {
+    return false;
+  }
   w->pc = caller_pc;
   w->fp = caller_fp;
   w->sp = ra_at + 8;
@@ -118,18 +211,26 @@ static __always_inline bool unwind_compiled_edge(struct walk* w, __u64 blob, con
 
 static __always_inline long step_code_cache(struct sampler_scratch* s) {
   struct walk* w = &s->walk;
-  const struct jfrbpf_hotspot* jvm = &s->jvm;
-  __u64 blob = find_code_blob(w->scratch_key, w->pc);
-  if (!blob) return walk_stop(w, JFRBPF_WALK_UNKNOWN_CODE);
-  __s32 frame_size = 0;
-  if (!read_user_s32(blob + jvm->blob_frame_size, &frame_size)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
   bool top = w->depth == 1;
+  __s32 frame_size = 0;
+  /* A blob this walk has checked already is not read again, except at the top, whose whole header is used. */
+  __u32 key = w->scratch_key;
+  struct blob_cache* cache = bpf_map_lookup_elem(&blob_caches, &key);
+  __u64 granule = code_granule(&s->jvm, w->pc);
+  struct blob_cache_entry* entry = cache ? blob_cache_entry(cache, granule) : 0;
+  if (!top && entry && entry->granule == granule && entry->tgid == w->tgid && entry->checked_in == w->seq) {
+    frame_size = entry->frame_size;
+  } else {
+    int status = find_code_blob(key, w->pc);
+    if (status != 0) return walk_stop(w, status);
+    frame_size = s->blob.frame_size;
+  }
   if (frame_size <= 0 || frame_size > MAX_FRAME_SIZE_WORDS) {
     /* Stubs without a recorded size keep an rbp frame, except frameless ones caught at the top. */
     __u64 fp = w->fp;
     if ((fp & 7) == 0 && fp >= w->sp && fp - w->sp < STUB_MAX_FRAME_BYTES) {
       __u64 frame[2]; /* saved rbp, return address */
-      if (!read_user_pair(fp, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
+      if (!read_stack_pair(&s->window, fp, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
       w->pc = frame[1];
       w->sp = fp + 16;
       w->fp = frame[0];
@@ -137,15 +238,15 @@ static __always_inline long step_code_cache(struct sampler_scratch* s) {
     }
     if (!top) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
     __u64 caller_pc = 0;
-    if (!read_user_u64(w->sp, &caller_pc)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
+    if (!read_stack_u64(&s->window, w->sp, &caller_pc)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
     w->pc = caller_pc;
     w->sp += 8;
     return 0;
   }
-  if (top && unwind_compiled_edge(w, blob, jvm)) return 0;
+  if (top && unwind_compiled_edge(s)) return 0;
   __u64 sender_sp = w->sp + (__u64)frame_size * 8;
   __u64 frame[2]; /* saved rbp, return address: the two words below the sender's sp */
-  if (!read_user_pair(sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
+  if (!read_stack_pair(&s->window, sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
   w->pc = frame[1];
   w->sp = sender_sp;
   w->fp = frame[0];
@@ -154,14 +255,16 @@ static __always_inline long step_code_cache(struct sampler_scratch* s) {
 
 /* A Java thread in native or VM code whose native frames could not be unwound continues at its last Java
  * frame, which HotSpot publishes in the thread's JavaFrameAnchor. Returns true if the walk can go on. */
-static __always_inline bool jump_to_java_anchor(struct walk* w, const struct jfrbpf_hotspot* jvm) {
+static __always_inline bool jump_to_java_anchor(struct sampler_scratch* s) {
+  struct walk* w = &s->walk;
+  const struct jfrbpf_hotspot* jvm = &s->jvm;
   if (!w->java_thread || w->anchor_used) return false;
   __u64 sp = 0, fp = 0, pc = 0;
   if (!read_user_u64(w->java_thread + jvm->anchor_sp, &sp) || sp == 0 || sp <= w->sp) return false;
   if (!read_user_u64(w->java_thread + jvm->anchor_fp, &fp) || !read_user_u64(w->java_thread + jvm->anchor_pc, &pc)) {
     return false;
   }
-  if (pc == 0 && !read_user_u64(sp - 8, &pc)) return false;
+  if (pc == 0 && !read_stack_u64(&s->window, sp - 8, &pc)) return false;
   w->anchor_used = 1;
   w->pc = pc;
   w->sp = sp;

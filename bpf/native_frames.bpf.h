@@ -78,8 +78,53 @@ __noinline __u64 find_unwind_row(__u32 tgid, __u64 pc) {
   return packed;
 }
 
+/* Bumped by the loader after every change to the three maps above: rows remembered under another epoch may
+ * have changed (a library unmapped, another mapped at its address, a table's rows reused). */
+__u64 unwind_epoch = 0;
+
+/* A direct-mapped cache, per CPU and scratch, of the row each native pc was found in: the two hash lookups
+ * and two binary searches of find_unwind_row cost about 200 ns a frame, while a thread's native frames are
+ * mostly the same few call sites sample after sample (a Java thread's are its start and JavaCalls). */
+#define ROW_CACHE_INDEX_BITS 10
+
+struct row_cache_entry {
+  __u64 pc;
+  __u64 epoch;
+  __u64 row; /* find_unwind_row's answer, kind NONE included */
+  __u32 tgid;
+  __u32 reserved;
+};
+
+struct row_cache {
+  struct row_cache_entry entries[1u << ROW_CACHE_INDEX_BITS]; /* 32 KiB: the most a per-CPU value may hold */
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 2); /* one per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE */
+  __type(key, __u32);
+  __type(value, struct row_cache);
+} row_caches SEC(".maps");
+
+/* find_unwind_row through the cache; `w->unwind_epoch` is the epoch read when the walk began. */
+static __always_inline __u64 cached_unwind_row(struct walk* w, __u64 pc) {
+  __u32 key = w->scratch_key;
+  struct row_cache* cache = bpf_map_lookup_elem(&row_caches, &key);
+  if (!cache) return find_unwind_row(w->tgid, pc);
+  struct row_cache_entry* entry = &cache->entries[(pc * 0x9e3779b97f4a7c15ull) >> (64 - ROW_CACHE_INDEX_BITS)];
+  if (entry->pc == pc && entry->tgid == w->tgid && entry->epoch == w->unwind_epoch) return entry->row;
+  __u64 row = find_unwind_row(w->tgid, pc);
+  entry->pc = pc;
+  entry->tgid = w->tgid;
+  entry->epoch = w->unwind_epoch;
+  entry->row = row;
+  return row;
+}
+
 /* Applies a table row. Returns -1 to stop (reason set), 0 to continue, 1 when there was no usable row. */
-static __always_inline int apply_unwind_row(struct walk* w, const struct jfrbpf_unwind_row* row) {
+static __always_inline int apply_unwind_row(struct sampler_scratch* s, const struct jfrbpf_unwind_row* row) {
+  struct walk* w = &s->walk;
+  struct stack_window* win = &s->window;
   __u64 pair[2];
   __u64 cfa = 0;
   switch (row->kind) {
@@ -94,9 +139,9 @@ static __always_inline int apply_unwind_row(struct walk* w, const struct jfrbpf_
       break;
     case JFRBPF_UNWIND_SIGNAL: {
       __u64 pc = 0, sp = 0, fp = 0;
-      if (!read_user_u64(w->sp + JFRBPF_UCONTEXT_RIP_OFFSET, &pc) ||
-          !read_user_u64(w->sp + JFRBPF_UCONTEXT_RSP_OFFSET, &sp) ||
-          !read_user_u64(w->sp + JFRBPF_UCONTEXT_RBP_OFFSET, &fp)) {
+      if (!read_stack_u64(win, w->sp + JFRBPF_UCONTEXT_RIP_OFFSET, &pc) ||
+          !read_stack_u64(win, w->sp + JFRBPF_UCONTEXT_RSP_OFFSET, &sp) ||
+          !read_stack_u64(win, w->sp + JFRBPF_UCONTEXT_RBP_OFFSET, &fp)) {
         walk_stop(w, JFRBPF_WALK_READ_FAULT);
         return -1;
       }
@@ -120,21 +165,21 @@ static __always_inline int apply_unwind_row(struct walk* w, const struct jfrbpf_
   __u64 caller_fp = w->fp;
   if (row->rbp_slot == -2) {
     /* The usual frame: saved rbp right below the return address, both in one read. */
-    if (!read_user_pair(cfa - 16, pair)) {
+    if (!read_stack_pair(win, cfa - 16, pair)) {
       walk_stop(w, JFRBPF_WALK_READ_FAULT);
       return -1;
     }
     caller_fp = pair[0];
     caller_pc = pair[1];
   } else {
-    if (!read_user_u64(cfa - 8, &caller_pc)) {
+    if (!read_stack_u64(win, cfa - 8, &caller_pc)) {
       walk_stop(w, JFRBPF_WALK_READ_FAULT);
       return -1;
     }
     if (row->rbp_slot == JFRBPF_UNWIND_RBP_LOST) {
       caller_fp = 0;
     } else if (row->rbp_slot != JFRBPF_UNWIND_RBP_UNCHANGED &&
-               !read_user_u64(cfa + (__s64)row->rbp_slot * 8, &caller_fp)) {
+               !read_stack_u64(win, cfa + (__s64)row->rbp_slot * 8, &caller_fp)) {
       walk_stop(w, JFRBPF_WALK_READ_FAULT);
       return -1;
     }
@@ -146,11 +191,12 @@ static __always_inline int apply_unwind_row(struct walk* w, const struct jfrbpf_
 }
 
 /* Frame-pointer step; false when rbp does not look like a frame pointer of this stack. */
-static __always_inline bool unwind_by_frame_pointer(struct walk* w) {
+static __always_inline bool unwind_by_frame_pointer(struct sampler_scratch* s) {
+  struct walk* w = &s->walk;
   __u64 fp = w->fp;
   if (fp == 0 || (fp & 7) != 0 || fp < w->sp || fp - w->sp > NATIVE_MAX_FRAME_BYTES) return false;
   __u64 frame[2]; /* saved rbp, return address */
-  if (!read_user_pair(fp, frame)) return false;
+  if (!read_stack_pair(&s->window, fp, frame)) return false;
   w->pc = frame[1];
   w->sp = fp + 16;
   w->fp = frame[0];

@@ -84,14 +84,14 @@ static __always_inline long step_native(struct sampler_scratch* s) {
   /* A return address points after the call: look up the call itself, which may end its function. */
   __u64 lookup_pc = w->exact_pc ? w->pc : w->pc - 1;
   w->exact_pc = 0;
-  __u64 packed = find_unwind_row(w->tgid, lookup_pc);
+  __u64 packed = cached_unwind_row(w, lookup_pc);
   const struct jfrbpf_unwind_row* row = (const struct jfrbpf_unwind_row*)&packed;
   if (row->kind != JFRBPF_UNWIND_NONE) {
-    int applied = apply_unwind_row(w, row);
+    int applied = apply_unwind_row(s, row);
     if (applied <= 0) return applied < 0 ? 1 : 0;
   }
-  if (unwind_by_frame_pointer(w)) return 0;
-  if (w->has_jvm && jump_to_java_anchor(w, &s->jvm)) {
+  if (unwind_by_frame_pointer(s)) return 0;
+  if (w->has_jvm && jump_to_java_anchor(s)) {
     count(JFRBPF_COUNTER_WALK_ANCHOR_USED);
     return 0;
   }
@@ -175,6 +175,9 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   w->anchor_used = 0;
   w->exact_pc = 1;
   w->java_thread = 0;
+  w->seq += 1;
+  w->unwind_epoch = unwind_epoch;
+  s->window.low = s->window.high = 0;
   const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
   w->has_jvm = jvm != 0;
   if (jvm) {

@@ -1,7 +1,8 @@
 /* State of one user-stack walk, kept in per-CPU scratch memory so that the per-frame step (a bpf_loop
- * callback) can reach it, together with the record being built and this process's JVM layout. Each CPU has
- * one scratch for the sampler and one for method traces: a uprobe program can be interrupted by the
- * sampler's perf event, or preempted by another thread's uprobe hit, on the same CPU. */
+ * callback) can reach it, together with the record being built, this process's JVM layout and a copy of
+ * the stack memory read so far. Each CPU has one scratch for the sampler and one for method traces: a
+ * uprobe program can be interrupted by the sampler's perf event, or preempted by another thread's uprobe
+ * hit, on the same CPU. */
 #ifndef JFRBPF_WALKER_STATE_BPF_H
 #define JFRBPF_WALKER_STATE_BPF_H
 
@@ -25,12 +26,38 @@ struct walk {
   __u8 busy;        /* the trace scratch is in use (a preempted uprobe program still owns it) */
   __u8 scratch_key; /* SCRATCH_SAMPLER or SCRATCH_TRACE: where this walk lives */
   __u8 reserved[5];
+  __u64 seq; /* numbers the walks of this scratch: what was checked during this walk need not be again */
+  __u64 unwind_epoch; /* of the native unwind maps when the walk began (see native_frames.bpf.h) */
+};
+
+/* User reads dominate a walk's cost: on this project's VM one bpf_probe_read_user costs about 70 ns for a
+ * word and 250 ns for 2 KiB (4 KiB and more cost 1.2 us), so the walker copies the stack a window at a time
+ * and unwinds frames from the copy. The thread is stopped in its own sample, so the copy stays true for the
+ * walk. */
+#define STACK_WINDOW_BYTES 2048
+#define STACK_READ_MAX 80 /* the largest single stack read: an interpreted frame's ten words */
+
+struct stack_window {
+  __u64 low; /* the copy holds user memory [low, high); empty when low == high */
+  __u64 high;
+  __u8 bytes[STACK_WINDOW_BYTES + STACK_READ_MAX]; /* a read at any offset inside the window fits */
+};
+
+/* A CodeBlob's header as read from the code cache: the HeapBlock header in front of it, then the CodeBlob
+ * fields the walker uses (at most JFRBPF_BLOB_HEADER_MAX bytes, checked by the loader). */
+struct blob_header {
+  __u64 blob; /* the CodeBlob's address; the copy starts heap_block_header_size bytes before it */
+  __s32 frame_size;
+  __u32 reserved;
+  __u8 bytes[JFRBPF_BLOB_HEADER_MAX + 8];
 };
 
 /* A trace record is `trace` followed by `record`, sent as one contiguous range. */
 struct sampler_scratch {
   struct walk walk;
   struct jfrbpf_hotspot jvm;
+  struct stack_window window;
+  struct blob_header blob;
   struct jfrbpf_trace_head trace;
   struct jfrbpf_sample_record record;
 };
@@ -57,14 +84,51 @@ static __always_inline bool read_user_u64(__u64 address, __u64* value) {
   return bpf_probe_read_user(value, sizeof(*value), (const void*)address) == 0;
 }
 
-/* Two adjacent user words in one read (a saved rbp and the return address above it, for example): user
- * reads dominate the walk's cost, so frames are unwound with as few of them as possible. */
-static __always_inline bool read_user_pair(__u64 address, __u64 words[2]) {
-  return bpf_probe_read_user(words, 2 * sizeof(__u64), (const void*)address) == 0;
+/* Copies the window of stack that holds [address, address + size). It starts at `address` and is as long as
+ * the stack's mapping allows: the read fails as a whole if it crosses the end of the mapping (a thread's
+ * stack has nothing mapped right above its outermost frame, or a guard page), so then only the rest of the
+ * page is read, or the bytes asked for. */
+static __always_inline bool fill_stack_window(struct stack_window* win, __u64 address, __u32 size) {
+  __u64 low = address & ~7ull;
+  win->low = win->high = 0;
+  if (bpf_probe_read_user(win->bytes, STACK_WINDOW_BYTES, (const void*)low) == 0) {
+    win->low = low;
+    win->high = low + STACK_WINDOW_BYTES;
+    return true;
+  }
+  __u64 length = (((address + size - 1) | 4095) + 1) - low;
+  if (length >= STACK_WINDOW_BYTES) length = address + size - low;
+  if (length > STACK_WINDOW_BYTES) return false; /* for the verifier: size <= STACK_READ_MAX */
+  if (bpf_probe_read_user(win->bytes, length, (const void*)low) != 0) return false;
+  win->low = low;
+  win->high = low + length;
+  return true;
 }
 
-static __always_inline bool read_user_s32(__u64 address, __s32* value) {
-  return bpf_probe_read_user(value, sizeof(*value), (const void*)address) == 0;
+/* Where [address, address + size) of the stack is in the window, refilling it if needed; 0 on a fault.
+ * `size` is a constant of at most STACK_READ_MAX. */
+static __always_inline const __u8* stack_bytes(struct stack_window* win, __u64 address, __u32 size) {
+  if (address < win->low || address + size > win->high || address + size < address) {
+    if (!fill_stack_window(win, address, size)) return 0;
+  }
+  __u64 offset = address - win->low;
+  if (offset > STACK_WINDOW_BYTES) return 0; /* cannot happen: tells the verifier */
+  return win->bytes + offset;
+}
+
+static __always_inline bool read_stack_u64(struct stack_window* win, __u64 address, __u64* value) {
+  const __u8* bytes = stack_bytes(win, address, sizeof(*value));
+  if (!bytes) return false;
+  __builtin_memcpy(value, bytes, sizeof(*value));
+  return true;
+}
+
+/* A saved rbp and the return address above it. */
+static __always_inline bool read_stack_pair(struct stack_window* win, __u64 address, __u64 words[2]) {
+  const __u8* bytes = stack_bytes(win, address, 2 * sizeof(__u64));
+  if (!bytes) return false;
+  __builtin_memcpy(words, bytes, 2 * sizeof(__u64));
+  return true;
 }
 
 /* Flags for bpf_ringbuf_output: the consumer drains on its own short timer, so a record wakes it only when

@@ -70,16 +70,25 @@ void BpfSampler::setUnwindFile(uint64_t fileId, const jfrbpf_unwind_file& file) 
   if (bpf_map__update_elem(skel_->maps.unwind_files, &fileId, sizeof(fileId), &file, sizeof(file), BPF_ANY) != 0) {
     throw systemError("publishing an unwind table to BPF");
   }
+  unwindMapsChanged();
 }
 
 void BpfSampler::removeUnwindFile(uint64_t fileId) {
   bpf_map__delete_elem(skel_->maps.unwind_files, &fileId, sizeof(fileId), 0);
+  unwindMapsChanged();
 }
 
 void BpfSampler::setUnwindProcess(uint32_t tgid, const jfrbpf_unwind_process& process) {
   if (bpf_map__update_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), &process, sizeof(process), BPF_ANY) != 0) {
     throw systemError("publishing the mappings of process " + std::to_string(tgid) + " to BPF");
   }
+  unwindMapsChanged();
+}
+
+void BpfSampler::unwindMapsChanged() {
+  // After the change, never before: a walk that read the old epoch may already have cached rows of the new
+  // maps, which is harmless; rows of the old maps must not outlive this.
+  __atomic_fetch_add(&skel_->bss->unwind_epoch, 1, __ATOMIC_RELEASE);
 }
 
 void BpfSampler::addTarget(uint32_t tgid) {
@@ -130,6 +139,7 @@ void BpfSampler::forgetJavaThread(uint32_t tid) {
 void BpfSampler::forgetProcess(uint32_t tgid) {
   bpf_map__delete_elem(skel_->maps.hotspot_jvms, &tgid, sizeof(tgid), 0);
   bpf_map__delete_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), 0);
+  unwindMapsChanged();
   removeTarget(tgid);
 }
 

@@ -84,6 +84,8 @@ class BpfSampler {
   bool traceProbeHit(uint32_t tgid) const;
 
  private:
+  void unwindMapsChanged();  // tells the walker its cached native unwind rows are stale
+
   sampler* skel_ = nullptr;
   std::vector<bpf_link*> links_;
   std::vector<bpf_link*> traceLinks_;

@@ -47,6 +47,8 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
     h.high = heap.reservedHigh;
     h.segmap = heap.segmapLow;
     h.log2_segment_size = heap.log2SegmentSize;
+    layout.code_granule_shift =
+        layout.heap_count == 1 ? heap.log2SegmentSize : std::min(layout.code_granule_shift, heap.log2SegmentSize);
     layout.code_low = std::min<uint64_t>(layout.code_low, heap.reservedLow);
     layout.code_high = std::max<uint64_t>(layout.code_high, heap.reservedHigh);
   }
@@ -80,6 +82,30 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
   } else if (offset(vm, "CodeBlob", "_code_offset", layout.blob_code_begin, whyNot)) {
     layout.blob_code_begin_is_offset = 1;  // JDK 23+: an int offset from the blob
   } else {
+    return std::nullopt;
+  }
+  uint32_t header = 0, length = 0, used = 0;
+  if (!offset(vm, "HeapBlock", "_header", header, whyNot) ||
+      !offset(vm, "HeapBlock::Header", "_length", length, whyNot) ||
+      !offset(vm, "HeapBlock::Header", "_used", used, whyNot)) {
+    return std::nullopt;
+  }
+  layout.heap_block_length = header + length;
+  layout.heap_block_used = header + used;
+  // size_t before JDK 24, uint32_t since: read it at its declared width.
+  const jvm::VmField* lengthField = vm.field("HeapBlock::Header", "_length");
+  layout.heap_block_length_size = lengthField && (lengthField->typeString == "uint32_t" ||
+                                                  lengthField->typeString == "uint" || lengthField->typeString == "int")
+                                      ? 4
+                                      : 8;
+  // The walker checks a blob with one read: from its HeapBlock header up to the last CodeBlob field it uses.
+  uint32_t fieldsEnd = std::max({layout.blob_frame_size + 4, layout.blob_frame_complete + layout.blob_frame_complete_size,
+                                 layout.blob_code_begin + (layout.blob_code_begin_is_offset ? 4u : 8u)});
+  layout.blob_header_bytes = layout.heap_block_header_size + fieldsEnd;
+  if (layout.heap_block_length + layout.heap_block_length_size > layout.heap_block_header_size || layout.heap_block_used >= layout.heap_block_header_size ||
+      layout.blob_header_bytes > JFRBPF_BLOB_HEADER_MAX) {
+    whyNot = "the HeapBlock and CodeBlob fields the walker reads span " + std::to_string(layout.blob_header_bytes) +
+             " bytes, more than the " + std::to_string(JFRBPF_BLOB_HEADER_MAX) + " it copies";
     return std::nullopt;
   }
   layout.interp_method_slot = kInterpreterMethodSlot;

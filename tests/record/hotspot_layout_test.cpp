@@ -1,0 +1,101 @@
+// The JVM layout the BPF walker gets, built from VMStructs as JDK 17 and JDK 25 describe themselves: field
+// widths that changed between them, the one read that checks a CodeBlob, and refusals with their reason.
+#include "userspace/record/hotspot_layout.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/jvm/stream_builder.h"
+#include "userspace/jvm/record_stream_parser.h"
+
+namespace jfrbpf::record {
+namespace {
+
+using jvm::test::StreamBuilder;
+using protocol::RecordType;
+
+struct Field {
+  const char* type;
+  const char* name;
+  const char* typeString;
+  uint64_t offset;
+};
+
+// Offsets as the two JDKs report them (x86_64).
+const std::vector<Field> kJdk17 = {
+    {"HeapBlock", "_header", "HeapBlock::Header", 0},     {"HeapBlock::Header", "_length", "size_t", 0},
+    {"HeapBlock::Header", "_used", "bool", 8},            {"CodeBlob", "_frame_size", "int", 56},
+    {"CodeBlob", "_frame_complete_offset", "int", 24},    {"CodeBlob", "_code_begin", "address", 64},
+};
+const std::vector<Field> kJdk25 = {
+    {"HeapBlock", "_header", "HeapBlock::Header", 0},     {"HeapBlock::Header", "_length", "uint32_t", 0},
+    {"HeapBlock::Header", "_used", "bool", 4},            {"CodeBlob", "_frame_size", "int", 36},
+    {"CodeBlob", "_frame_complete_offset", "int16_t", 30}, {"CodeBlob", "_code_offset", "int", 20},
+};
+
+jvm::JavaModel modelOf(const std::vector<Field>& fields, std::vector<uint32_t> segmentShifts) {
+  StreamBuilder b;
+  b.preamble().hello();
+  for (const Field& f : fields) {
+    b.record(RecordType::kVmStructField, protocol::VmStructField{f.type, f.name, f.typeString, 0, f.offset, 0});
+  }
+  b.record(RecordType::kVmType, protocol::VmType{"HeapBlock", "", 0, 16});
+  uint64_t low = 0x7f0000000000;
+  for (uint32_t shift : segmentShifts) {
+    b.record(RecordType::kCodeHeap, protocol::CodeHeap{low, low + (64 << 20), low, low + (1 << 20), 0x5000, shift});
+    low += 64 << 20;
+  }
+  jvm::JavaModel model;
+  jvm::RecordStreamParser parser;
+  jvm::RecordStreamParser::Sink sink = [&](RecordType t, std::span<const uint8_t> p) { return model.apply(t, p); };
+  EXPECT_TRUE(parser.feed(b.bytes(), sink)) << model.error() << parser.error();
+  return model;
+}
+
+TEST(HotspotLayout, Jdk17ReadsASizeTBlockLengthAndAPointerCodeBegin) {
+  std::string whyNot;
+  auto layout = hotspotLayout(modelOf(kJdk17, {7, 7, 7}), whyNot);
+  ASSERT_TRUE(layout) << whyNot;
+  EXPECT_EQ(layout->heap_block_header_size, 16u);
+  EXPECT_EQ(layout->heap_block_length, 0u);
+  EXPECT_EQ(layout->heap_block_length_size, 8u);
+  EXPECT_EQ(layout->heap_block_used, 8u);
+  EXPECT_EQ(layout->blob_frame_complete_size, 4u);
+  EXPECT_EQ(layout->blob_code_begin_is_offset, 0u);
+  EXPECT_EQ(layout->blob_header_bytes, 16u + 72u) << "block header, then CodeBlob up to the end of _code_begin";
+  EXPECT_EQ(layout->code_granule_shift, 7u);
+  EXPECT_EQ(layout->heap_count, 3u);
+}
+
+TEST(HotspotLayout, Jdk25ReadsAUint32BlockLengthAndAnInt16FrameComplete) {
+  std::string whyNot;
+  auto layout = hotspotLayout(modelOf(kJdk25, {7, 6}), whyNot);
+  ASSERT_TRUE(layout) << whyNot;
+  EXPECT_EQ(layout->heap_block_length_size, 4u);
+  EXPECT_EQ(layout->heap_block_used, 4u);
+  EXPECT_EQ(layout->blob_frame_complete_size, 2u);
+  EXPECT_EQ(layout->blob_code_begin_is_offset, 1u);
+  EXPECT_EQ(layout->blob_header_bytes, 16u + 40u) << "up to the end of _frame_size";
+  EXPECT_EQ(layout->code_granule_shift, 6u) << "the smallest segment of any heap";
+}
+
+TEST(HotspotLayout, RefusesFieldsBeyondWhatTheWalkerCopies) {
+  std::vector<Field> far = kJdk17;
+  far[3].offset = 400;  // CodeBlob::_frame_size
+  std::string whyNot;
+  EXPECT_FALSE(hotspotLayout(modelOf(far, {7}), whyNot));
+  EXPECT_NE(whyNot.find("more than the 128 it copies"), std::string::npos) << whyNot;
+}
+
+TEST(HotspotLayout, RefusesAJvmWithoutHeapBlockFields) {
+  std::vector<Field> missing(kJdk17.begin(), kJdk17.end());
+  missing.erase(missing.begin() + 1);  // HeapBlock::Header::_length
+  std::string whyNot;
+  EXPECT_FALSE(hotspotLayout(modelOf(missing, {7}), whyNot));
+  EXPECT_NE(whyNot.find("HeapBlock::Header::_length"), std::string::npos) << whyNot;
+}
+
+}  // namespace
+}  // namespace jfrbpf::record
