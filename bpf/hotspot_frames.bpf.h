@@ -255,13 +255,13 @@ static __always_inline long step_code_cache(struct sampler_scratch* s) {
 
 /* A Java thread in native or VM code whose native frames could not be unwound continues at its last Java
  * frame, which HotSpot publishes in the thread's JavaFrameAnchor. Returns true if the walk can go on. */
-static __always_inline bool jump_to_java_anchor(struct sampler_scratch* s) {
+static __always_inline bool jump_to_java_anchor(struct sampler_scratch* s, __u64 java_thread) {
   struct walk* w = &s->walk;
   const struct jfrbpf_hotspot* jvm = &s->jvm;
-  if (!w->java_thread || w->anchor_used) return false;
+  if (!java_thread || w->anchor_used) return false;
   __u64 sp = 0, fp = 0, pc = 0;
-  if (!read_user_u64(w->java_thread + jvm->anchor_sp, &sp) || sp == 0 || sp <= w->sp) return false;
-  if (!read_user_u64(w->java_thread + jvm->anchor_fp, &fp) || !read_user_u64(w->java_thread + jvm->anchor_pc, &pc)) {
+  if (!read_user_u64(java_thread + jvm->anchor_sp, &sp) || sp == 0 || sp <= w->sp) return false;
+  if (!read_user_u64(java_thread + jvm->anchor_fp, &fp) || !read_user_u64(java_thread + jvm->anchor_pc, &pc)) {
     return false;
   }
   if (pc == 0 && !read_stack_u64(&s->window, sp - 8, &pc)) return false;

@@ -58,7 +58,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   s->trace.reserved = 0;
   __u64 size = JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_HEADER_SIZE + (__u64)udepth * 2 * sizeof(__u64);
   if (size > sizeof(s->trace) + sizeof(s->record)) size = sizeof(s->trace) + sizeof(s->record);
-  if (bpf_ringbuf_output(&traces, &s->trace, size, ringbuf_wakeup_flags(&traces)) != 0) {
+  if (bpf_ringbuf_output(&traces, &s->trace, size, ringbuf_wakeup_flags(&traces, w->seq)) != 0) {
     timer_count(JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL, 1);
   } else {
     timer_count(JFRBPF_TIMER_TRACES, 1);

@@ -91,9 +91,13 @@ static __always_inline long step_native(struct sampler_scratch* s) {
     if (applied <= 0) return applied < 0 ? 1 : 0;
   }
   if (unwind_by_frame_pointer(s)) return 0;
-  if (w->has_jvm && jump_to_java_anchor(s)) {
-    count(JFRBPF_COUNTER_WALK_ANCHOR_USED);
-    return 0;
+  if (w->has_jvm && !w->anchor_used) {
+    __u32 tid = s->record.tid;
+    __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
+    if (java_thread && jump_to_java_anchor(s, *java_thread)) {
+      count(JFRBPF_COUNTER_WALK_ANCHOR_USED);
+      return 0;
+    }
   }
   return walk_stop(w, row->kind != JFRBPF_UNWIND_NONE ? JFRBPF_WALK_BAD_FRAME : JFRBPF_WALK_NO_UNWIND_INFO);
 }
@@ -174,7 +178,6 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   w->end = JFRBPF_WALK_ROOT;
   w->anchor_used = 0;
   w->exact_pc = 1;
-  w->java_thread = 0;
   w->seq += 1;
   w->unwind_epoch = unwind_epoch;
   s->window.low = s->window.high = 0;
@@ -183,8 +186,6 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   if (jvm) {
     s->jvm = *jvm;
     rec->flags |= JFRBPF_SAMPLE_JVM;
-    __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
-    if (java_thread) w->java_thread = *java_thread;
   }
 }
 
@@ -241,7 +242,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
 
   __u64 size = JFRBPF_SAMPLE_HEADER_SIZE + ((__u64)udepth * 2 + kdepth) * sizeof(__u64);
   if (size > sizeof(*rec)) size = sizeof(*rec);
-  if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples)) != 0) {
+  if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
     count(JFRBPF_COUNTER_LOST_RINGBUF_FULL);
     charge_loss(tgid, tid);
     return 0;

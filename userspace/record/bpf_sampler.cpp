@@ -26,6 +26,17 @@ std::string loadFailureHint(int err) {
   return std::string("loading the BPF sampler failed: ") + std::strerror(err);
 }
 
+// The BPF side checks a ring's fill (to wake the consumer) only every n-th record of a CPU, n a power of two
+// up to 16: the records all CPUs may add between checks must stay within an eighth of the smallest ring, so
+// that a quarter-full ring still wakes the consumer long before it is full.
+uint64_t ringbufCheckMask(uint32_t smallestRingBytes) {
+  long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_CONF));
+  uint64_t records = smallestRingBytes / 8 / (sizeof(jfrbpf_sample_record) * static_cast<uint64_t>(cpus));
+  uint64_t every = 1;
+  while (every * 2 <= std::min<uint64_t>(records, 16)) every *= 2;
+  return every - 1;
+}
+
 }  // namespace
 
 BpfSampler::BpfSampler(const SamplerConfig& config) {
@@ -35,6 +46,8 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);
   bpf_map__set_max_entries(skel_->maps.unwind_rows, std::max<uint32_t>(1, config.unwindRows));
   methodTraces_ = config.methodTraces;
+  skel_->rodata->ringbuf_check_mask = ringbufCheckMask(
+      methodTraces_ ? std::min(config.ringBufferBytes, config.traceRingBufferBytes) : config.ringBufferBytes);
   if (methodTraces_) {
     bpf_map__set_max_entries(skel_->maps.traces, config.traceRingBufferBytes);
   } else {
