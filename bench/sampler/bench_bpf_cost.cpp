@@ -26,7 +26,7 @@ constexpr auto kSettle = 1s;  // after the first sample: agent replay and table 
 constexpr auto kWindow = 1s;
 constexpr double kTargetMicros = 2.0;
 
-enum class StackKind { Java, JavaInterpreted, Native };
+enum class StackKind { Java, JavaInterpreted, JavaDistinct, Native };
 
 struct StackCase {
   StackKind kind;
@@ -35,9 +35,22 @@ struct StackCase {
   std::string referenceLabel;
 };
 
+std::string caseSuffix(StackKind kind) {
+  switch (kind) {
+    case StackKind::JavaInterpreted: return "-xint-";
+    case StackKind::JavaDistinct: return "-distinct-";
+    default: return "-";
+  }
+}
+
 ChildProcess startWorkload(const BenchEnv& env, const StackCase& c, bool framePointers) {
-  if (c.kind != StackKind::Native) {
-    return startJavaDeep(env, env.jdk17, c.frames, kThreads, framePointers, c.kind == StackKind::JavaInterpreted);
+  switch (c.kind) {
+    case StackKind::Java: return startJavaDeep(env, env.jdk17, c.frames, kThreads, framePointers);
+    case StackKind::JavaInterpreted:
+      return startJavaDeep(env, env.jdk17, c.frames, kThreads, framePointers, JavaDeepShape::InterpretedRecursion);
+    case StackKind::JavaDistinct:
+      return startJavaDeep(env, env.jdk17, c.frames, kThreads, framePointers, JavaDeepShape::DistinctMethods);
+    case StackKind::Native: break;
   }
   return startNativeChain(env, c.frames, kThreads, framePointers);
 }
@@ -55,7 +68,7 @@ struct CaseResult {
 void measureJfrbpf(const BenchEnv& env, const StackCase& c, int windows, int run, CaseResult& out) {
   ChildProcess workload = startWorkload(env, c, false);
   JfrbpfRun jfrbpf(env, {"-p", std::to_string(workload.pid()), "--interval", "1ms"},
-                   "cost-" + std::to_string(c.frames) + (c.kind == StackKind::JavaInterpreted ? "-xint-" : "-") +
+                   "cost-" + std::to_string(c.frames) + caseSuffix(c.kind) +
                        std::to_string(run));
   if (!jfrbpf.awaitFirstSample(180s)) {
     jfrbpf.stop();
@@ -177,6 +190,8 @@ void benchBpfCost(const BenchEnv& env, Report& report) {
   const std::vector<StackCase> cases = {
       {StackKind::Java, 64, "64-frame Java stack (JDK 17, C2-compiled recursion, no PreserveFramePointer)",
        "same 64-frame Java stack with -XX:+PreserveFramePointer"},
+      {StackKind::JavaDistinct, 64, "64-frame Java stack, its 52 recursive levels distinct compiled methods (JDK 17, no PreserveFramePointer)",
+       "same 64-frame distinct-methods stack with -XX:+PreserveFramePointer"},
       {StackKind::JavaInterpreted, 64, "64-frame Java stack, interpreted (JDK 17, -Xint)",
        "same 64-frame interpreted stack with -XX:+PreserveFramePointer"},
       {StackKind::Java, 256, "256-frame Java stack (JDK 17, C2-compiled recursion, no PreserveFramePointer)",

@@ -32,15 +32,16 @@ void requireLine(ChildProcess& child, std::string_view prefix, std::chrono::mill
 }  // namespace
 
 ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer,
-                           bool interpretedOnly) {
+                           JavaDeepShape shape) {
   std::vector<std::string> options = {"-XX:CompileCommand=dontinline,SamplerWorkload::descend",
+                                      "-XX:CompileCommand=dontinline,SamplerWorkload$Hop::apply",
                                       "-XX:CompileCommand=dontinline,SamplerWorkload::leafWork"};
   if (preserveFramePointer) options.push_back("-XX:+PreserveFramePointer");
-  if (interpretedOnly) options.push_back("-Xint");
+  if (shape == JavaDeepShape::InterpretedRecursion) options.push_back("-Xint");
   std::vector<std::string> command = javaCommand(env, jdk, options);
-  // descend(d) is d + 1 frames deep.
-  command.insert(command.end(),
-                 {"deep", std::to_string(frames - kJavaFramesOutsideRecursion - 1), std::to_string(threads)});
+  // descend(d) and the distinct chain's apply(d) are d + 1 frames deep.
+  command.insert(command.end(), {shape == JavaDeepShape::DistinctMethods ? "distinct" : "deep",
+                                 std::to_string(frames - kJavaFramesOutsideRecursion - 1), std::to_string(threads)});
   std::string log = env.scratch("java-deep.log");
   ChildProcess child(command, ChildProcess::Options::stderrTo(log));
   requireLine(child, "warm", 180s, log);  // after "ready", once the JIT has settled

@@ -8,11 +8,14 @@
 
 namespace jfrbpf::bench {
 
-// SamplerWorkload deep: THREADS threads whose samples have `frames` user frames (compiled Java frames of a
-// recursion, or interpreted ones with `interpretedOnly` (-Xint), plus the thread's Java and JVM frames below
-// them). Returns after JIT warm-up.
+// How the deep Java stacks are made: compiled frames of one recursive method, the same interpreted (-Xint),
+// or compiled frames of as many distinct methods.
+enum class JavaDeepShape { Recursion, InterpretedRecursion, DistinctMethods };
+
+// SamplerWorkload deep or distinct: THREADS threads whose samples have `frames` user frames (those of the
+// shape, plus the thread's Java and JVM frames below them). Returns after JIT warm-up.
 ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer,
-                           bool interpretedOnly = false);
+                           JavaDeepShape shape = JavaDeepShape::Recursion);
 
 // SamplerWorkload throughput: returns once the JVM printed "warm"; send "go SECONDS" to measure.
 ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int threads, int warmupSeconds,

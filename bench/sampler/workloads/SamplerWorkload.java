@@ -5,6 +5,10 @@
 //                              compiled frames of descend() (run with -XX:CompileCommand=dontinline for
 //                              descend and leafWork so that each is one physical frame); prints "warm"
 //                              once the JIT has settled
+//   distinct DEPTH THREADS     as deep, but every level is a different method: DEPTH + 1 copies of the class
+//                              Hop, each defined by its own class loader, so each is compiled on its own and
+//                              a walker meets DEPTH + 1 distinct code blobs (run with dontinline for
+//                              SamplerWorkload$Hop::apply)
 //   throughput THREADS WARMUP  CPU-bound units of work on THREADS threads; prints "warm" after WARMUP
 //                              seconds once the JIT has settled, then waits for a line on stdin: "go SECONDS" measures for SECONDS
 //                              and prints "ops THREAD OPS_PER_SECOND OPS_PER_CPU_SECOND" per thread (the
@@ -29,8 +33,51 @@ public final class SamplerWorkload {
     return below ^ (seed * 31 + depth);
   }
 
+  /** One level of the distinct-methods chain; public so that copies in other class loaders can reach it. */
+  public interface Step {
+    long apply(int depth, long seed);
+  }
+
+  public static final class Hop implements Step {
+    public Step next;
+
+    @Override
+    public long apply(int depth, long seed) {
+      if (depth == 0) return leafWork(seed);
+      long below = next.apply(depth - 1, seed + depth);
+      return below ^ (seed * 31 + depth);
+    }
+  }
+
+  // `levels` copies of Hop, each its own class (defined by its own loader), chained in order.
+  private static Step distinctChain(int levels) throws Exception {
+    byte[] bytes;
+    try (var in = SamplerWorkload.class.getResourceAsStream("SamplerWorkload$Hop.class")) {
+      bytes = in.readAllBytes();
+    }
+    Step first = null;
+    Object previous = null;
+    for (int level = 0; level < levels; ++level) {
+      ClassLoader loader = new ClassLoader(SamplerWorkload.class.getClassLoader()) {
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+          if (!name.equals(Hop.class.getName())) return super.loadClass(name, resolve);
+          synchronized (getClassLoadingLock(name)) {
+            Class<?> loaded = findLoadedClass(name);
+            return loaded != null ? loaded : defineClass(name, bytes, 0, bytes.length);
+          }
+        }
+      };
+      Object hop = loader.loadClass(Hop.class.getName()).getConstructor().newInstance();
+      if (previous != null) previous.getClass().getField("next").set(previous, hop);
+      if (first == null) first = (Step) hop;
+      previous = hop;
+    }
+    return first;
+  }
+
   // About 100 us of arithmetic the JIT cannot fold away.
-  static long leafWork(long seed) {
+  public static long leafWork(long seed) {
     long x = seed | 1;
     for (int i = 0; i < 40_000; ++i) {
       x ^= x << 13;
@@ -71,14 +118,15 @@ public final class SamplerWorkload {
     }
   }
 
-  private static void deep(int depth, int threads) throws InterruptedException {
+  private static void deep(int depth, int threads, boolean distinct) throws Exception {
     CountDownLatch started = new CountDownLatch(threads);
+    Step chain = distinct ? distinctChain(depth + 1) : null;
     for (int t = 0; t < threads; ++t) {
       final long seed = t + 1;
       Thread worker = new Thread(() -> {
         started.countDown();
         long s = seed;
-        while (true) s = descend(depth, s);
+        while (true) s = distinct ? chain.apply(depth, s) : descend(depth, s);
       }, "deep-" + t);
       worker.setDaemon(true);
       worker.start();
@@ -148,12 +196,12 @@ public final class SamplerWorkload {
   }
 
   public static void main(String[] args) throws Exception {
-    if (args.length == 3 && args[0].equals("deep")) {
-      deep(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+    if (args.length == 3 && (args[0].equals("deep") || args[0].equals("distinct"))) {
+      deep(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[0].equals("distinct"));
     } else if (args.length == 3 && args[0].equals("throughput")) {
       throughput(Integer.parseInt(args[1]), Double.parseDouble(args[2]));
     } else {
-      System.err.println("usage: SamplerWorkload deep DEPTH THREADS | throughput THREADS WARMUP_SECONDS");
+      System.err.println("usage: SamplerWorkload deep|distinct DEPTH THREADS | throughput THREADS WARMUP_SECONDS");
       System.exit(2);
     }
   }
