@@ -30,9 +30,10 @@ struct walk {
 };
 
 /* User reads dominate a walk's cost: on this project's VM one bpf_probe_read_user costs about 70 ns for a
- * word and 250 ns for 2 KiB (4 KiB and more cost 1.2 us), so the walker copies the stack a window at a time
- * and unwinds frames from the copy. The thread is stopped in its own sample, so the copy stays true for the
- * walk. */
+ * word and 250 ns for 2 KiB, so the walker copies the stack a window at a time and unwinds frames from the
+ * copy. A read that runs past the end of the stack's mapping fails, after a fault that costs ~1 us; a larger
+ * window would do that more often near the outermost frame. The thread is stopped in its own sample, so
+ * the copy stays true for the walk. */
 #define STACK_WINDOW_BYTES 2048
 #define STACK_READ_MAX 80 /* the largest single stack read: an interpreted frame's ten words */
 
@@ -84,9 +85,8 @@ static __always_inline bool read_user_u64(__u64 address, __u64* value) {
 }
 
 /* Copies the window of stack that holds [address, address + size). It starts at `address` and is as long as
- * the stack's mapping allows: the read fails as a whole if it crosses the end of the mapping (a thread's
- * stack has nothing mapped right above its outermost frame, or a guard page), so then only the rest of the
- * page is read, or the bytes asked for. */
+ * the stack's mapping allows: the read fails as a whole if it runs past the end of the mapping (or into a
+ * page never touched), so then only the rest of the page is read, or the bytes asked for. */
 static __always_inline bool fill_stack_window(struct stack_window* win, __u64 address, __u32 size) {
   __u64 low = address & ~7ull;
   win->low = win->high = 0;
