@@ -30,11 +30,12 @@ struct walk {
 };
 
 /* User reads dominate a walk's cost: on this project's VM one bpf_probe_read_user costs about 70 ns for a
- * word and 250 ns for 2 KiB, so the walker copies the stack a window at a time and unwinds frames from the
- * copy. A read that runs past the end of the stack's mapping fails, after a fault that costs ~1 us; a larger
- * window would do that more often near the outermost frame. The thread is stopped in its own sample, so
- * the copy stays true for the walk. */
-#define STACK_WINDOW_BYTES 2048
+ * word and 250 ns for 4 KiB, so the walker copies the stack a window at a time and unwinds frames from the
+ * copy. A read that runs past the end of the stack's mapping fails, after a fault that costs ~1 us; 4 KiB
+ * windows never did on the stacks measured (JVM and C threads: glibc keeps the thread's TLS and descriptor
+ * above its outermost frame), 16 KiB ones would. The thread is stopped in its own sample, so the copy stays
+ * true for the walk. */
+#define STACK_WINDOW_BYTES 4096
 #define STACK_READ_MAX 80 /* the largest single stack read: an interpreted frame's ten words */
 
 struct stack_window {
