@@ -190,7 +190,8 @@ void benchBpfCost(const BenchEnv& env, Report& report) {
   const std::vector<StackCase> cases = {
       {StackKind::Java, 64, "64-frame Java stack (JDK 17, C2-compiled recursion, no PreserveFramePointer)",
        "same 64-frame Java stack with -XX:+PreserveFramePointer"},
-      {StackKind::JavaDistinct, 64, "64-frame Java stack, its 52 recursive levels distinct compiled methods (JDK 17, no PreserveFramePointer)",
+      {StackKind::JavaDistinct, 64,
+       "64-frame Java stack, its 52 recursive levels distinct compiled methods (JDK 17, no PreserveFramePointer)",
        "same 64-frame distinct-methods stack with -XX:+PreserveFramePointer"},
       {StackKind::JavaInterpreted, 64, "64-frame Java stack, interpreted (JDK 17, -Xint)",
        "same 64-frame interpreted stack with -XX:+PreserveFramePointer"},

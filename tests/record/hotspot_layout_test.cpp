@@ -89,6 +89,14 @@ TEST(HotspotLayout, RefusesFieldsBeyondWhatTheWalkerCopies) {
   EXPECT_NE(whyNot.find("more than the 128 it copies"), std::string::npos) << whyNot;
 }
 
+TEST(HotspotLayout, RefusesHeapBlockFieldsOutsideTheBlockHeader) {
+  std::vector<Field> outside = kJdk17;
+  outside[2].offset = 16;  // HeapBlock::Header::_used, in a 16-byte HeapBlock
+  std::string whyNot;
+  EXPECT_FALSE(hotspotLayout(modelOf(outside, {7}), whyNot));
+  EXPECT_NE(whyNot.find("outside the HeapBlock"), std::string::npos) << whyNot;
+}
+
 TEST(HotspotLayout, RefusesAJvmWithoutHeapBlockFields) {
   std::vector<Field> missing(kJdk17.begin(), kJdk17.end());
   missing.erase(missing.begin() + 1);  // HeapBlock::Header::_length

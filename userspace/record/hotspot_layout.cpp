@@ -94,16 +94,20 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
   layout.heap_block_used = header + used;
   // size_t before JDK 24, uint32_t since: read it at its declared width.
   const jvm::VmField* lengthField = vm.field("HeapBlock::Header", "_length");
-  layout.heap_block_length_size = lengthField && (lengthField->typeString == "uint32_t" ||
-                                                  lengthField->typeString == "uint" || lengthField->typeString == "int")
-                                      ? 4
-                                      : 8;
+  bool narrow = lengthField && (lengthField->typeString == "uint32_t" || lengthField->typeString == "uint" ||
+                                lengthField->typeString == "int");
+  layout.heap_block_length_size = narrow ? 4 : 8;
+  if (layout.heap_block_length + layout.heap_block_length_size > layout.heap_block_header_size ||
+      layout.heap_block_used >= layout.heap_block_header_size) {
+    whyNot = "VMStructs puts HeapBlock::Header fields outside the HeapBlock";
+    return std::nullopt;
+  }
   // The walker checks a blob with one read: from its HeapBlock header up to the last CodeBlob field it uses.
-  uint32_t fieldsEnd = std::max({layout.blob_frame_size + 4, layout.blob_frame_complete + layout.blob_frame_complete_size,
+  uint32_t fieldsEnd = std::max({layout.blob_frame_size + 4,
+                                 layout.blob_frame_complete + layout.blob_frame_complete_size,
                                  layout.blob_code_begin + (layout.blob_code_begin_is_offset ? 4u : 8u)});
   layout.blob_header_bytes = layout.heap_block_header_size + fieldsEnd;
-  if (layout.heap_block_length + layout.heap_block_length_size > layout.heap_block_header_size || layout.heap_block_used >= layout.heap_block_header_size ||
-      layout.blob_header_bytes > JFRBPF_BLOB_HEADER_MAX) {
+  if (layout.blob_header_bytes > JFRBPF_BLOB_HEADER_MAX) {
     whyNot = "the HeapBlock and CodeBlob fields the walker reads span " + std::to_string(layout.blob_header_bytes) +
              " bytes, more than the " + std::to_string(JFRBPF_BLOB_HEADER_MAX) + " it copies";
     return std::nullopt;
