@@ -16,6 +16,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the loader before load. */
 const volatile __u32 user_stack_depth = JFRBPF_MAX_USER_FRAMES;
+/* Time every target sample into sample_costs (one more clock read per sample): for benchmarks. */
+const volatile bool measure_sample_cost = false;
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
@@ -57,9 +59,24 @@ struct {
   __type(value, struct jfrbpf_thread_loss);
 } thread_losses SEC(".maps");
 
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, JFRBPF_COST_BUCKETS);
+  __type(key, __u32);
+  __type(value, __u64);
+} sample_costs SEC(".maps");
+
 static __always_inline void count(enum jfrbpf_counter which) {
   __u32 key = which;
   __u64* value = bpf_map_lookup_elem(&counters, &key);
+  if (value) *value += 1;
+}
+
+static __always_inline void record_cost(__u64 entered_ns) {
+  if (!measure_sample_cost) return;
+  __u64 bucket = (bpf_ktime_get_ns() - entered_ns) / JFRBPF_COST_BUCKET_NS;
+  __u32 key = bucket < JFRBPF_COST_BUCKETS ? bucket : JFRBPF_COST_BUCKETS - 1;
+  __u64* value = bpf_map_lookup_elem(&sample_costs, &key);
   if (value) *value += 1;
 }
 
@@ -205,6 +222,7 @@ static __always_inline __u32 run_walk(struct sampler_scratch* s, __u32* key) {
 
 SEC("perf_event")
 int on_cpu_clock(struct bpf_perf_event_data* ctx) {
+  __u64 entered_ns = measure_sample_cost ? bpf_ktime_get_ns() : 0;
   count(JFRBPF_COUNTER_OVERFLOWS);
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
@@ -218,6 +236,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   if (!s) {
     count(JFRBPF_COUNTER_LOST_SCRATCH);
     charge_loss(tgid, tid);
+    record_cost(entered_ns);
     return 0;
   }
   struct jfrbpf_sample_record* rec = &s->record;
@@ -245,9 +264,11 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
     count(JFRBPF_COUNTER_LOST_RINGBUF_FULL);
     charge_loss(tgid, tid);
+    record_cost(entered_ns);
     return 0;
   }
   count(JFRBPF_COUNTER_SAMPLED);
+  record_cost(entered_ns);
   return 0;
 }
 

@@ -67,6 +67,12 @@ struct jfrbpf_sample_record {
 
 #define JFRBPF_SAMPLE_HEADER_SIZE 40
 
+/* The sampler's own cost, when the loader asks for it (measure_sample_cost): how many target samples took
+ * each JFRBPF_COST_BUCKET_NS of BPF time, from the program's entry to its last helper call. The last bucket
+ * counts every slower sample. */
+#define JFRBPF_COST_BUCKET_NS 25
+#define JFRBPF_COST_BUCKETS 1024
+
 /* Per-thread loss ledger, so that for every thread overflows = samples written + samples lost. */
 struct jfrbpf_thread_loss {
   __u32 tgid;

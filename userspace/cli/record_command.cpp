@@ -18,6 +18,7 @@
 #include "userspace/record/online_cpus.h"
 #include "userspace/record/progress_line.h"
 #include "userspace/record/recorder.h"
+#include "userspace/record/sample_costs.h"
 
 namespace jfrbpf::cli {
 namespace {
@@ -177,6 +178,11 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
                                   "walk: no unwind info", "walk: bad frame", "walk: JavaFrameAnchor used"};
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
+    // JFRBPF_DEBUG=cost: the BPF time of the target's samples, for benchmarks.
+    for (double q : {0.5, 0.9, 0.99}) {
+      if (s.sampleCosts.empty()) break;
+      std::printf("  [debug] sample cost p%-2.0f ns        %.0f\n", 100 * q, record::sampleCostQuantileNs(s.sampleCosts, q));
+    }
   }
 }
 
@@ -330,6 +336,8 @@ int runRecordCommand(Arguments& args) {
     config.settings.push_back({"jdk.MethodTrace", "stackTrace", "true"});
   }
 
+  const char* debug = std::getenv("JFRBPF_DEBUG");
+  config.measureSampleCost = debug && std::string_view(debug) == "cost";
   record::RecordSummary summary = all ? record::recordAll(config) : record::record(config);
   if (all) {
     for (const auto& file : summary.files) giveToSudoUser(file.path);

@@ -43,6 +43,8 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   skel_ = sampler::open();
   if (!skel_) throw Error(loadFailureHint(errno), ErrorKind::Environment);
   skel_->rodata->user_stack_depth = config.userStackDepth;
+  skel_->rodata->measure_sample_cost = config.measureSampleCost;
+  measureSampleCost_ = config.measureSampleCost;
   bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);
   bpf_map__set_max_entries(skel_->maps.unwind_rows, std::max<uint32_t>(1, config.unwindRows));
   methodTraces_ = config.methodTraces;
@@ -209,6 +211,21 @@ SamplerCounters BpfSampler::readCounters() const {
   std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
   for (uint32_t key = 0; key < JFRBPF_COUNTER_COUNT; ++key) {
     if (bpf_map__lookup_elem(skel_->maps.counters, &key, sizeof(key), perCpu.data(),
+                             perCpu.size() * sizeof(uint64_t), 0) != 0) {
+      continue;
+    }
+    for (uint64_t v : perCpu) totals[key] += v;
+  }
+  return totals;
+}
+
+SampleCostHistogram BpfSampler::readSampleCosts() const {
+  int cpus = libbpf_num_possible_cpus();
+  if (!measureSampleCost_ || cpus <= 0) return {};
+  SampleCostHistogram totals(JFRBPF_COST_BUCKETS);
+  std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
+  for (uint32_t key = 0; key < JFRBPF_COST_BUCKETS; ++key) {
+    if (bpf_map__lookup_elem(skel_->maps.sample_costs, &key, sizeof(key), perCpu.data(),
                              perCpu.size() * sizeof(uint64_t), 0) != 0) {
       continue;
     }

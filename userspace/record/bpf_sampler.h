@@ -25,10 +25,14 @@ struct SamplerConfig {
   // Method tracing (jdk.MethodTrace): loads the trace probe program; false leaves it unloaded.
   bool methodTraces = false;
   uint32_t traceRingBufferBytes = 8u << 20;  // power of two, >= page size
+  // Times every target sample in BPF (readSampleCosts); one more clock read per sample.
+  bool measureSampleCost = false;
 };
 
 using SamplerCounters = std::array<uint64_t, JFRBPF_COUNTER_COUNT>;
 using TimerCounters = std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT>;
+// Samples per JFRBPF_COST_BUCKET_NS of BPF time, summed over CPUs.
+using SampleCostHistogram = std::vector<uint64_t>;
 
 struct ThreadLoss {
   uint32_t tid;
@@ -68,6 +72,7 @@ class BpfSampler {
   void setUnwindProcess(uint32_t tgid, const jfrbpf_unwind_process& process);
   SamplerCounters readCounters() const;        // summed over CPUs
   std::vector<ThreadLoss> readThreadLosses() const;
+  SampleCostHistogram readSampleCosts() const;  // empty unless SamplerConfig::measureSampleCost
   int programFd() const;
 
   // ---- method tracing (only with SamplerConfig::methodTraces) ----
@@ -90,6 +95,7 @@ class BpfSampler {
   std::vector<bpf_link*> links_;
   std::vector<bpf_link*> traceLinks_;
   bool methodTraces_ = false;
+  bool measureSampleCost_ = false;
   uint32_t rowCapacity_ = 0;
 };
 

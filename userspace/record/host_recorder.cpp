@@ -200,6 +200,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   SamplerConfig samplerConfig;
   samplerConfig.userStackDepth = config.stackDepth;
   samplerConfig.ringBufferBytes = config.ringBufferBytes;
+  samplerConfig.measureSampleCost = config.measureSampleCost;
   samplerConfig.methodTraces = !config.methodTiming.traceFilter.empty();
   BpfSampler sampler(samplerConfig);
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
@@ -245,6 +246,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
   summary.counters = counters;
+  summary.sampleCosts = sampler.readSampleCosts();
   return summary;
 }
 

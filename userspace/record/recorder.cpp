@@ -65,6 +65,7 @@ RecordSummary record(const RecordConfig& config) {
   SamplerConfig samplerConfig;
   samplerConfig.userStackDepth = config.stackDepth;
   samplerConfig.ringBufferBytes = config.ringBufferBytes;
+  samplerConfig.measureSampleCost = config.measureSampleCost;
   const bool timing = config.methodTiming.enabled();
   samplerConfig.methodTraces = !config.methodTiming.traceFilter.empty();
   BpfSampler sampler(samplerConfig);
@@ -173,6 +174,7 @@ RecordSummary record(const RecordConfig& config) {
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
   summary.counters = counters;
+  summary.sampleCosts = sampler.readSampleCosts();
   for (const auto& [cause, count] : output.ledger().byCause()) summary.lostByCause[cause] = count;
   summary.threads = output.threads();
   summary.javaProcesses = jvms.size() + (launchedJvm ? 1 : 0);

@@ -33,6 +33,7 @@ struct RecordConfig {
   std::vector<jfr::Setting> settings;  // recorded as jdk.ActiveSetting
   timing::MethodTimingOptions methodTiming;  // --method-timing / --method-trace
   std::string containerFilter;         // --all: only JVMs whose container id starts with this
+  bool measureSampleCost = false;      // JFRBPF_DEBUG=cost: the BPF time of every sample, in the summary
 };
 
 enum class StopReason { Duration, Interrupted, Terminated, TargetsExited };
@@ -46,6 +47,7 @@ struct RecordSummary {
   uint64_t lost = 0;
   uint64_t overflows = 0;              // clock overflows that hit a target (samples + lost in BPF)
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
+  std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;
   uint64_t threads = 0;
   size_t javaProcesses = 0;            // targets whose Java frames were resolved through the agent
