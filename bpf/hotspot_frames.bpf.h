@@ -209,23 +209,45 @@ static __always_inline bool unwind_compiled_edge(struct sampler_scratch* s) {
   return true;
 }
 
-static __always_inline long step_code_cache(struct sampler_scratch* s) {
+/* The cache entry of the blob that holds pc if this walk has checked that blob already, else 0. */
+static __always_inline const struct blob_cache_entry* checked_blob(const struct sampler_scratch* s,
+                                                                   struct blob_cache* cache, __u64 pc) {
+  __u64 granule = code_granule(&s->jvm, pc);
+  const struct blob_cache_entry* entry = blob_cache_entry(cache, granule);
+  const struct walk* w = &s->walk;
+  return entry->granule == granule && entry->tgid == w->tgid && entry->checked_in == w->seq ? entry : 0;
+}
+
+static __always_inline bool plain_frame_size(__s32 frame_size) {
+  return frame_size > 0 && frame_size <= MAX_FRAME_SIZE_WORDS;
+}
+
+/* A compiled frame of `frame_size` words: the saved rbp and the return address are its two top words. */
+static __always_inline long unwind_sized_frame(struct sampler_scratch* s, __s32 frame_size) {
+  struct walk* w = &s->walk;
+  __u64 sender_sp = w->sp + (__u64)frame_size * 8;
+  __u64 frame[2]; /* saved rbp, return address: the two words below the sender's sp */
+  if (!read_stack_pair(&s->window, sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
+  w->pc = frame[1];
+  w->sp = sender_sp;
+  w->fp = frame[0];
+  return 0;
+}
+
+static __always_inline long step_code_cache(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   bool top = w->depth == 1;
   __s32 frame_size = 0;
   /* A blob this walk has checked already is not read again, except at the top, whose whole header is used. */
-  __u32 key = w->scratch_key;
-  struct blob_cache* cache = bpf_map_lookup_elem(&blob_caches, &key);
-  __u64 granule = code_granule(&s->jvm, w->pc);
-  struct blob_cache_entry* entry = cache ? blob_cache_entry(cache, granule) : 0;
-  if (!top && entry && entry->granule == granule && entry->tgid == w->tgid && entry->checked_in == w->seq) {
+  const struct blob_cache_entry* entry = top ? 0 : checked_blob(s, cache, w->pc);
+  if (entry) {
     frame_size = entry->frame_size;
   } else {
-    int status = find_code_blob(key, w->pc);
+    int status = find_code_blob(w->scratch_key, w->pc);
     if (status != 0) return walk_stop(w, status);
     frame_size = s->blob.frame_size;
   }
-  if (frame_size <= 0 || frame_size > MAX_FRAME_SIZE_WORDS) {
+  if (!plain_frame_size(frame_size)) {
     /* Stubs without a recorded size keep an rbp frame, except frameless ones caught at the top. */
     __u64 fp = w->fp;
     if ((fp & 7) == 0 && fp >= w->sp && fp - w->sp < STUB_MAX_FRAME_BYTES) {
@@ -244,13 +266,7 @@ static __always_inline long step_code_cache(struct sampler_scratch* s) {
     return 0;
   }
   if (top && unwind_compiled_edge(s)) return 0;
-  __u64 sender_sp = w->sp + (__u64)frame_size * 8;
-  __u64 frame[2]; /* saved rbp, return address: the two words below the sender's sp */
-  if (!read_stack_pair(&s->window, sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-  w->pc = frame[1];
-  w->sp = sender_sp;
-  w->fp = frame[0];
-  return 0;
+  return unwind_sized_frame(s, frame_size);
 }
 
 /* A Java thread in native or VM code whose native frames could not be unwound continues at its last Java

@@ -119,29 +119,78 @@ static __always_inline long step_native(struct sampler_scratch* s) {
   return walk_stop(w, row->kind != JFRBPF_UNWIND_NONE ? JFRBPF_WALK_BAD_FRAME : JFRBPF_WALK_NO_UNWIND_INFO);
 }
 
-/* One frame per call: record it, then find its caller. Returns 1 to stop the loop. `ctx` points at the
- * key of the scratch the walk runs in. */
-static long walk_step(__u32 index, void* ctx) {
-  struct sampler_scratch* s = get_scratch(*(__u32*)ctx);
-  if (!s) return 1;
+/* Appends pc to the record's user frames; returns its slot. */
+static __always_inline __u32 record_frame(struct sampler_scratch* s, __u64 pc) {
   struct walk* w = &s->walk;
-  __u32 depth = w->depth;
-  if (depth >= w->max_depth || depth >= JFRBPF_MAX_USER_FRAMES) return walk_stop(w, JFRBPF_WALK_DEPTH_LIMIT);
-  __u64 pc = w->pc;
-  if (pc == 0) return walk_stop(w, JFRBPF_WALK_ROOT);
-  __u32 slot = (depth & (JFRBPF_MAX_USER_FRAMES - 1)) * 2;
+  __u32 slot = (w->depth & (JFRBPF_MAX_USER_FRAMES - 1)) * 2;
   s->record.data[slot] = pc;
   s->record.data[slot + 1] = 0;
-  w->depth = depth + 1;
+  w->depth += 1;
+  return slot;
+}
+
+static __always_inline bool walk_room(const struct walk* w) {
+  return w->depth < w->max_depth && w->depth < JFRBPF_MAX_USER_FRAMES;
+}
+
+/* Records the frame at the walk's registers and finds its caller, whatever kind of code it runs. Returns
+ * 1 when the walk stops. */
+static __always_inline long walk_frame(struct sampler_scratch* s, struct blob_cache* cache) {
+  struct walk* w = &s->walk;
+  if (!walk_room(w)) return walk_stop(w, JFRBPF_WALK_DEPTH_LIMIT);
+  __u64 pc = w->pc;
+  if (pc == 0) return walk_stop(w, JFRBPF_WALK_ROOT);
+  __u32 slot = record_frame(s, pc);
   if (w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high) {
     w->exact_pc = 0;
     return step_interpreted(s, slot);
   }
   if (w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high) {
     w->exact_pc = 0;
-    return step_code_cache(s);
+    return step_code_cache(s, cache);
   }
   return step_native(s);
+}
+
+enum fast_frame { FAST_FRAME_UNWOUND, FAST_FRAME_STOPPED, FAST_FRAME_NOT_FAST };
+
+/* The frames that cost no helper call once the walk has met their code: interpreted frames, and below the
+ * top, compiled frames of blobs this walk checked already (a recursion, a loop's callees). */
+static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s, struct blob_cache* cache) {
+  struct walk* w = &s->walk;
+  __u64 pc = w->pc;
+  if (!w->has_jvm || pc == 0 || !walk_room(w)) return FAST_FRAME_NOT_FAST;
+  bool interpreted = pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high;
+  __s32 frame_size = 0;
+  if (!interpreted) {
+    if (pc < s->jvm.code_low || pc >= s->jvm.code_high) return FAST_FRAME_NOT_FAST;
+    const struct blob_cache_entry* entry = checked_blob(s, cache, pc);
+    if (!entry || !plain_frame_size(entry->frame_size)) return FAST_FRAME_NOT_FAST;
+    frame_size = entry->frame_size;
+  }
+  __u32 slot = record_frame(s, pc);
+  w->exact_pc = 0;
+  long stopped = interpreted ? step_interpreted(s, slot) : unwind_sized_frame(s, frame_size);
+  return stopped ? FAST_FRAME_STOPPED : FAST_FRAME_UNWOUND;
+}
+
+/* Each bpf_loop call costs an indirect call and a return, which this kernel's Spectre mitigations (retpolines,
+ * SRSO safe RET) make dear, so one call walks one frame of any kind and then as many fast frames as follow
+ * it, up to FAST_FRAMES_PER_STEP. */
+#define FAST_FRAMES_PER_STEP 16
+
+/* Returns 1 to stop the loop. `ctx` points at the key of the scratch the walk runs in. */
+static long walk_step(__u32 index, void* ctx) {
+  __u32 key = *(__u32*)ctx;
+  struct sampler_scratch* s = get_scratch(key);
+  struct blob_cache* cache = bpf_map_lookup_elem(&blob_caches, &key);
+  if (!s || !cache) return 1;
+  if (walk_frame(s, cache)) return 1;
+  for (int i = 0; i < FAST_FRAMES_PER_STEP; i++) {
+    enum fast_frame result = walk_fast_frame(s, cache);
+    if (result != FAST_FRAME_UNWOUND) return result == FAST_FRAME_STOPPED;
+  }
+  return 0;
 }
 
 /* Fills the walk's start registers with the user-mode registers of the interrupted thread. */
