@@ -45,6 +45,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   }
   w->busy = 1;
   struct jfrbpf_sample_record* rec = &s->record;
+  load_process(s, pid_tgid >> 32, false);
   begin_walk(s, scratch_key, pid_tgid >> 32, (__u32)pid_tgid, start);
   rec->kernel_depth = 0;
   rec->top_bcp_register = 0; /* the top frame is the native trace stub */

@@ -33,6 +33,9 @@ struct {
   __type(value, struct jfrbpf_hotspot);
 } hotspot_jvms SEC(".maps");
 
+/* Bumped by the loader after every change to the two maps above. */
+__u64 process_epoch = 0;
+
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
@@ -224,16 +227,34 @@ static __always_inline void end_count(enum jfrbpf_walk_end end) {
   }
 }
 
+/* Whether `tgid` is a target, with its JVM layout in the scratch if it has one. Unless `need_target` is
+ * false, a process that is not a target is not looked up further and leaves what the scratch knows alone:
+ * with per-CPU clocks, other processes' samples come between a target's. */
+static __always_inline bool load_process(struct sampler_scratch* s, __u32 tgid, bool need_target) {
+  struct known_process* known = &s->known;
+  __u64 epoch = process_epoch; /* before the lookups: a change during them bumps it again */
+  if (known->tgid == tgid && known->epoch == epoch) return known->target;
+  bool target = bpf_map_lookup_elem(&targets, &tgid) != 0;
+  if (!target && need_target) return false;
+  const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
+  if (jvm) s->jvm = *jvm;
+  known->epoch = epoch;
+  known->tgid = tgid;
+  known->target = target;
+  known->jvm = jvm != 0;
+  return target;
+}
+
 /* Prepares scratch `key` for a walk of the current thread's user stack (the sampler's and the trace
- * probe's alike): the record's header and the walk's state, with the JVM layout and JavaThread* when the
- * process is a known JVM. The caller then sets the starting registers and calls run_walk. */
+ * probe's alike), after load_process: the record's header and the walk's state. The caller then sets the
+ * starting registers and calls run_walk. */
 static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u32 tgid, __u32 tid, __u64 time_ns) {
   struct jfrbpf_sample_record* rec = &s->record;
   rec->time_ns = time_ns;
   rec->tgid = tgid;
   rec->tid = tid;
   rec->cpu = bpf_get_smp_processor_id();
-  rec->flags = 0;
+  rec->flags = s->known.jvm ? JFRBPF_SAMPLE_JVM : 0;
   rec->reserved = 0;
 
   struct walk* w = &s->walk;
@@ -246,13 +267,8 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   w->exact_pc = 1;
   w->seq += 1;
   w->unwind_epoch = unwind_epoch;
+  w->has_jvm = s->known.jvm;
   s->window.low = s->window.high = 0;
-  const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
-  w->has_jvm = jvm != 0;
-  if (jvm) {
-    s->jvm = *jvm;
-    rec->flags |= JFRBPF_SAMPLE_JVM;
-  }
 }
 
 /* Walks the user stack begun by begin_walk into the record; returns its depth. */
@@ -276,16 +292,20 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   __u32 tid = (__u32)pid_tgid;
-  if (tgid == 0 || !bpf_map_lookup_elem(&targets, &tgid)) {
-    count(JFRBPF_COUNTER_NOT_TARGET);
-    return 0;
-  }
   __u32 scratch_key = SCRATCH_SAMPLER;
   struct sampler_scratch* s = get_scratch(scratch_key);
   if (!s) {
+    if (tgid == 0 || !bpf_map_lookup_elem(&targets, &tgid)) {
+      count(JFRBPF_COUNTER_NOT_TARGET);
+      return 0;
+    }
     count(JFRBPF_COUNTER_LOST_SCRATCH);
     charge_loss(tgid, tid);
     record_cost(entered_ns);
+    return 0;
+  }
+  if (tgid == 0 || !load_process(s, tgid, true)) {
+    count(JFRBPF_COUNTER_NOT_TARGET);
     return 0;
   }
   struct jfrbpf_sample_record* rec = &s->record;

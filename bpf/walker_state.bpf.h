@@ -53,8 +53,20 @@ struct blob_header {
   __u8 bytes[JFRBPF_BLOB_HEADER_MAX + 8];
 };
 
+/* What the scratch last looked up about a process: kept until the maps it came from change, because on a
+ * CPU the samples of one process mostly follow each other and two hash lookups and the layout's copy cost a
+ * few hundred nanoseconds. */
+struct known_process {
+  __u64 epoch; /* process_epoch (sampler.bpf.c) when the fields below were looked up */
+  __u32 tgid;  /* 0: nothing known */
+  __u8 target; /* in the targets map */
+  __u8 jvm;    /* in the JVM layout map: the scratch's `jvm` holds its layout */
+  __u8 reserved[2];
+};
+
 /* A trace record is `trace` followed by `record`, sent as one contiguous range. */
 struct sampler_scratch {
+  struct known_process known;
   struct walk walk;
   struct jfrbpf_hotspot jvm;
   struct stack_window window;

@@ -111,10 +111,17 @@ void BpfSampler::addTarget(uint32_t tgid) {
   if (bpf_map__update_elem(skel_->maps.targets, &tgid, sizeof(tgid), &value, sizeof(value), BPF_ANY) != 0) {
     throw systemError("adding process " + std::to_string(tgid) + " to the BPF target map");
   }
+  processMapsChanged();
 }
 
 void BpfSampler::removeTarget(uint32_t tgid) {
   bpf_map__delete_elem(skel_->maps.targets, &tgid, sizeof(tgid), 0);
+  processMapsChanged();
+}
+
+void BpfSampler::processMapsChanged() {
+  // After the change, as for the unwind maps: what a sample looked up under the old epoch must not outlive it.
+  __atomic_fetch_add(&skel_->bss->process_epoch, 1, __ATOMIC_RELEASE);
 }
 
 bpf_link* BpfSampler::attach(int perfEventFd) {
@@ -140,6 +147,7 @@ void BpfSampler::setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout) {
   if (bpf_map__update_elem(skel_->maps.hotspot_jvms, &tgid, sizeof(tgid), &layout, sizeof(layout), BPF_ANY) != 0) {
     throw systemError("publishing the JVM layout of process " + std::to_string(tgid) + " to BPF");
   }
+  processMapsChanged();
 }
 
 void BpfSampler::setJavaThread(uint32_t tid, uint64_t javaThread) {

@@ -90,6 +90,7 @@ class BpfSampler {
 
  private:
   void unwindMapsChanged();  // tells the walker its cached native unwind rows are stale
+  void processMapsChanged();  // tells the sampler its cached targets and JVM layouts are stale
 
   sampler* skel_ = nullptr;
   std::vector<bpf_link*> links_;
