@@ -61,23 +61,9 @@ static __always_inline __u64 segmap_blob(const struct jfrbpf_hotspot* jvm, const
   return 0;
 }
 
-/* A field of the copied header, `offset` bytes from the copy's start. */
-static __always_inline __u64 header_u64(const struct blob_header* h, __u32 offset) {
-  __u64 value = 0;
-  __builtin_memcpy(&value, &h->bytes[offset & (JFRBPF_BLOB_HEADER_MAX - 1)], sizeof(value));
-  return value;
-}
-
-static __always_inline __s32 header_s32(const struct blob_header* h, __u32 offset) {
-  __s32 value = 0;
-  __builtin_memcpy(&value, &h->bytes[offset & (JFRBPF_BLOB_HEADER_MAX - 1)], sizeof(value));
-  return value;
-}
-
-static __always_inline __s16 header_s16(const struct blob_header* h, __u32 offset) {
-  __s16 value = 0;
-  __builtin_memcpy(&value, &h->bytes[offset & (JFRBPF_BLOB_HEADER_MAX - 1)], sizeof(value));
-  return value;
+/* The field `offset` bytes from the copy's start, in the low bits: a field never spans two words. */
+static __always_inline __u64 header_field(const struct blob_header* h, __u32 offset) {
+  return h->words[(offset / 8) & (JFRBPF_BLOB_HEADER_MAX / 8 - 1)] >> ((offset & 7) * 8);
 }
 
 /* Copies the header of the CodeBlob at `blob` into the scratch; true if it is a used block that spans pc. */
@@ -89,14 +75,14 @@ static __always_inline bool read_blob_header(struct sampler_scratch* s, const st
   if (bytes == 0 || bytes > JFRBPF_BLOB_HEADER_MAX) return false;
   __u64 block = blob - jvm->heap_block_header_size;
   if (block < heap->low || pc < blob) return false;
-  if (bpf_probe_read_user(h->bytes, bytes, (const void*)block) != 0) return false;
-  if (h->bytes[jvm->heap_block_used & (JFRBPF_BLOB_HEADER_MAX - 1)] == 0) return false;
-  __u64 segments = header_u64(h, jvm->heap_block_length);
+  if (bpf_probe_read_user(h->words, bytes, (const void*)block) != 0) return false;
+  if ((__u8)header_field(h, jvm->heap_block_used) == 0) return false;
+  __u64 segments = header_field(h, jvm->heap_block_length);
   if (jvm->heap_block_length_size == 4) segments = (__u32)segments;
   if (segments == 0 || segments > (heap->high - heap->low) >> (heap->log2_segment_size & 63)) return false;
   if (pc - block >= segments << (heap->log2_segment_size & 63)) return false;
   h->blob = blob;
-  h->frame_size = header_s32(h, jvm->heap_block_header_size + jvm->blob_frame_size);
+  h->frame_size = (__s32)header_field(h, jvm->heap_block_header_size + jvm->blob_frame_size);
   return true;
 }
 
@@ -145,10 +131,8 @@ static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 sl
   }
   /* The eight words below rbp (Method*, bcp, sender sp: slots -1..-8 on every JDK since 8), then the saved
    * rbp and the return address at rbp. */
-  const __u8* frame = stack_bytes(&s->window, fp - 8 * sizeof(__u64), 10 * sizeof(__u64));
-  if (!frame) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-  __u64 words[10];
-  __builtin_memcpy(words, frame, sizeof(words));
+  const __u64* words = stack_words(&s->window, fp - 8 * sizeof(__u64), 10 * sizeof(__u64));
+  if (!words) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
   __u64 method = words[(8 + jvm->interp_method_slot) & 7];
   __u64 bcp = words[(8 + jvm->interp_bcp_slot) & 7];
   __u64 sender_sp = words[(8 + jvm->interp_sender_sp_slot) & 7];
@@ -173,10 +157,11 @@ static __always_inline bool unwind_compiled_edge(struct sampler_scratch* s) {
   __u8 code[3] = {};
   if (bpf_probe_read_user(code, sizeof(code), (const void*)w->pc) != 0) return false;
   __u32 fields = jvm->heap_block_header_size;
-  __u64 code_begin = jvm->blob_code_begin_is_offset ? h->blob + header_s32(h, fields + jvm->blob_code_begin)
-                                                    : header_u64(h, fields + jvm->blob_code_begin);
-  __s32 frame_complete = jvm->blob_frame_complete_size == 2 ? header_s16(h, fields + jvm->blob_frame_complete)
-                                                           : header_s32(h, fields + jvm->blob_frame_complete);
+  __u64 code_begin_field = header_field(h, fields + jvm->blob_code_begin);
+  __u64 code_begin = jvm->blob_code_begin_is_offset ? h->blob + (__s32)code_begin_field : code_begin_field;
+  __u64 frame_complete_field = header_field(h, fields + jvm->blob_frame_complete);
+  __s32 frame_complete =
+      jvm->blob_frame_complete_size == 2 ? (__s16)frame_complete_field : (__s32)frame_complete_field;
   __u64 ra_at = 0, fp_at = 0;
   bool in_prologue = frame_complete > 0 && w->pc < code_begin + frame_complete;
   if (in_prologue) {

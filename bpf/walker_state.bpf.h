@@ -38,19 +38,22 @@ struct walk {
 #define STACK_WINDOW_BYTES 4096
 #define STACK_READ_MAX 80 /* the largest single stack read: an interpreted frame's ten words */
 
+/* Whole words, read as words: BPF forbids unaligned loads, so a copy out of a byte array costs a load, a shift
+ * and an or per byte. Every stack slot the walker reads is a word of an aligned stack. */
 struct stack_window {
   __u64 low; /* the copy holds user memory [low, high); empty when low == high */
   __u64 high;
-  __u8 bytes[STACK_WINDOW_BYTES + STACK_READ_MAX]; /* a read at any offset inside the window fits */
+  __u64 words[(STACK_WINDOW_BYTES + STACK_READ_MAX) / 8]; /* a read at any offset inside the window fits */
 };
 
 /* A CodeBlob's header as read from the code cache: the HeapBlock header in front of it, then the CodeBlob
- * fields the walker uses (at most JFRBPF_BLOB_HEADER_MAX bytes, checked by the loader). */
+ * fields the walker uses (at most JFRBPF_BLOB_HEADER_MAX bytes, each field inside one aligned word: both
+ * checked by the loader). */
 struct blob_header {
   __u64 blob; /* the CodeBlob's address; the copy starts heap_block_header_size bytes before it */
   __s32 frame_size;
   __u32 reserved;
-  __u8 bytes[JFRBPF_BLOB_HEADER_MAX + 8];
+  __u64 words[JFRBPF_BLOB_HEADER_MAX / 8 + 1];
 };
 
 /* What the scratch last looked up about a process: kept until the maps it came from change, because on a
@@ -97,49 +100,51 @@ static __always_inline bool read_user_u64(__u64 address, __u64* value) {
   return bpf_probe_read_user(value, sizeof(*value), (const void*)address) == 0;
 }
 
-/* Copies the window of stack that holds [address, address + size). It starts at `address` and is as long as
- * the stack's mapping allows: the read fails as a whole if it runs past the end of the mapping (or into a
- * page never touched), so then only the rest of the page is read, or the bytes asked for. */
+/* Copies the window of stack that holds [address, address + size), `address` aligned. It starts at `address`
+ * and is as long as the stack's mapping allows: the read fails as a whole if it runs past the end of the
+ * mapping (or into a page never touched), so then only the rest of the page is read, or the bytes asked for. */
 static __always_inline bool fill_stack_window(struct stack_window* win, __u64 address, __u32 size) {
-  __u64 low = address & ~7ull;
   win->low = win->high = 0;
-  if (bpf_probe_read_user(win->bytes, STACK_WINDOW_BYTES, (const void*)low) == 0) {
-    win->low = low;
-    win->high = low + STACK_WINDOW_BYTES;
+  if (bpf_probe_read_user(win->words, STACK_WINDOW_BYTES, (const void*)address) == 0) {
+    win->low = address;
+    win->high = address + STACK_WINDOW_BYTES;
     return true;
   }
-  __u64 length = (((address + size - 1) | 4095) + 1) - low;
-  if (length >= STACK_WINDOW_BYTES) length = address + size - low;
+  __u64 length = (((address + size - 1) | 4095) + 1) - address;
+  if (length >= STACK_WINDOW_BYTES) length = size;
   if (length > STACK_WINDOW_BYTES) return false; /* for the verifier: size <= STACK_READ_MAX */
-  if (bpf_probe_read_user(win->bytes, length, (const void*)low) != 0) return false;
-  win->low = low;
-  win->high = low + length;
+  if (bpf_probe_read_user(win->words, length, (const void*)address) != 0) return false;
+  win->low = address;
+  win->high = address + length;
   return true;
 }
 
-/* Where [address, address + size) of the stack is in the window, refilling it if needed; 0 on a fault.
- * `size` is a constant of at most STACK_READ_MAX. */
-static __always_inline const __u8* stack_bytes(struct stack_window* win, __u64 address, __u32 size) {
+/* The words of the stack at [address, address + size) in the window, refilling it if needed; 0 on a fault
+ * or an unaligned address (no frame of an x86-64 stack is unaligned). `size` is a constant multiple of 8 of
+ * at most STACK_READ_MAX. */
+static __always_inline const __u64* stack_words(struct stack_window* win, __u64 address, __u32 size) {
+  if ((address & 7) != 0) return 0;
   if (address < win->low || address + size > win->high || address + size < address) {
     if (!fill_stack_window(win, address, size)) return 0;
   }
-  __u64 offset = address - win->low;
-  if (offset > STACK_WINDOW_BYTES) return 0; /* cannot happen: tells the verifier */
-  return win->bytes + offset;
+  __u64 index = (address - win->low) / 8;
+  if (index > STACK_WINDOW_BYTES / 8) return 0; /* cannot happen: tells the verifier */
+  return &win->words[index];
 }
 
 static __always_inline bool read_stack_u64(struct stack_window* win, __u64 address, __u64* value) {
-  const __u8* bytes = stack_bytes(win, address, sizeof(*value));
-  if (!bytes) return false;
-  __builtin_memcpy(value, bytes, sizeof(*value));
+  const __u64* words = stack_words(win, address, sizeof(*value));
+  if (!words) return false;
+  *value = words[0];
   return true;
 }
 
 /* A saved rbp and the return address above it. */
-static __always_inline bool read_stack_pair(struct stack_window* win, __u64 address, __u64 words[2]) {
-  const __u8* bytes = stack_bytes(win, address, 2 * sizeof(__u64));
-  if (!bytes) return false;
-  __builtin_memcpy(words, bytes, 2 * sizeof(__u64));
+static __always_inline bool read_stack_pair(struct stack_window* win, __u64 address, __u64 pair[2]) {
+  const __u64* words = stack_words(win, address, 2 * sizeof(__u64));
+  if (!words) return false;
+  pair[0] = words[0];
+  pair[1] = words[1];
   return true;
 }
 

@@ -1,5 +1,6 @@
 // The JVM layout the BPF walker gets, built from VMStructs as JDK 17 and JDK 25 describe themselves: field
-// widths that changed between them, the one read that checks a CodeBlob, and refusals with their reason.
+// widths that changed between them, the one read that checks a CodeBlob, and refusals with their reason
+// (fields the walker's one read or its word-at-a-time access could not cover).
 #include "userspace/record/hotspot_layout.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +96,14 @@ TEST(HotspotLayout, RefusesHeapBlockFieldsOutsideTheBlockHeader) {
   std::string whyNot;
   EXPECT_FALSE(hotspotLayout(modelOf(outside, {7}), whyNot));
   EXPECT_NE(whyNot.find("outside the HeapBlock"), std::string::npos) << whyNot;
+}
+
+TEST(HotspotLayout, RefusesAFieldThatSpansTwoWords) {
+  std::vector<Field> packed = kJdk17;
+  packed[3].offset = 62;  // CodeBlob::_frame_size, an int at 16 + 62 = 78: bytes 78..81 of the copy
+  std::string whyNot;
+  EXPECT_FALSE(hotspotLayout(modelOf(packed, {7}), whyNot));
+  EXPECT_NE(whyNot.find("spans two words (offset 78, 4 bytes)"), std::string::npos) << whyNot;
 }
 
 TEST(HotspotLayout, RefusesAJvmWithoutHeapBlockFields) {

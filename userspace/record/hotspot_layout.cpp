@@ -112,6 +112,19 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
              " bytes, more than the " + std::to_string(JFRBPF_BLOB_HEADER_MAX) + " it copies";
     return std::nullopt;
   }
+  // The walker reads the copy a word at a time (BPF loads must be aligned): no field may span two words.
+  const uint32_t blob = layout.heap_block_header_size;
+  for (auto [fieldOffset, size] : {std::pair{layout.heap_block_length, layout.heap_block_length_size},
+                                   std::pair{layout.heap_block_used, 1u},
+                                   std::pair{blob + layout.blob_frame_size, 4u},
+                                   std::pair{blob + layout.blob_frame_complete, layout.blob_frame_complete_size},
+                                   std::pair{blob + layout.blob_code_begin, layout.blob_code_begin_is_offset ? 4u : 8u}}) {
+    if (fieldOffset % 8 + size > 8) {
+      whyNot = "a HeapBlock or CodeBlob field the walker reads spans two words (offset " + std::to_string(fieldOffset) +
+               ", " + std::to_string(size) + " bytes)";
+      return std::nullopt;
+    }
+  }
   layout.interp_method_slot = kInterpreterMethodSlot;
   layout.interp_bcp_slot = isJdk8(model) ? kInterpreterBcpSlotJdk8 : kInterpreterBcpSlotJdk9;
   auto senderSp = vm.constant("frame::interpreter_frame_sender_sp_offset");
