@@ -106,19 +106,37 @@ struct {
   __type(value, struct row_cache);
 } row_caches SEC(".maps");
 
-/* find_unwind_row through the cache; `w->unwind_epoch` is the epoch read when the walk began. */
-static __always_inline __u64 cached_unwind_row(struct walk* w, __u64 pc) {
+static __always_inline struct row_cache_entry* row_cache_entry(const struct walk* w, __u64 pc) {
   __u32 key = w->scratch_key;
   struct row_cache* cache = bpf_map_lookup_elem(&row_caches, &key);
-  if (!cache) return find_unwind_row(w->tgid, pc);
-  struct row_cache_entry* entry = &cache->entries[(pc * 0x9e3779b97f4a7c15ull) >> (64 - ROW_CACHE_INDEX_BITS)];
-  if (entry->pc == pc && entry->tgid == w->tgid && entry->epoch == w->unwind_epoch) return entry->row;
+  return cache ? &cache->entries[(pc * 0x9e3779b97f4a7c15ull) >> (64 - ROW_CACHE_INDEX_BITS)] : 0;
+}
+
+static __always_inline bool row_cache_hit(const struct walk* w, const struct row_cache_entry* entry, __u64 pc) {
+  return entry->pc == pc && entry->tgid == w->tgid && entry->epoch == w->unwind_epoch;
+}
+
+/* find_unwind_row through the cache; `w->unwind_epoch` is the epoch read when the walk began. */
+static __always_inline __u64 cached_unwind_row(struct walk* w, __u64 pc) {
+  struct row_cache_entry* entry = row_cache_entry(w, pc);
+  if (!entry) return find_unwind_row(w->tgid, pc);
+  if (row_cache_hit(w, entry, pc)) return entry->row;
   __u64 row = find_unwind_row(w->tgid, pc);
   entry->pc = pc;
   entry->tgid = w->tgid;
   entry->epoch = w->unwind_epoch;
   entry->row = row;
   return row;
+}
+
+/* The cached row for pc if it is one of the kinds that unwind a plain frame (CFA from rsp or rbp, PLT stub):
+ * what a walk can apply without a helper call. */
+static __always_inline bool cached_plain_row(const struct walk* w, __u64 pc, __u64* row) {
+  const struct row_cache_entry* entry = row_cache_entry(w, pc);
+  if (!entry || !row_cache_hit(w, entry, pc)) return false;
+  *row = entry->row;
+  __u8 kind = ((const struct jfrbpf_unwind_row*)row)->kind;
+  return kind == JFRBPF_UNWIND_CFA_RSP || kind == JFRBPF_UNWIND_CFA_RBP || kind == JFRBPF_UNWIND_PLT;
 }
 
 /* Applies a table row. Returns -1 to stop (reason set), 0 to continue, 1 when there was no usable row. */

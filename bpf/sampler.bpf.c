@@ -157,23 +157,35 @@ static __always_inline long walk_frame(struct sampler_scratch* s, struct blob_ca
 
 enum fast_frame { FAST_FRAME_UNWOUND, FAST_FRAME_STOPPED, FAST_FRAME_NOT_FAST };
 
-/* The frames that cost no helper call once the walk has met their code: interpreted frames, and below the
- * top, compiled frames of blobs this walk checked already (a recursion, a loop's callees). */
+/* The frames that cost no helper call once the walk has met their code: interpreted frames; below the top,
+ * compiled frames of blobs this walk checked already (a recursion, a loop's callees); native frames whose
+ * plain table row is cached. */
 static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   __u64 pc = w->pc;
-  if (!w->has_jvm || pc == 0 || !walk_room(w)) return FAST_FRAME_NOT_FAST;
-  bool interpreted = pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high;
+  if (pc == 0 || !walk_room(w)) return FAST_FRAME_NOT_FAST;
+  bool interpreted = w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high;
+  bool compiled = !interpreted && w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high;
   __s32 frame_size = 0;
-  if (!interpreted) {
-    if (pc < s->jvm.code_low || pc >= s->jvm.code_high) return FAST_FRAME_NOT_FAST;
+  __u64 row = 0;
+  if (compiled) {
     const struct blob_cache_entry* entry = checked_blob(s, cache, pc);
     if (!entry || !plain_frame_size(entry->frame_size)) return FAST_FRAME_NOT_FAST;
     frame_size = entry->frame_size;
+  } else if (!interpreted) {
+    /* A return address points after the call: its row is the call's, at pc - 1 (see step_native). */
+    if (w->exact_pc || !cached_plain_row(w, pc - 1, &row)) return FAST_FRAME_NOT_FAST;
   }
   __u32 slot = record_frame(s, pc);
   w->exact_pc = 0;
-  long stopped = interpreted ? step_interpreted(s, slot) : unwind_sized_frame(s, frame_size);
+  long stopped = 0;
+  if (interpreted) {
+    stopped = step_interpreted(s, slot);
+  } else if (compiled) {
+    stopped = unwind_sized_frame(s, frame_size);
+  } else {
+    stopped = apply_unwind_row(s, (const struct jfrbpf_unwind_row*)&row) != 0;
+  }
   return stopped ? FAST_FRAME_STOPPED : FAST_FRAME_UNWOUND;
 }
 
