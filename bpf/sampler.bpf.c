@@ -155,43 +155,86 @@ static __always_inline long walk_frame(struct sampler_scratch* s, struct blob_ca
   return step_native(s);
 }
 
+/* Unwinds the run of compiled frames that starts at the walk's registers, as long as their blobs were checked
+ * in this walk and their return addresses are in the stack window: the walk's hottest path (recursions, and
+ * most of any Java stack), so it keeps its state in registers, and a frame in the same code granule as the
+ * one before it (a recursion) needs no cache lookup. Returns how many frames it unwound. */
+#define COMPILED_RUN_MAX 16
+
+static __always_inline __u32 walk_compiled_run(struct sampler_scratch* s, struct blob_cache* cache) {
+  struct walk* w = &s->walk;
+  if (!w->has_jvm) return 0;
+  __u64 pc = w->pc, sp = w->sp, fp = w->fp;
+  __u32 depth = w->depth;
+  __u32 max_depth = w->max_depth < JFRBPF_MAX_USER_FRAMES ? w->max_depth : JFRBPF_MAX_USER_FRAMES;
+  const __u64 code_low = s->jvm.code_low, code_high = s->jvm.code_high;
+  const __u64 window_low = s->window.low, window_high = s->window.high;
+  __u64 granule_mask = ~0ull << (s->jvm.code_granule_shift & 63);
+  __u64 last_granule = 0;
+  __u64 frame_bytes = 0;
+  __u32 frames = 0;
+#pragma clang loop unroll(disable)
+  for (int i = 0; i < COMPILED_RUN_MAX; i++) {
+    if (depth >= max_depth || pc < code_low || pc >= code_high) break;
+    if (depth == 0) break; /* the top frame may be caught in its prologue or epilogue */
+    __u64 granule = pc & granule_mask;
+    if (granule != last_granule) {
+      const struct blob_cache_entry* entry = checked_blob(s, cache, pc);
+      if (!entry || !plain_frame_size(entry->frame_size)) break;
+      last_granule = granule;
+      frame_bytes = (__u64)entry->frame_size * 8;
+    }
+    __u64 sender_sp = sp + frame_bytes;
+    __u64 at = sender_sp - 16; /* saved rbp, return address: the two words below the sender's sp */
+    if ((at & 7) != 0 || at < window_low || sender_sp > window_high) break; /* the general path refills */
+    __u64 index = (at - window_low) / 8;
+    if (index > STACK_WINDOW_BYTES / 8) break; /* cannot happen: tells the verifier */
+    __u32 slot = (depth & (JFRBPF_MAX_USER_FRAMES - 1)) * 2;
+    s->record.data[slot] = pc;
+    s->record.data[slot + 1] = 0;
+    depth += 1;
+    frames += 1;
+    fp = s->window.words[index];
+    pc = s->window.words[index + 1];
+    sp = sender_sp;
+  }
+  if (frames) {
+    w->pc = pc;
+    w->sp = sp;
+    w->fp = fp;
+    w->depth = depth;
+    w->exact_pc = 0;
+  }
+  return frames;
+}
+
 enum fast_frame { FAST_FRAME_UNWOUND, FAST_FRAME_STOPPED, FAST_FRAME_NOT_FAST };
 
 /* The frames that cost no helper call once the walk has met their code: interpreted frames; below the top,
- * compiled frames of blobs this walk checked already (a recursion, a loop's callees); native frames whose
- * plain table row is cached. */
+ * compiled frames of blobs this walk checked already (a recursion, a loop's callees), as a whole run; native
+ * frames whose plain table row is cached. */
 static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   __u64 pc = w->pc;
   if (pc == 0 || !walk_room(w)) return FAST_FRAME_NOT_FAST;
   bool interpreted = w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high;
   bool compiled = !interpreted && w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high;
-  __s32 frame_size = 0;
+  if (compiled) return walk_compiled_run(s, cache) ? FAST_FRAME_UNWOUND : FAST_FRAME_NOT_FAST;
   __u64 row = 0;
-  if (compiled) {
-    const struct blob_cache_entry* entry = checked_blob(s, cache, pc);
-    if (!entry || !plain_frame_size(entry->frame_size)) return FAST_FRAME_NOT_FAST;
-    frame_size = entry->frame_size;
-  } else if (!interpreted) {
+  if (!interpreted) {
     /* A return address points after the call: its row is the call's, at pc - 1 (see step_native). */
     if (w->exact_pc || !cached_plain_row(w, pc - 1, &row)) return FAST_FRAME_NOT_FAST;
   }
   __u32 slot = record_frame(s, pc);
   w->exact_pc = 0;
-  long stopped = 0;
-  if (interpreted) {
-    stopped = step_interpreted(s, slot);
-  } else if (compiled) {
-    stopped = unwind_sized_frame(s, frame_size);
-  } else {
-    stopped = apply_unwind_row(s, (const struct jfrbpf_unwind_row*)&row) != 0;
-  }
+  long stopped = interpreted ? step_interpreted(s, slot)
+                             : apply_unwind_row(s, (const struct jfrbpf_unwind_row*)&row) != 0;
   return stopped ? FAST_FRAME_STOPPED : FAST_FRAME_UNWOUND;
 }
 
 /* Each bpf_loop call costs an indirect call and a return, which this kernel's Spectre mitigations (retpolines,
- * SRSO safe RET) make dear, so one call walks one frame of any kind and then as many fast frames as follow
- * it, up to FAST_FRAMES_PER_STEP. */
+ * SRSO safe RET) make dear, so one call walks one frame of any kind and then the fast frames that follow
+ * it: up to FAST_FRAMES_PER_STEP interpreted and native ones or compiled runs. */
 #define FAST_FRAMES_PER_STEP 16
 
 /* Returns 1 to stop the loop. `ctx` points at the key of the scratch the walk runs in. */
