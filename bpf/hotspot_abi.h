@@ -45,6 +45,8 @@ struct jfrbpf_hotspot {
   __u32 anchor_sp;                /* offsets from JavaThread* of _anchor._last_Java_sp/_fp/_pc */
   __u32 anchor_fp;
   __u32 anchor_pc;
+  __u64 call_stub_return; /* StubRoutines::_call_stub_return_address: the entry frame's return address, 0 if
+                             unknown; that frame keeps rbp and its blob is never freed */
 };
 
 #endif

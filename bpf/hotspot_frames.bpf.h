@@ -219,9 +219,30 @@ static __always_inline long unwind_sized_frame(struct sampler_scratch* s, __s32 
   return 0;
 }
 
+/* A frame that keeps rbp: the saved rbp and the return address are at rbp. False when rbp cannot be this
+ * frame's (not above sp on this stack); else unwound, or stopped at a read fault. */
+static __always_inline bool unwind_rbp_frame(struct sampler_scratch* s, long* stopped) {
+  struct walk* w = &s->walk;
+  __u64 fp = w->fp;
+  if ((fp & 7) != 0 || fp < w->sp || fp - w->sp >= STUB_MAX_FRAME_BYTES) return false;
+  __u64 frame[2]; /* saved rbp, return address */
+  if (!read_stack_pair(&s->window, fp, frame)) {
+    *stopped = walk_stop(w, JFRBPF_WALK_READ_FAULT);
+    return true;
+  }
+  w->pc = frame[1];
+  w->sp = fp + 16;
+  w->fp = frame[0];
+  *stopped = 0;
+  return true;
+}
+
 static __always_inline long step_code_cache(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   bool top = w->depth == 1;
+  long stopped = 0;
+  /* Every Java stack (and every JNI upcall) enters Java through the call stub: its frame needs no blob. */
+  if (!top && w->pc == s->jvm.call_stub_return && unwind_rbp_frame(s, &stopped)) return stopped;
   __s32 frame_size = 0;
   /* A blob this walk has checked already is not read again, except at the top, whose whole header is used. */
   const struct blob_cache_entry* entry = top ? 0 : checked_blob(s, cache, w->pc);
@@ -234,15 +255,7 @@ static __always_inline long step_code_cache(struct sampler_scratch* s, struct bl
   }
   if (!plain_frame_size(frame_size)) {
     /* Stubs without a recorded size keep an rbp frame, except frameless ones caught at the top. */
-    __u64 fp = w->fp;
-    if ((fp & 7) == 0 && fp >= w->sp && fp - w->sp < STUB_MAX_FRAME_BYTES) {
-      __u64 frame[2]; /* saved rbp, return address */
-      if (!read_stack_pair(&s->window, fp, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-      w->pc = frame[1];
-      w->sp = fp + 16;
-      w->fp = frame[0];
-      return 0;
-    }
+    if (unwind_rbp_frame(s, &stopped)) return stopped;
     if (!top) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
     __u64 caller_pc = 0;
     if (!read_stack_u64(&s->window, w->sp, &caller_pc)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);

@@ -42,10 +42,11 @@ std::vector<std::string> jfrbpfCommand(const BenchEnv& env, const std::vector<st
   return command;
 }
 
-// JFRBPF_DEBUG=1 makes jfrbpf print the sampler's counters with its summary.
-ChildProcess::Options debugOptions(const std::string& stderrPath) {
+// JFRBPF_DEBUG=1 makes jfrbpf print the sampler's counters with its summary; JFRBPF_DEBUG=cost also the
+// quantiles of its per-sample BPF time.
+ChildProcess::Options debugOptions(const std::string& stderrPath, bool sampleCosts) {
   ChildProcess::Options options = ChildProcess::Options::stderrTo(stderrPath);
-  options.extraEnvironment.push_back("JFRBPF_DEBUG=1");
+  options.extraEnvironment.push_back(sampleCosts ? "JFRBPF_DEBUG=cost" : "JFRBPF_DEBUG=1");
   return options;
 }
 
@@ -82,10 +83,11 @@ JfrbpfSummary parseJfrbpfSummary(std::string_view text) {
   return summary;
 }
 
-JfrbpfRun::JfrbpfRun(const BenchEnv& env, const std::vector<std::string>& args, const std::string& tag)
+JfrbpfRun::JfrbpfRun(const BenchEnv& env, const std::vector<std::string>& args, const std::string& tag,
+                     bool sampleCosts)
     : output_(env.scratch(tag + ".jfr")),
       stderrPath_(env.scratch(tag + ".jfrbpf.log")),
-      child_(jfrbpfCommand(env, args, output_), debugOptions(stderrPath_)) {}
+      child_(jfrbpfCommand(env, args, output_), debugOptions(stderrPath_, sampleCosts)) {}
 
 const ProgramProbe* JfrbpfRun::awaitProgram(std::chrono::milliseconds timeout, std::chrono::milliseconds pollEvery) {
   auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -1,5 +1,5 @@
 #pragma once
-// One `jfrbpf record` run under the benchmark: started with JFRBPF_DEBUG=1, watched through the kernel's
+// One `jfrbpf record` run under the benchmark: started with JFRBPF_DEBUG, watched through the kernel's
 // accounting of its sampler program, stopped like a user would (SIGINT or its own -d), and its summary read.
 #include <chrono>
 #include <csignal>
@@ -30,8 +30,11 @@ JfrbpfSummary parseJfrbpfSummary(std::string_view text);
 
 class JfrbpfRun {
  public:
-  // Starts `jfrbpf record ARGS -o <scratch>/<tag>.jfr`. Throws jfrbpf::Error.
-  JfrbpfRun(const BenchEnv& env, const std::vector<std::string>& args, const std::string& tag);
+  // Starts `jfrbpf record ARGS -o <scratch>/<tag>.jfr`; with `sampleCosts`, jfrbpf also times each sample in
+  // BPF (one more clock read per sample) and its summary has the counters "sample cost p50/p90/p99 ns".
+  // Throws jfrbpf::Error.
+  JfrbpfRun(const BenchEnv& env, const std::vector<std::string>& args, const std::string& tag,
+            bool sampleCosts = false);
 
   pid_t pid() const { return child_.pid(); }
   const std::string& outputPath() const { return output_; }

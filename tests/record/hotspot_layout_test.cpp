@@ -4,6 +4,7 @@
 #include "userspace/record/hotspot_layout.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -36,11 +37,17 @@ const std::vector<Field> kJdk25 = {
     {"CodeBlob", "_frame_complete_offset", "int16_t", 30}, {"CodeBlob", "_code_offset", "int", 20},
 };
 
-jvm::JavaModel modelOf(const std::vector<Field>& fields, std::vector<uint32_t> segmentShifts) {
+jvm::JavaModel modelOf(const std::vector<Field>& fields, std::vector<uint32_t> segmentShifts,
+                       const uint64_t* callStubReturnStatic = nullptr) {
   StreamBuilder b;
   b.preamble().hello();
   for (const Field& f : fields) {
     b.record(RecordType::kVmStructField, protocol::VmStructField{f.type, f.name, f.typeString, 0, f.offset, 0});
+  }
+  if (callStubReturnStatic) {
+    b.record(RecordType::kVmStructField,
+             protocol::VmStructField{"StubRoutines", "_call_stub_return_address", "address", 1, 0,
+                                     reinterpret_cast<uint64_t>(callStubReturnStatic)});
   }
   b.record(RecordType::kVmType, protocol::VmType{"HeapBlock", "", 0, 16});
   uint64_t low = 0x7f0000000000;
@@ -104,6 +111,26 @@ TEST(HotspotLayout, RefusesAFieldThatSpansTwoWords) {
   std::string whyNot;
   EXPECT_FALSE(hotspotLayout(modelOf(packed, {7}), whyNot));
   EXPECT_NE(whyNot.find("spans two words (offset 78, 4 bytes)"), std::string::npos) << whyNot;
+}
+
+// The static lives in this test process, which stands in for the JVM: the address is read from its memory.
+TEST(HotspotLayout, CallStubReturnAddressIsReadFromTheProcessAndMustBeInTheCodeCache) {
+  uint64_t callStubReturn = 0x7f0000001234;  // inside the first code heap of modelOf
+  std::string whyNot;
+  jvm::JavaModel model = modelOf(kJdk17, {7}, &callStubReturn);
+  auto layout = hotspotLayout(model, whyNot);
+  ASSERT_TRUE(layout) << whyNot;
+  EXPECT_EQ(callStubReturnAddress(getpid(), model, *layout), 0x7f0000001234u);
+  callStubReturn = 0x1000;  // not code
+  EXPECT_EQ(callStubReturnAddress(getpid(), model, *layout), 0u);
+}
+
+TEST(HotspotLayout, CallStubReturnAddressIsZeroWithoutItsVmStructsEntry) {
+  std::string whyNot;
+  jvm::JavaModel model = modelOf(kJdk17, {7});
+  auto layout = hotspotLayout(model, whyNot);
+  ASSERT_TRUE(layout) << whyNot;
+  EXPECT_EQ(callStubReturnAddress(getpid(), model, *layout), 0u);
 }
 
 TEST(HotspotLayout, RefusesAJvmWithoutHeapBlockFields) {

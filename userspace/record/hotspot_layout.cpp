@@ -1,5 +1,7 @@
 #include "userspace/record/hotspot_layout.h"
 
+#include <sys/uio.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -147,6 +149,16 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
     layout.anchor_pc = anchor + pc;
   }
   return layout;
+}
+
+uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfrbpf_hotspot& layout) {
+  std::optional<uint64_t> address = model.vmStructs().staticAddress("StubRoutines", "_call_stub_return_address");
+  if (!address) return 0;
+  uint64_t value = 0;
+  iovec local{&value, sizeof(value)};
+  iovec remote{reinterpret_cast<void*>(*address), sizeof(value)};
+  if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof(value))) return 0;
+  return value >= layout.code_low && value < layout.code_high ? value : 0;
 }
 
 }  // namespace jfrbpf::record

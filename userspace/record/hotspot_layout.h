@@ -2,6 +2,9 @@
 // The BPF walker's view of one JVM (bpf/hotspot_abi.h), derived from the JVM's own VMStructs, code heaps and
 // interpreter range as the agent reported them. Nothing is assumed per JDK version except the two
 // interpreter frame slots VMStructs does not export (stable since JDK 9).
+#include <sys/types.h>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -12,5 +15,10 @@ namespace jfrbpf::record {
 
 // nullopt with `whyNot` set when the model lacks something the walker needs.
 std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::string& whyNot);
+
+// StubRoutines::_call_stub_return_address as process `pid` holds it (the layout's call_stub_return); 0 when
+// VMStructs does not name it, it cannot be read, or it is not in the layout's code cache. The walker only
+// takes a shortcut with it, so 0 costs nothing but that.
+uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfrbpf_hotspot& layout);
 
 }  // namespace jfrbpf::record

@@ -138,6 +138,7 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
   if (!layoutPublished_ && m.initialReplayDone()) {
     std::optional<jfrbpf_hotspot> layout = hotspotLayout(m, whyNot);
     if (!layout) return false;
+    layout->call_stub_return = callStubReturnAddress(pid_, m, *layout);
     sampler.setHotspot(static_cast<uint32_t>(pid_), *layout);
     layoutPublished_ = true;
   }
