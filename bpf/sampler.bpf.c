@@ -364,7 +364,8 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     return 0;
   }
   struct jfrbpf_sample_record* rec = &s->record;
-  begin_walk(s, scratch_key, tgid, tid, bpf_ktime_get_ns());
+  /* When measuring, the entry's clock read is the sample's time too: the figure is then the cost without it. */
+  begin_walk(s, scratch_key, tgid, tid, measure_sample_cost ? entered_ns : bpf_ktime_get_ns());
   if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(s->walk.end);
