@@ -364,7 +364,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     return 0;
   }
   struct jfrbpf_sample_record* rec = &s->record;
-  /* When measuring, the entry's clock read is the sample's time too: the figure is then the cost without it. */
+  /* When measuring, the entry's clock read also stamps the sample: measuring adds only the closing read. */
   begin_walk(s, scratch_key, tgid, tid, measure_sample_cost ? entered_ns : bpf_ktime_get_ns());
   if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
   __u32 udepth = run_walk(s, &scratch_key);
