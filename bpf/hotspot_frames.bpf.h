@@ -237,15 +237,15 @@ static __always_inline bool unwind_rbp_frame(struct sampler_scratch* s, long* st
   return true;
 }
 
-static __always_inline long step_code_cache(struct sampler_scratch* s, struct blob_cache* cache) {
+/* A compiled or stub frame below the top: its pc is a return address, so the frame is complete. */
+static __always_inline long step_code_below_top(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
-  bool top = w->depth == 1;
   long stopped = 0;
   /* Every Java stack (and every JNI upcall) enters Java through the call stub: its frame needs no blob. */
-  if (!top && w->pc == s->jvm.call_stub_return && unwind_rbp_frame(s, &stopped)) return stopped;
+  if (w->pc == s->jvm.call_stub_return && unwind_rbp_frame(s, &stopped)) return stopped;
+  /* A blob this walk has checked already is not read again. */
+  const struct blob_cache_entry* entry = checked_blob(s, cache, w->pc);
   __s32 frame_size = 0;
-  /* A blob this walk has checked already is not read again, except at the top, whose whole header is used. */
-  const struct blob_cache_entry* entry = top ? 0 : checked_blob(s, cache, w->pc);
   if (entry) {
     frame_size = entry->frame_size;
   } else {
@@ -253,17 +253,30 @@ static __always_inline long step_code_cache(struct sampler_scratch* s, struct bl
     if (status != 0) return walk_stop(w, status);
     frame_size = s->blob.frame_size;
   }
+  if (plain_frame_size(frame_size)) return unwind_sized_frame(s, frame_size);
+  /* Stubs without a recorded size keep an rbp frame. */
+  if (unwind_rbp_frame(s, &stopped)) return stopped;
+  return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
+}
+
+/* The top frame is checked with its whole header, which the prologue and epilogue decoding use. */
+static __always_inline long step_code_cache(struct sampler_scratch* s, struct blob_cache* cache) {
+  struct walk* w = &s->walk;
+  if (w->depth != 1) return step_code_below_top(s, cache);
+  int status = find_code_blob(w->scratch_key, w->pc);
+  if (status != 0) return walk_stop(w, status);
+  __s32 frame_size = s->blob.frame_size;
   if (!plain_frame_size(frame_size)) {
-    /* Stubs without a recorded size keep an rbp frame, except frameless ones caught at the top. */
+    /* Stubs without a recorded size keep an rbp frame, except frameless ones. */
+    long stopped = 0;
     if (unwind_rbp_frame(s, &stopped)) return stopped;
-    if (!top) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
     __u64 caller_pc = 0;
     if (!read_stack_u64(&s->window, w->sp, &caller_pc)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
     w->pc = caller_pc;
     w->sp += 8;
     return 0;
   }
-  if (top && unwind_compiled_edge(s)) return 0;
+  if (unwind_compiled_edge(s)) return 0;
   return unwind_sized_frame(s, frame_size);
 }
 

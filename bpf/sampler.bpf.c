@@ -210,16 +210,22 @@ static __always_inline __u32 walk_compiled_run(struct sampler_scratch* s, struct
 
 enum fast_frame { FAST_FRAME_UNWOUND, FAST_FRAME_STOPPED, FAST_FRAME_NOT_FAST };
 
-/* The frames that cost no helper call once the walk has met their code: interpreted frames; below the top,
- * compiled frames of blobs this walk checked already (a recursion, a loop's callees), as a whole run; native
- * frames whose plain table row is cached. */
+/* The frames a loop call goes on with: interpreted frames; below the top, compiled and stub frames (runs of
+ * blobs this walk checked already, as a whole, and any other with its one header read); native frames whose
+ * plain table row is cached. Anything else ends the loop call, to be walked by walk_frame. */
 static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   __u64 pc = w->pc;
   if (pc == 0 || !walk_room(w)) return FAST_FRAME_NOT_FAST;
   bool interpreted = w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high;
   bool compiled = !interpreted && w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high;
-  if (compiled) return walk_compiled_run(s, cache) ? FAST_FRAME_UNWOUND : FAST_FRAME_NOT_FAST;
+  if (compiled) {
+    if (walk_compiled_run(s, cache)) return FAST_FRAME_UNWOUND;
+    /* A blob not yet checked in this walk costs a read here as anywhere: no need to end the loop call. */
+    record_frame(s, pc);
+    w->exact_pc = 0;
+    return step_code_below_top(s, cache) ? FAST_FRAME_STOPPED : FAST_FRAME_UNWOUND;
+  }
   __u64 row = 0;
   if (!interpreted) {
     /* A return address points after the call: its row is the call's, at pc - 1 (see step_native). */
@@ -233,10 +239,9 @@ static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s
 }
 
 /* Each bpf_loop call costs an indirect call and a return, which this kernel's Spectre mitigations (retpolines,
- * SRSO safe RET) make dear, so one call walks one frame of any kind and then the fast frames that follow
- * it: up to FAST_FRAMES_PER_STEP interpreted and native ones or compiled runs. The verifier walks every
- * iteration of these loops: 8 runs of 16 keep it under half of its 1M-instruction limit on 6.18 (16 of
- * 16: 712k). */
+ * SRSO safe RET) make dear, so one call walks one frame of any kind and then up to FAST_FRAMES_PER_STEP
+ * fast frames or compiled runs. The verifier walks every iteration of these loops: 8, with runs of 16,
+ * cost it 532k instructions of its 1M limit on 6.18 (16 iterations: over 700k). */
 #define FAST_FRAMES_PER_STEP 8
 
 /* Returns 1 to stop the loop. `ctx` points at the key of the scratch the walk runs in. */
