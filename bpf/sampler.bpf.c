@@ -238,9 +238,9 @@ static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s
   return stopped ? FAST_FRAME_STOPPED : FAST_FRAME_UNWOUND;
 }
 
-/* Each bpf_loop call costs an indirect call and a return, which this kernel's Spectre mitigations (retpolines,
- * SRSO safe RET) make dear, so one call walks one frame of any kind and then up to FAST_FRAMES_PER_STEP
- * fast frames or compiled runs. The verifier walks every iteration of these loops: 8, with runs of 16,
+/* Each bpf_loop step costs a call, a return (which this kernel's SRSO mitigation, safe RET, makes dear) and
+ * its set-up, so one step walks one frame of any kind and then up to FAST_FRAMES_PER_STEP fast frames or
+ * compiled runs. The verifier walks every iteration of these loops: 8, with runs of 16,
  * cost it 532k instructions of its 1M limit on 6.18 (16 iterations: over 700k). */
 #define FAST_FRAMES_PER_STEP 8
 
