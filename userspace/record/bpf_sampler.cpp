@@ -37,6 +37,22 @@ uint64_t ringbufCheckMask(uint32_t smallestRingBytes) {
   return every - 1;
 }
 
+// Each of the first `keys` values of a per-CPU array of __u64, summed over CPUs (a value that cannot be read
+// counts as 0).
+std::vector<uint64_t> sumPerCpu(const bpf_map* map, uint32_t keys) {
+  std::vector<uint64_t> totals(keys);
+  int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return totals;
+  std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
+  for (uint32_t key = 0; key < keys; ++key) {
+    if (bpf_map__lookup_elem(map, &key, sizeof(key), perCpu.data(), perCpu.size() * sizeof(uint64_t), 0) != 0) {
+      continue;
+    }
+    for (uint64_t v : perCpu) totals[key] += v;
+  }
+  return totals;
+}
+
 }  // namespace
 
 BpfSampler::BpfSampler(const SamplerConfig& config) {
@@ -187,16 +203,9 @@ void BpfSampler::detachTraceProbes() {
 
 TimerCounters BpfSampler::readTimerCounters() const {
   TimerCounters totals{};
-  int cpus = libbpf_num_possible_cpus();
-  if (!methodTraces_ || cpus <= 0) return totals;
-  std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
-  for (uint32_t key = 0; key < JFRBPF_TIMER_COUNTER_COUNT; ++key) {
-    if (bpf_map__lookup_elem(skel_->maps.timer_counters, &key, sizeof(key), perCpu.data(),
-                             perCpu.size() * sizeof(uint64_t), 0) != 0) {
-      continue;
-    }
-    for (uint64_t v : perCpu) totals[key] += v;
-  }
+  if (!methodTraces_) return totals;
+  std::vector<uint64_t> sums = sumPerCpu(skel_->maps.timer_counters, JFRBPF_TIMER_COUNTER_COUNT);
+  std::copy(sums.begin(), sums.end(), totals.begin());
   return totals;
 }
 
@@ -214,32 +223,13 @@ int BpfSampler::programFd() const { return bpf_program__fd(skel_->progs.on_cpu_c
 
 SamplerCounters BpfSampler::readCounters() const {
   SamplerCounters totals{};
-  int cpus = libbpf_num_possible_cpus();
-  if (cpus <= 0) return totals;
-  std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
-  for (uint32_t key = 0; key < JFRBPF_COUNTER_COUNT; ++key) {
-    if (bpf_map__lookup_elem(skel_->maps.counters, &key, sizeof(key), perCpu.data(),
-                             perCpu.size() * sizeof(uint64_t), 0) != 0) {
-      continue;
-    }
-    for (uint64_t v : perCpu) totals[key] += v;
-  }
+  std::vector<uint64_t> sums = sumPerCpu(skel_->maps.counters, JFRBPF_COUNTER_COUNT);
+  std::copy(sums.begin(), sums.end(), totals.begin());
   return totals;
 }
 
 SampleCostHistogram BpfSampler::readSampleCosts() const {
-  int cpus = libbpf_num_possible_cpus();
-  if (!measureSampleCost_ || cpus <= 0) return {};
-  SampleCostHistogram totals(JFRBPF_COST_BUCKETS);
-  std::vector<uint64_t> perCpu(static_cast<size_t>(cpus));
-  for (uint32_t key = 0; key < JFRBPF_COST_BUCKETS; ++key) {
-    if (bpf_map__lookup_elem(skel_->maps.sample_costs, &key, sizeof(key), perCpu.data(),
-                             perCpu.size() * sizeof(uint64_t), 0) != 0) {
-      continue;
-    }
-    for (uint64_t v : perCpu) totals[key] += v;
-  }
-  return totals;
+  return measureSampleCost_ ? sumPerCpu(skel_->maps.sample_costs, JFRBPF_COST_BUCKETS) : SampleCostHistogram{};
 }
 
 std::vector<ThreadLoss> BpfSampler::readThreadLosses() const {
