@@ -327,12 +327,18 @@ TEST_P(JfrReaderJdk, SamplesCarryWorkloadStacksAndThreads) {
   std::set<std::pair<std::string, int>> workloadLines;
   int samples = 0;
   int workloadSamples = 0;
+  int threadless = 0;
   std::string sampleType = GetParam().jdk25 ? "jdk.CPUTimeSample" : "jdk.ExecutionSample";
   recording.forEachEvent(
       [&](const RecordedEvent& e) {
         ++samples;
         auto thread = threadOf(e);
-        ASSERT_TRUE(thread);
+        // The JDK itself now and then writes a sample whose thread constant it never wrote (a thread
+        // exiting as the recording ends): `jfr print` shows null there too, which the parity test checks.
+        if (!thread) {
+          ++threadless;
+          return;
+        }
         EXPECT_GT(thread->osThreadId, 0);
         StackTraceView stack(e.get("stackTrace"));
         bool inWorkload = false;
@@ -354,6 +360,7 @@ TEST_P(JfrReaderJdk, SamplesCarryWorkloadStacksAndThreads) {
       },
       [&](const TypeInfo& type) { return type.name == sampleType; });
   EXPECT_GT(samples, 20);
+  EXPECT_LE(threadless, std::max(2, samples / 100)) << "samples without a thread are the JDK's rare exception";
   EXPECT_GT(workloadSamples, samples / 2) << "the workload burns CPU in its own methods";
   EXPECT_GT(samplesByThread["main"], 0);
   EXPECT_GT(samplesByThread["jfrreader-worker"], 0);
