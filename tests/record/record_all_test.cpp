@@ -1,8 +1,11 @@
 // `jfrbpf record --all` and `jfrbpf list` as a user runs them on a host with several JVMs: one in its own
 // PID and mount namespace (with a private /tmp), one running as an unprivileged user, one started while
 // recording, and one that exits mid-recording. Every JVM gets its own valid file with its own Java frames.
+// A JVM that does not answer the attach holds up neither the others nor the end.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,6 +19,7 @@
 #include "tests/support/private_tmp.h"
 #include "tests/support/readable_paths.h"
 #include "tests/support/recorded_samples.h"
+#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -131,6 +135,71 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
                     << output << "the JVM said:\n"
                     << process->readAll(100ms);
     }
+  }
+}
+
+// Holds JVM `pid`'s attach listener: HotSpot serves one connection at a time and reads its request without
+// a timeout, so a connection that never sends one keeps every other client waiting (as a JVM busy in a long
+// safepoint or a slow agent would).
+UniqueFd holdAttachListener(pid_t pid) {
+  RunResult started = run({jdkTool("jcmd"), std::to_string(pid), "VM.version"});  // starts the listener
+  EXPECT_EQ(started.exitCode, 0) << started.output;
+  UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "/tmp/.java_pid%d", pid);
+  EXPECT_EQ(connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0) << address.sun_path;
+  return fd;
+}
+
+TEST(RecordAll, AJvmThatDoesNotAnswerTheAttachHoldsUpNeitherTheOthersNorTheEnd) {
+  JFRBPF_REQUIRE_BPF();
+  if (access(demoClasses().c_str(), R_OK) != 0) GTEST_SKIP() << "demo app not built";
+  ScratchDir dir("record-all-silent");
+  auto answering = startDemo({}, 90);
+  auto silent = startDemo({}, 90);
+  UniqueFd held = holdAttachListener(silent->pid());
+  ASSERT_TRUE(held);
+
+  std::string out = dir.file("jvms");
+  const auto started = std::chrono::steady_clock::now();
+  ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-d", "6s", "-o", out}, {.captureStderr = true});
+  std::string output;
+  auto waitFor = [&](const std::string& text, std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto line = recorder.readLine(200ms);
+      if (!line) continue;
+      output += *line + "\n";
+      if (line->find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(waitFor("recording JVM " + std::to_string(answering->pid()), 30s)) << output;
+  auto lateComer = startDemo({}, 90);  // the watcher still finds new JVMs
+  ASSERT_TRUE(waitFor("recording JVM " + std::to_string(lateComer->pid()), 30s)) << output;
+  ASSERT_TRUE(waitFor("JVM " + std::to_string(silent->pid()) + " not recorded: it has not answered", 40s)) << output;
+  // 6 s of recording after at most 5 s of waiting for the first attaches, and the BPF load: far less than
+  // the attach's own 30-s timeout, which the end used to wait out.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 25s) << output;
+  held = UniqueFd();  // the silent JVM's listener now serves jfrbpf's attach, which the end waits for
+  auto code = recorder.wait(60s);
+  output += recorder.readAll(1s);
+  ASSERT_TRUE(code.has_value()) << output;
+  ASSERT_EQ(*code, 0) << output;
+
+  std::map<pid_t, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    std::string name = entry.path().filename();
+    files[std::stoi(name.substr(0, name.find('-')))] = entry.path();
+  }
+  EXPECT_FALSE(files.count(silent->pid())) << output;
+  for (pid_t pid : {answering->pid(), lateComer->pid()}) {
+    SCOPED_TRACE("JVM " + std::to_string(pid));
+    ASSERT_TRUE(files.count(pid)) << output;
+    Recorded recorded = readRecording(files[pid]);
+    EXPECT_GT(recorded.samples.size(), 5u) << output;
+    EXPECT_TRUE(hasDemoFrames(recorded)) << output;
   }
 }
 

@@ -29,6 +29,9 @@ constexpr int kWatchIntervalMs = 250;
 // Method-timing statistics slots per JVM: the recording can time methods in this many JVMs at once.
 constexpr uint32_t kSlotsPerJvm = 1024;
 constexpr size_t kConcurrentAttaches = 16;
+// How long the duration waits for the agents of the JVMs found at the start; slower ones go on attaching.
+constexpr int64_t kInitialAttachWaitNs = 5'000'000'000;
+constexpr int kAttachPollMs = 20;
 
 struct HostJvm {
   pid_t pid = 0;
@@ -38,6 +41,16 @@ struct HostJvm {
   std::unique_ptr<TargetOutput> output;
   std::optional<uint32_t> slotBase;
   std::atomic<bool> finished{false};
+};
+
+// A JVM whose agent is being attached on a thread of its own, so that a JVM slow to answer (or silent until
+// the attach times out) holds up neither the other JVMs nor the watcher: exits, new JVMs, stop signals.
+struct PendingAttach {
+  std::unique_ptr<HostJvm> host;
+  std::vector<std::string> notes;
+  bool gone = false;  // the JVM exited before its attach ended: nothing to record
+  std::atomic<bool> done{false};
+  std::jthread thread;  // last member: joined before the others are destroyed
 };
 
 // "1234-com.example.App-3f2a9c1b04de.jfr": pid, what runs, and the container, readable in a listing.
@@ -59,32 +72,72 @@ class HostRecorder {
     for (uint32_t base = 0; base + kSlotsPerJvm <= kMethodSlots; base += kSlotsPerJvm) freeSlots_.push_back(base);
   }
 
-  // Starts recording each of `pids` that is a JVM we should record into its own file. The agents are
-  // attached concurrently: an attach mostly waits for the JVM, and a host may run dozens of them.
+  // Starts attaching to each of `pids` that is a JVM we should record into its own file; its recording
+  // begins once the attach ended (beginAttached). At most kConcurrentAttaches run at once: an attach mostly
+  // waits for the JVM, and a host may run dozens of them.
   void start(const std::vector<pid_t>& pids) {
-    std::vector<std::unique_ptr<HostJvm>> starting;
     for (pid_t pid : pids) {
+      if (jvms_.count(pid) || findPending(pid)) continue;
       std::optional<discovery::JvmInfo> info = discovery::inspectJvm(pid);
-      if (!info || jvms_.count(pid)) continue;
+      if (!info) continue;
       if (!config_.containerFilter.empty() && !info->container.id.starts_with(config_.containerFilter)) continue;
-      auto host = std::make_unique<HostJvm>();
-      host->pid = pid;
-      host->mainClass = info->mainClass;
-      host->path = unusedPath(std::filesystem::path(config_.outputPath) / fileNameFor(*info), starting);
-      starting.push_back(std::move(host));
+      auto pending = std::make_unique<PendingAttach>();
+      pending->host = std::make_unique<HostJvm>();
+      pending->host->pid = pid;
+      pending->host->mainClass = info->mainClass;
+      pending->host->path = unusedPath(std::filesystem::path(config_.outputPath) / fileNameFor(*info));
+      queued_.push_back(std::move(pending));
     }
-    std::vector<std::vector<std::string>> notes(starting.size());
-    for (size_t first = 0; first < starting.size(); first += kConcurrentAttaches) {
-      std::vector<std::jthread> attaching;
-      for (size_t i = first; i < std::min(starting.size(), first + kConcurrentAttaches); ++i) {
-        attaching.emplace_back([&, i] { starting[i]->jvm = attachJvm(starting[i]->pid, notes[i]); });
+    launchQueued();
+  }
+
+  // Begins recording every JVM whose attach ended (with Java frames or, when it failed, without). Returns
+  // whether attaches are still under way.
+  bool beginAttached() {
+    for (auto it = attaching_.begin(); it != attaching_.end();) {
+      PendingAttach& pending = **it;
+      if (!pending.done.load(std::memory_order_acquire)) {
+        ++it;
+        continue;
+      }
+      pending.thread.join();
+      if (!pending.gone) begin(std::move(pending.host), pending.notes);
+      it = attaching_.erase(it);
+    }
+    launchQueued();
+    return !attaching_.empty() || !queued_.empty();
+  }
+
+  // At the end: JVMs still attaching are not recorded. Their attach threads cannot be interrupted, so this
+  // waits for them, saying so (an attach gives up after kAgentTimeout).
+  void dropPendingAttaches() {
+    for (auto& pending : queued_) {
+      std::fprintf(stderr, "jfrbpf: JVM %d not recorded: the recording ended before its turn to attach\n",
+                   pending->host->pid);
+    }
+    queued_.clear();
+    for (auto& pending : attaching_) {
+      if (pending->gone) continue;
+      if (pending->done.load(std::memory_order_acquire)) {
+        std::fprintf(stderr, "jfrbpf: JVM %d not recorded: its agent attached as the recording ended\n",
+                     pending->host->pid);
+      } else {
+        std::fprintf(stderr,
+                     "jfrbpf: JVM %d not recorded: it has not answered the attach; waiting for the attach to end "
+                     "(at most %lld s)\n",
+                     pending->host->pid, static_cast<long long>(kAgentTimeout.count()));
       }
     }
-    for (size_t i = 0; i < starting.size(); ++i) begin(std::move(starting[i]), notes[i]);
+    attaching_.clear();
   }
 
   // The JVM exited: its file is finished on the consumer thread once the rings hold nothing more of it.
   void retire(pid_t pid) {
+    if (PendingAttach* pending = findPending(pid)) {
+      pending->gone = true;
+      std::erase_if(queued_, [&](const auto& queued) { return queued.get() == pending; });
+      return;
+    }
     auto it = jvms_.find(pid);
     if (it == jvms_.end()) return;
     HostJvm* host = it->second.get();
@@ -129,11 +182,33 @@ class HostRecorder {
     return hosts;
   }
 
+  PendingAttach* findPending(pid_t pid) const {
+    for (const auto* list : {&queued_, &attaching_}) {
+      for (const auto& pending : *list) {
+        if (pending->host->pid == pid && !pending->gone) return pending.get();
+      }
+    }
+    return nullptr;
+  }
+
+  void launchQueued() {
+    while (attaching_.size() < kConcurrentAttaches && !queued_.empty()) {
+      PendingAttach& pending = *attaching_.emplace_back(std::move(queued_.front()));
+      queued_.erase(queued_.begin());
+      pending.thread = std::jthread([&pending] {
+        pending.host->jvm = attachJvm(pending.host->pid, pending.notes);
+        pending.done.store(true, std::memory_order_release);
+      });
+    }
+  }
+
   // `wanted`, or with "-2", "-3"... before ".jfr" when a file or another JVM of this recording has it.
-  std::string unusedPath(const std::filesystem::path& wanted, const std::vector<std::unique_ptr<HostJvm>>& starting) {
+  std::string unusedPath(const std::filesystem::path& wanted) {
     auto taken = [&](const std::string& path) {
       std::vector<HostJvm*> hosts = all();
-      for (const auto& host : starting) hosts.push_back(host.get());
+      for (const auto* list : {&queued_, &attaching_}) {
+        for (const auto& pending : *list) hosts.push_back(pending->host.get());
+      }
       return std::filesystem::exists(path) ||
              std::any_of(hosts.begin(), hosts.end(), [&](const HostJvm* host) { return host->path == path; });
     };
@@ -177,6 +252,8 @@ class HostRecorder {
   SamplePipeline& pipeline_;
   std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // recording now
   std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
+  std::vector<std::unique_ptr<PendingAttach>> queued_;     // to attach, in the order found
+  std::vector<std::unique_ptr<PendingAttach>> attaching_;  // attaching now
   std::vector<uint32_t> freeSlots_;
 };
 
@@ -187,6 +264,18 @@ void prepareDirectory(const std::string& dir) {
     throw Error("cannot use " + dir + " as the output directory of --all: " + ec.message() + " (change -o)",
                 ErrorKind::Usage);
   }
+}
+
+// Begins the JVMs found at the start as their attaches end, for at most kInitialAttachWaitNs. Returns why
+// to stop if a signal came meanwhile.
+std::optional<StopReason> waitForInitialAttaches(HostRecorder& host, const BlockedStopSignals& signals) {
+  StopConditions waited(signals, jfr::Recording::now() + kInitialAttachWaitNs);
+  while (host.beginAttached()) {
+    std::optional<StopReason> reason = waited.wait(kAttachPollMs);
+    if (reason == StopReason::Duration) break;
+    if (reason) return reason;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -214,17 +303,18 @@ RecordSummary recordAll(const RecordConfig& config) {
   try {
     clocks.enable();
     host.start(watcher.poll().appeared);
-    // The duration counts from when the JVMs found at the start are all being recorded.
+    std::optional<StopReason> reason = waitForInitialAttaches(host, signals);
+    // The duration counts from when the JVMs found at the start are being recorded (or still attaching).
     startNs = jfr::Recording::now();
     StopConditions stop(signals, config.durationNs > 0 ? startNs + config.durationNs : 0);
     pipeline.start();
     ProgressLine progress(config.progressLine, "every JVM");
-    std::optional<StopReason> reason;
     int64_t nextProgress = 0;
-    while (!(reason = stop.wait(kWatchIntervalMs))) {
+    while (!reason && !(reason = stop.wait(kWatchIntervalMs))) {
       discovery::JvmChanges changes = watcher.poll();
       for (pid_t pid : changes.gone) host.retire(pid);
       host.start(changes.appeared);
+      host.beginAttached();
       int64_t now = jfr::Recording::now();
       if (now >= nextProgress) {
         progress.update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config.durationNs) / 1e9,
@@ -243,6 +333,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   pipeline.stopAndDrain();
   host.finishAll(summary);
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
+  host.dropPendingAttaches();
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
   summary.counters = counters;
