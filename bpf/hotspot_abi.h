@@ -47,6 +47,8 @@ struct jfrbpf_hotspot {
   __u32 anchor_pc;
   __u64 call_stub_return; /* StubRoutines::_call_stub_return_address: the entry frame's return address, 0 if
                              unknown; that frame keeps rbp and its blob is never freed */
+  __u64 entry_barrier;      /* StubRoutines' nmethod entry barrier stub [entry_barrier, + its size); size 0 if */
+  __u64 entry_barrier_size; /* unknown. Its frame has a cookie word between rbp's slot and the return address */
 };
 
 #endif

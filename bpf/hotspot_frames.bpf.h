@@ -237,12 +237,34 @@ static __always_inline bool unwind_rbp_frame(struct sampler_scratch* s, long* st
   return true;
 }
 
+/* HotSpot's nmethod entry barrier stub pushes a cookie (-1 unless it is deoptimizing the caller) before it
+ * builds its rbp frame: saved rbp, cookie, return address. False when pc is not in that stub or rbp does not
+ * hold that frame (the stub's first and last instructions); else unwound, or stopped at a read fault. */
+static __always_inline bool unwind_entry_barrier_frame(struct sampler_scratch* s, long* stopped) {
+  struct walk* w = &s->walk;
+  if (w->pc - s->jvm.entry_barrier >= s->jvm.entry_barrier_size) return false;
+  __u64 fp = w->fp;
+  if ((fp & 7) != 0 || fp < w->sp || fp - w->sp >= STUB_MAX_FRAME_BYTES) return false;
+  const __u64* frame = stack_words(&s->window, fp, 24);
+  if (!frame) {
+    *stopped = walk_stop(w, JFRBPF_WALK_READ_FAULT);
+    return true;
+  }
+  if (frame[1] != ~0ull) return false;
+  w->pc = frame[2];
+  w->sp = fp + 24;
+  w->fp = frame[0];
+  *stopped = 0;
+  return true;
+}
+
 /* A compiled or stub frame below the top: its pc is a return address, so the frame is complete. */
 static __always_inline long step_code_below_top(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   long stopped = 0;
   /* Every Java stack (and every JNI upcall) enters Java through the call stub: its frame needs no blob. */
   if (w->pc == s->jvm.call_stub_return && unwind_rbp_frame(s, &stopped)) return stopped;
+  if (unwind_entry_barrier_frame(s, &stopped)) return stopped;
   /* A blob this walk has checked already is not read again. */
   const struct blob_cache_entry* entry = checked_blob(s, cache, w->pc);
   __s32 frame_size = 0;
@@ -263,12 +285,13 @@ static __always_inline long step_code_below_top(struct sampler_scratch* s, struc
 static __always_inline long step_code_cache(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   if (w->depth != 1) return step_code_below_top(s, cache);
+  long stopped = 0;
+  if (unwind_entry_barrier_frame(s, &stopped)) return stopped;
   int status = find_code_blob(w->scratch_key, w->pc);
   if (status != 0) return walk_stop(w, status);
   __s32 frame_size = s->blob.frame_size;
   if (!plain_frame_size(frame_size)) {
     /* Stubs without a recorded size keep an rbp frame, except frameless ones. */
-    long stopped = 0;
     if (unwind_rbp_frame(s, &stopped)) return stopped;
     __u64 caller_pc = 0;
     if (!read_stack_u64(&s->window, w->sp, &caller_pc)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);

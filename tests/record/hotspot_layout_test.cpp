@@ -38,7 +38,8 @@ const std::vector<Field> kJdk25 = {
 };
 
 jvm::JavaModel modelOf(const std::vector<Field>& fields, std::vector<uint32_t> segmentShifts,
-                       const uint64_t* callStubReturnStatic = nullptr) {
+                       const uint64_t* callStubReturnStatic = nullptr,
+                       const std::vector<protocol::DynamicCode>& stubs = {}) {
   StreamBuilder b;
   b.preamble().hello();
   for (const Field& f : fields) {
@@ -55,6 +56,7 @@ jvm::JavaModel modelOf(const std::vector<Field>& fields, std::vector<uint32_t> s
     b.record(RecordType::kCodeHeap, protocol::CodeHeap{low, low + (64 << 20), low, low + (1 << 20), 0x5000, shift});
     low += 64 << 20;
   }
+  for (const protocol::DynamicCode& stub : stubs) b.record(RecordType::kDynamicCode, stub);
   jvm::JavaModel model;
   jvm::RecordStreamParser parser;
   jvm::RecordStreamParser::Sink sink = [&](RecordType t, std::span<const uint8_t> p) { return model.apply(t, p); };
@@ -131,6 +133,28 @@ TEST(HotspotLayout, CallStubReturnAddressIsZeroWithoutItsVmStructsEntry) {
   auto layout = hotspotLayout(model, whyNot);
   ASSERT_TRUE(layout) << whyNot;
   EXPECT_EQ(callStubReturnAddress(getpid(), model, *layout), 0u);
+}
+
+// The walker unwinds the nmethod entry barrier's frame by its own layout: the stub is found by the name
+// JDK 17 or a later JDK gives it, and is absent (size 0) when the JVM reported none.
+TEST(HotspotLayout, EntryBarrierStubIsFoundByEitherJdksName) {
+  for (const char* name : {"nmethod_entry_barrier", "method_entry_barrier"}) {
+    std::string whyNot;
+    auto layout = hotspotLayout(
+        modelOf(kJdk17, {7}, nullptr,
+                {protocol::DynamicCode{1, 0x7f0000002000, 0x90, protocol::kReplayed, {}, name},
+                 protocol::DynamicCode{1, 0x7f0000003000, 0x40, protocol::kReplayed, {}, "call_stub"}}),
+        whyNot);
+    ASSERT_TRUE(layout) << whyNot;
+    EXPECT_EQ(layout->entry_barrier, 0x7f0000002000u) << name;
+    EXPECT_EQ(layout->entry_barrier_size, 0x90u) << name;
+  }
+  std::string whyNot;
+  auto layout = hotspotLayout(
+      modelOf(kJdk17, {7}, nullptr, {protocol::DynamicCode{1, 0x7f0000003000, 0x40, protocol::kReplayed, {}, "call_stub"}}),
+      whyNot);
+  ASSERT_TRUE(layout) << whyNot;
+  EXPECT_EQ(layout->entry_barrier_size, 0u);
 }
 
 TEST(HotspotLayout, RefusesAJvmWithoutHeapBlockFields) {

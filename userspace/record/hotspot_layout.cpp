@@ -62,6 +62,14 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
     layout.interpreter_low = interpreter->start;
     layout.interpreter_high = interpreter->end;
   }
+  // The slow path of a compiled method's entry (taken after every code cache change on JDK 20+'s G1) runs
+  // in this stub: JDK 17 names it "nmethod_entry_barrier", later JDKs "method_entry_barrier".
+  model.code().forEachStub([&](const jvm::StubBlob& stub) {
+    if ((stub.name == "method_entry_barrier" || stub.name == "nmethod_entry_barrier") && stub.end > stub.start) {
+      layout.entry_barrier = stub.start;
+      layout.entry_barrier_size = stub.end - stub.start;
+    }
+  });
 
   const jvm::VmStructsTable& vm = model.vmStructs();
   const jvm::VmTypeInfo* heapBlock = vm.type("HeapBlock");
