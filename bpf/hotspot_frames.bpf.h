@@ -147,15 +147,68 @@ static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 sl
   return 0;
 }
 
+enum compiled_edge {
+  EDGE_NONE,     /* the frame is complete: unwind it by its size */
+  EDGE_UNWOUND,  /* caught while built or torn down, and unwound */
+  EDGE_UNKNOWN,  /* in the prologue, at an instruction the walker does not know: no guess */
+};
+
+static __always_inline __s32 code_s32(const __u8* code) {
+  return (__s32)(code[0] | (__u32)code[1] << 8 | (__u32)code[2] << 16 | (__u32)code[3] << 24);
+}
+
+/* Where the return address is when pc is in the prologue, which runs, in HotSpot's order: the inline cache
+ * check of the unverified entry (loads and compares of the receiver's klass, a jump back to the miss stub,
+ * alignment nops); then either C2's frame without a stack bang (sub rsp, the whole frame; then rbp stored
+ * at its top) or the stack bang, push rbp, [mov rbp, rsp] and sub rsp (C1, and C2 with a bang); then the
+ * nmethod entry barrier's check (cmp on r15, a forward jump or a call), after which the frame is complete.
+ * The frame size tells the two subs apart: without push rbp it also allocates rbp's slot. */
+static __always_inline enum compiled_edge prologue_edge(const __u8* code, __s32 frame_bytes, __u64 sp, __u64* ra_at,
+                                                        __u64* fp_at) {
+  __u8 op = code[0];
+  if (op == 0x55 || op == 0x89) { /* push rbp, or a stack bang (mov %eax,-N(%rsp)): nothing pushed yet */
+    *ra_at = sp;
+  } else if (op == 0x48 && (code[1] == 0x81 || code[1] == 0x83) && code[2] == 0xec) { /* sub $imm, %rsp */
+    __s32 imm = code[1] == 0x83 ? (__s8)code[3] : code_s32(&code[3]);
+    if (imm == frame_bytes - 8) {
+      *ra_at = sp;
+    } else {
+      *fp_at = sp;
+      *ra_at = sp + 8;
+    }
+  } else if (op == 0x48 && code[1] == 0x89 && code[2] == 0xe5) { /* mov %rsp,%rbp after push rbp */
+    *fp_at = sp;
+    *ra_at = sp + 8;
+  } else if (op == 0x48 && code[1] == 0x89 && (code[2] == 0x6c || code[2] == 0xac) && code[3] == 0x24) {
+    *ra_at = sp + frame_bytes - 8; /* mov %rbp,N(%rsp): frame allocated, rbp still the caller's */
+  } else if (op == 0x41 && (code[1] == 0x81 || code[1] == 0x83) && (code[2] == 0x7f || code[2] == 0xbf)) {
+    return EDGE_NONE; /* the entry barrier's cmp on r15 */
+  } else if (op == 0x0f && (code[1] == 0x84 || code[1] == 0x85)) {
+    if (code_s32(&code[2]) > 0) return EDGE_NONE; /* the entry barrier's jump to its slow path */
+    *ra_at = sp;                                  /* the inline cache check's jump to the miss stub */
+  } else if (op == 0xe8 || ((op == 0x74 || op == 0x75) && (__s8)code[1] > 0)) {
+    return EDGE_NONE; /* the entry barrier's call, or its jump over it */
+  } else if (op == 0x90 || (op == 0x66 && (code[1] == 0x90 || code[1] == 0x0f || code[1] == 0x66)) ||
+             (op == 0x0f && code[1] == 0x1f)) {
+    *ra_at = sp; /* alignment nops before the verified entry */
+  } else if ((op & 0xf0) == 0x40 && (code[1] == 0x8b || code[1] == 0x3b || code[1] == 0x03 || code[1] == 0xc1 ||
+                                     code[1] == 0x33 || (code[1] & 0xf8) == 0xb8)) {
+    *ra_at = sp; /* the inline cache check: the receiver's klass loaded, decoded and compared */
+  } else {
+    return EDGE_UNKNOWN;
+  }
+  return EDGE_UNWOUND;
+}
+
 /* The top frame of a sample may be caught while its frame is being built or torn down; only then is the
- * frame size not yet (or no longer) the distance to the return address. Returns true when it handled the
- * frame, by decoding the instruction at pc. Needs the blob's header in the scratch. */
-static __always_inline bool unwind_compiled_edge(struct sampler_scratch* s) {
+ * frame size not yet (or no longer) the distance to the return address. Decodes the instruction at pc. Needs
+ * the blob's header in the scratch. */
+static __always_inline enum compiled_edge unwind_compiled_edge(struct sampler_scratch* s) {
   struct walk* w = &s->walk;
   const struct jfrbpf_hotspot* jvm = &s->jvm;
   const struct blob_header* h = &s->blob;
-  __u8 code[3] = {};
-  if (bpf_probe_read_user(code, sizeof(code), (const void*)w->pc) != 0) return false;
+  __u8 code[8] = {};
+  if (bpf_probe_read_user(code, sizeof(code), (const void*)w->pc) != 0) return EDGE_NONE;
   __u32 fields = jvm->heap_block_header_size;
   __u64 code_begin_field = header_field(h, fields + jvm->blob_code_begin);
   __u64 code_begin = jvm->blob_code_begin_is_offset ? h->blob + (__s32)code_begin_field : code_begin_field;
@@ -163,35 +216,29 @@ static __always_inline bool unwind_compiled_edge(struct sampler_scratch* s) {
   __s32 frame_complete =
       jvm->blob_frame_complete_size == 2 ? (__s16)frame_complete_field : (__s32)frame_complete_field;
   __u64 ra_at = 0, fp_at = 0;
-  bool in_prologue = frame_complete > 0 && w->pc < code_begin + frame_complete;
-  if (in_prologue) {
-    /* Before `push rbp` (the stack bang `mov %eax,-N(%rsp)` comes first): only the return address. */
-    if (code[0] == 0x55 || code[0] == 0x89) {
-      ra_at = w->sp;
-    } else {
-      fp_at = w->sp;
-      ra_at = w->sp + 8;
-    }
+  if (frame_complete > 0 && w->pc < code_begin + frame_complete) {
+    enum compiled_edge edge = prologue_edge(code, h->frame_size * 8, w->sp, &ra_at, &fp_at);
+    if (edge != EDGE_UNWOUND) return edge;
   } else if (code[0] == 0xc3) { /* ret */
     ra_at = w->sp;
   } else if (code[0] == 0x5d) { /* pop rbp */
     fp_at = w->sp;
     ra_at = w->sp + 8;
-  } else if ((code[0] == 0x49 || code[0] == 0x4c) && code[1] == 0x3b && code[2] == 0xa7) {
-    ra_at = w->sp; /* safepoint poll on return (cmp rsp, [r15+poll]) after pop rbp */
+  } else if ((code[0] == 0x49 || code[0] == 0x4c) && code[1] == 0x3b && (code[2] == 0x67 || code[2] == 0xa7)) {
+    ra_at = w->sp; /* safepoint poll on return (cmp N(%r15),%rsp) after pop rbp */
   } else if (code[0] == 0x0f && code[1] == 0x87) {
     ra_at = w->sp; /* its conditional jump to the poll stub */
   } else {
-    return false;
+    return EDGE_NONE;
   }
   __u64 caller_pc = 0, caller_fp = w->fp;
   if (!read_stack_u64(&s->window, ra_at, &caller_pc) || (fp_at && !read_stack_u64(&s->window, fp_at, &caller_fp))) {
-    return false;
+    return EDGE_NONE;
   }
   w->pc = caller_pc;
   w->fp = caller_fp;
   w->sp = ra_at + 8;
-  return true;
+  return EDGE_UNWOUND;
 }
 
 /* The cache entry of the blob that holds pc if this walk has checked that blob already, else 0. */
@@ -299,7 +346,9 @@ static __always_inline long step_code_cache(struct sampler_scratch* s, struct bl
     w->sp += 8;
     return 0;
   }
-  if (unwind_compiled_edge(s)) return 0;
+  enum compiled_edge edge = unwind_compiled_edge(s);
+  if (edge == EDGE_UNWOUND) return 0;
+  if (edge == EDGE_UNKNOWN) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
   return unwind_sized_frame(s, frame_size);
 }
 
