@@ -163,8 +163,9 @@ static __always_inline __s32 code_s32(const __u8* code) {
  * at its top) or the stack bang, push rbp, [mov rbp, rsp] and sub rsp (C1, and C2 with a bang); then the
  * nmethod entry barrier's check (cmp on r15, a forward jump or a call), after which the frame is complete.
  * The frame size tells the two subs apart: without push rbp it also allocates rbp's slot. */
-static __always_inline enum compiled_edge prologue_edge(const __u8* code, __s32 frame_bytes, __u64 sp, __u64* ra_at,
-                                                        __u64* fp_at) {
+static __always_inline enum compiled_edge prologue_edge(struct sampler_scratch* s, const __u8* code, __s32 frame_bytes,
+                                                        __u64* ra_at, __u64* fp_at) {
+  const __u64 sp = s->walk.sp;
   __u8 op = code[0];
   if (op == 0x55 || op == 0x89) { /* push rbp, or a stack bang (mov %eax,-N(%rsp)): nothing pushed yet */
     *ra_at = sp;
@@ -176,11 +177,19 @@ static __always_inline enum compiled_edge prologue_edge(const __u8* code, __s32 
       *fp_at = sp;
       *ra_at = sp + 8;
     }
-  } else if (op == 0x48 && code[1] == 0x89 && code[2] == 0xe5) { /* mov %rsp,%rbp after push rbp */
+  } else if (op == 0x48 && ((code[1] == 0x89 && code[2] == 0xe5) || (code[1] == 0x8b && code[2] == 0xec))) {
+    /* mov %rsp,%rbp (PreserveFramePointer): after push rbp when a sub rsp follows, after the whole frame and
+     * rbp's store when an add to rbp follows */
+    if (code[3] != 0x48 || (code[4] != 0x83 && code[4] != 0x81)) return EDGE_UNKNOWN;
+    if (code[5] == 0xc5) return EDGE_NONE;
+    if (code[5] != 0xec) return EDGE_UNKNOWN;
     *fp_at = sp;
     *ra_at = sp + 8;
   } else if (op == 0x48 && code[1] == 0x89 && (code[2] == 0x6c || code[2] == 0xac) && code[3] == 0x24) {
     *ra_at = sp + frame_bytes - 8; /* mov %rbp,N(%rsp): frame allocated, rbp still the caller's */
+  } else if (op == 0x48 && (((code[1] == 0x83 || code[1] == 0x81) && code[2] == 0xc5) ||
+                            (code[1] == 0x8d && (code[2] == 0x6c || code[2] == 0xac) && code[3] == 0x24))) {
+    return EDGE_NONE; /* add $N,%rbp or lea N(%rsp),%rbp (PreserveFramePointer) after rbp's store */
   } else if (op == 0x41 && (code[1] == 0x81 || code[1] == 0x83) && (code[2] == 0x7f || code[2] == 0xbf)) {
     return EDGE_NONE; /* the entry barrier's cmp on r15 */
   } else if (op == 0x0f && (code[1] == 0x84 || code[1] == 0x85)) {
@@ -190,7 +199,17 @@ static __always_inline enum compiled_edge prologue_edge(const __u8* code, __s32 
     return EDGE_NONE; /* the entry barrier's call, or its jump over it */
   } else if (op == 0x90 || (op == 0x66 && (code[1] == 0x90 || code[1] == 0x0f || code[1] == 0x66)) ||
              (op == 0x0f && code[1] == 0x1f)) {
-    *ra_at = sp; /* alignment nops before the verified entry */
+    /* Alignment nops: before the verified entry (nothing pushed) or before the entry barrier's check (the
+     * frame complete). Only one of the two slots holds a return address, into the code cache. */
+    __u64 unbuilt = 0, built = 0;
+    if (!read_stack_u64(&s->window, sp, &unbuilt) || !read_stack_u64(&s->window, sp + frame_bytes - 8, &built)) {
+      return EDGE_UNKNOWN;
+    }
+    bool unbuilt_is_code = unbuilt >= s->jvm.code_low && unbuilt < s->jvm.code_high;
+    bool built_is_code = built >= s->jvm.code_low && built < s->jvm.code_high;
+    if (unbuilt_is_code == built_is_code) return EDGE_UNKNOWN;
+    if (built_is_code) return EDGE_NONE;
+    *ra_at = sp;
   } else if ((op & 0xf0) == 0x40 && (code[1] == 0x8b || code[1] == 0x3b || code[1] == 0x03 || code[1] == 0xc1 ||
                                      code[1] == 0x33 || (code[1] & 0xf8) == 0xb8)) {
     *ra_at = sp; /* the inline cache check: the receiver's klass loaded, decoded and compared */
@@ -217,7 +236,7 @@ static __always_inline enum compiled_edge unwind_compiled_edge(struct sampler_sc
       jvm->blob_frame_complete_size == 2 ? (__s16)frame_complete_field : (__s32)frame_complete_field;
   __u64 ra_at = 0, fp_at = 0;
   if (frame_complete > 0 && w->pc < code_begin + frame_complete) {
-    enum compiled_edge edge = prologue_edge(code, h->frame_size * 8, w->sp, &ra_at, &fp_at);
+    enum compiled_edge edge = prologue_edge(s, code, h->frame_size * 8, &ra_at, &fp_at);
     if (edge != EDGE_UNWOUND) return edge;
   } else if (code[0] == 0xc3) { /* ret */
     ra_at = w->sp;

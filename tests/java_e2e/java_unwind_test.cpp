@@ -114,36 +114,43 @@ TEST_P(JavaUnwind, InterpretedFrameBetweenCompiledFramesCompletes) {
 
 // A one-line method called through an inline cache and never inlined: about half of the samples catch it in
 // its entry or exit, where its frame is not (or no longer) its full size. Each must still name its caller at
-// the call's line and go on to the root. (Before the walker decoded C2's frame without a stack bang, its
-// inline cache check and its entry barrier, 2-24 % of these walks ended after the callee.)
+// the call's line and go on to the root, with and without PreserveFramePointer (whose rbp set-up adds to the
+// prologue). (Before the walker decoded C2's frame without a stack bang, its inline cache check and its entry
+// barrier, 2-24 % of these walks ended after the callee.)
 TEST_P(JavaUnwind, TinyCalleeCaughtInItsEntryOrExitCompletes) {
   const int jdk = GetParam();
   JAVA_E2E_REQUIRE(jdk);
   ScratchDir dir("java-e2e-tiny-" + std::to_string(jdk));
-  Workload jvm(javaCommand(jdk, {"-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,TinyCalls$Increment::apply"},
-                           "TinyCalls"),
-               1);
-  ASSERT_EQ(jvm.threads().size(), 1u);
-  RecordedSamples recorded;
-  ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), dir.file("tiny.jfr"), "3s", recorded));
-  const auto& tiny = recorded.byThread[jvm.tid("tiny")];
-  ASSERT_GE(tiny.size(), 50u);
-  EXPECT_GE(rootCompletenessPercent(tiny, jdk, "TinyCalls tiny"), 99.0);
-
   const int callsApply = taggedLine("TinyCalls.java", "calls-apply");
-  auto inApply = where(tiny, [](const JfrSample& s) {
-    const JfrFrame* top = s.topJavaFrame();
-    return top && top->name() == "TinyCalls$Increment.apply";
-  });
-  EXPECT_GE(inApply.size(), tiny.size() / 5) << "the callee's entry and exit are a large part of the loop";
-  EXPECT_GE(percentWithout(
-                inApply,
-                [&](const JfrSample& s) -> std::string {
-                  size_t apply = static_cast<size_t>(s.find("TinyCalls$Increment", "apply"));
-                  return frameProblem(s, apply + 1, "TinyCalls.callForever", callsApply);
-                },
-                "JDK " + std::to_string(jdk) + " tiny: Increment.apply <- callForever at the call's line"),
-            99.0);
+  for (const char* framePointer : {"-XX:-PreserveFramePointer", "-XX:+PreserveFramePointer"}) {
+    SCOPED_TRACE(framePointer);
+    const std::string label = "JDK " + std::to_string(jdk) + " " + framePointer + " tiny";
+    Workload jvm(javaCommand(jdk,
+                             {"-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,TinyCalls$Increment::apply",
+                              framePointer},
+                             "TinyCalls"),
+                 1);
+    ASSERT_EQ(jvm.threads().size(), 1u);
+    RecordedSamples recorded;
+    std::string out = dir.file(std::string("tiny") + framePointer + ".jfr");
+    ASSERT_NO_FATAL_FAILURE(recordAndRead(jvm.pid(), out, "3s", recorded));
+    const auto& tiny = recorded.byThread[jvm.tid("tiny")];
+    ASSERT_GE(tiny.size(), 50u);
+    EXPECT_GE(rootCompletenessPercent(tiny, jdk, std::string(framePointer) + " TinyCalls tiny"), 99.0);
+    auto inApply = where(tiny, [](const JfrSample& s) {
+      const JfrFrame* top = s.topJavaFrame();
+      return top && top->name() == "TinyCalls$Increment.apply";
+    });
+    EXPECT_GE(inApply.size(), tiny.size() / 5) << "the callee's entry and exit are a large part of the loop";
+    EXPECT_GE(percentWithout(
+                  inApply,
+                  [&](const JfrSample& s) -> std::string {
+                    size_t apply = static_cast<size_t>(s.find("TinyCalls$Increment", "apply"));
+                    return frameProblem(s, apply + 1, "TinyCalls.callForever", callsApply);
+                  },
+                  label + ": Increment.apply <- callForever at the call's line"),
+              99.0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(JavaE2E, JavaUnwind, ::testing::Values(17, 25), jdkTestName);
