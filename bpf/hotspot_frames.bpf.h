@@ -173,9 +173,11 @@ static __always_inline enum compiled_edge prologue_edge(struct sampler_scratch* 
     __s32 imm = code[1] == 0x83 ? (__s8)code[3] : code_s32(&code[3]);
     if (imm == frame_bytes - 8) {
       *ra_at = sp;
-    } else {
+    } else if (imm == frame_bytes - 16) {
       *fp_at = sp;
       *ra_at = sp + 8;
+    } else {
+      return EDGE_UNKNOWN;
     }
   } else if (op == 0x48 && ((code[1] == 0x89 && code[2] == 0xe5) || (code[1] == 0x8b && code[2] == 0xec))) {
     /* mov %rsp,%rbp (PreserveFramePointer): after push rbp when a sub rsp follows, after the whole frame and
