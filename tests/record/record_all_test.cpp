@@ -70,6 +70,16 @@ pid_t javaBelow(pid_t wrapper) {
   return 0;
 }
 
+// The files `record --all` wrote into `dir`, by the pid their names start with.
+std::map<pid_t, std::string> filesByPid(const std::string& dir) {
+  std::map<pid_t, std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename();
+    files[std::stoi(name.substr(0, name.find('-')))] = entry.path();
+  }
+  return files;
+}
+
 bool hasDemoFrames(const Recorded& recorded) {
   for (const Sample& s : recorded.samples) {
     if (hasFrame(s, "multiplyMatrices", "demo/DemoApp") || hasFrame(s, "updateInventory", "demo/DemoApp")) return true;
@@ -109,11 +119,7 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
   ASSERT_TRUE(code.has_value());
   ASSERT_EQ(*code, 0) << output;
 
-  std::map<pid_t, std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(out)) {
-    std::string name = entry.path().filename();
-    files[std::stoi(name.substr(0, name.find('-')))] = entry.path();
-  }
+  std::map<pid_t, std::string> files = filesByPid(out);
   EXPECT_NE(output.find("JVM " + std::to_string(shortLived->pid()) + " exited"), std::string::npos) << output;
   const std::map<std::string, std::pair<pid_t, ChildProcess*>> jvms = {
       {"plain", {plain->pid(), plain.get()}},
@@ -188,11 +194,7 @@ TEST(RecordAll, AJvmThatDoesNotAnswerTheAttachHoldsUpNeitherTheOthersNorTheEnd) 
   ASSERT_TRUE(code.has_value()) << output;
   ASSERT_EQ(*code, 0) << output;
 
-  std::map<pid_t, std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(out)) {
-    std::string name = entry.path().filename();
-    files[std::stoi(name.substr(0, name.find('-')))] = entry.path();
-  }
+  std::map<pid_t, std::string> files = filesByPid(out);
   EXPECT_FALSE(files.count(silent->pid())) << output;
   for (pid_t pid : {answering->pid(), lateComer->pid()}) {
     SCOPED_TRACE("JVM " + std::to_string(pid));
