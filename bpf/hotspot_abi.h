@@ -49,6 +49,8 @@ struct jfrbpf_hotspot {
                              unknown; that frame keeps rbp and its blob is never freed */
   __u64 entry_barrier;      /* StubRoutines' nmethod entry barrier stub [entry_barrier, + its size); size 0 if */
   __u64 entry_barrier_size; /* unknown. Its frame has a cookie word between rbp's slot and the return address */
+  __u32 code_frees_watched; /* a uprobe sees the code heap free blocks: the walker may trust blobs it checked */
+  __u32 reserved;           /* until the next free (see bpf/hotspot_frames.bpf.h) */
 };
 
 #endif

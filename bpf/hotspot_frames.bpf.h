@@ -11,20 +11,32 @@
 #define MAX_FRAME_SIZE_WORDS (1 << 16)
 
 /* A direct-mapped cache, per CPU and scratch, of the CodeBlob each code granule (the smallest segment of the
- * code heaps, which never holds two blobs) was found in: it saves the walk the segment map (one read per
- * hop) for the call sites and hot loops it meets again. An entry is only a hint: the blob it names is read
- * again and checked (a used HeapBlock that spans the pc, with the frame size it had) once per walk, because
- * the JVM frees and reuses code cache memory; blocks never overlap, so a used block that spans the pc is
- * the pc's blob. */
-#define BLOB_CACHE_INDEX_BITS 10
-#define BLOB_CACHE_ENTRIES (1u << BLOB_CACHE_INDEX_BITS) /* 32 KiB: the most a per-CPU map value may hold */
+ * code heaps, which never holds two blobs) was found in, with what the walker uses of its header: it saves
+ * the walk the segment map (one read per hop) and the header read (a bpf_probe_read_user into the code cache
+ * costs 0.1-0.3 us on this project's VM, the first of a sample the most). The JVM frees and reuses code cache
+ * memory, so an entry is trusted only while its stamp holds (blocks never overlap, so a used block that spans
+ * the pc is the pc's blob):
+ * - where jfrbpf watches the JVM's code frees (a uprobe on the code heap's two deallocation functions bumps
+ *   code_epoch before any block is freed), the stamp is the code epoch when the header was read: the entry
+ *   holds until the next free. A thread's frames are in blobs the JVM has not freed, so a walk that read the
+ *   epoch after the thread stopped sees every free that could have changed a blob it meets;
+ * - elsewhere it is the walk's number: the blob is read again and checked once per walk. */
+#define BLOB_CACHE_INDEX_BITS 9
+#define BLOB_CACHE_ENTRIES (1u << BLOB_CACHE_INDEX_BITS) /* 24 KiB: a per-CPU map value holds at most 32 */
+
+/* Bumped before the code heap of a JVM whose frees are watched frees a block, and by the loader whenever a
+ * JVM layout comes or goes (a process id can come back as another JVM). */
+__u64 code_epoch = 0;
 
 struct blob_cache_entry {
   __u64 granule; /* its address */
   __u64 blob;
-  __u64 checked_in; /* walk.seq of the walk that last read the blob's header */
+  __u64 code_begin;
+  __u64 stamp; /* walk.blob_stamp of the walk that last read and checked the blob's header */
   __s32 frame_size;
+  __s32 frame_complete;
   __u32 tgid;
+  __u32 reserved;
 };
 
 struct blob_cache {
@@ -37,6 +49,33 @@ struct {
   __type(key, __u32);
   __type(value, struct blob_cache);
 } blob_caches SEC(".maps");
+
+/* The code bytes at the top pcs of samples, per CPU and scratch, kept under the blob cache's stamps: a walk
+ * that finds its top pc here reads no code cache memory at all. HotSpot patches live code only where the
+ * prologue and epilogue decoding does not look (call targets, inline cache and oop immediates, the entry
+ * barrier's guard value, C1's patch sites in a method's body), and at a not-entrant method's verified entry,
+ * where nothing is pushed yet whatever instruction is there. */
+#define CODE_BYTES_CACHE_INDEX_BITS 10
+#define CODE_BYTES_CACHE_ENTRIES (1u << CODE_BYTES_CACHE_INDEX_BITS) /* 32 KiB */
+
+struct code_bytes_entry {
+  __u64 pc;
+  __u64 stamp; /* as a blob cache entry's */
+  __u8 bytes[8];
+  __u32 tgid;
+  __u32 reserved;
+};
+
+struct code_bytes_cache {
+  struct code_bytes_entry entries[CODE_BYTES_CACHE_ENTRIES];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 2); /* one per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE */
+  __type(key, __u32);
+  __type(value, struct code_bytes_cache);
+} code_bytes_caches SEC(".maps");
 
 static __always_inline const struct jfrbpf_code_heap* code_heap_of(const struct jfrbpf_hotspot* jvm, __u64 pc) {
   for (int i = 0; i < JFRBPF_MAX_CODE_HEAPS; i++) {
@@ -66,7 +105,8 @@ static __always_inline __u64 header_field(const struct blob_header* h, __u32 off
   return h->words[(offset / 8) & (JFRBPF_BLOB_HEADER_MAX / 8 - 1)] >> ((offset & 7) * 8);
 }
 
-/* Copies the header of the CodeBlob at `blob` into the scratch; true if it is a used block that spans pc. */
+/* Copies the header of the CodeBlob at `blob` into the scratch and takes what the walker uses from it; true
+ * if it is a used block that spans pc. */
 static __always_inline bool read_blob_header(struct sampler_scratch* s, const struct jfrbpf_code_heap* heap,
                                              __u64 blob, __u64 pc) {
   const struct jfrbpf_hotspot* jvm = &s->jvm;
@@ -81,8 +121,13 @@ static __always_inline bool read_blob_header(struct sampler_scratch* s, const st
   if (jvm->heap_block_length_size == 4) segments = (__u32)segments;
   if (segments == 0 || segments > (heap->high - heap->low) >> (heap->log2_segment_size & 63)) return false;
   if (pc - block >= segments << (heap->log2_segment_size & 63)) return false;
+  __u32 fields = jvm->heap_block_header_size;
+  __u64 code_begin = header_field(h, fields + jvm->blob_code_begin);
+  __u64 frame_complete = header_field(h, fields + jvm->blob_frame_complete);
   h->blob = blob;
-  h->frame_size = (__s32)header_field(h, jvm->heap_block_header_size + jvm->blob_frame_size);
+  h->code_begin = jvm->blob_code_begin_is_offset ? blob + (__s32)code_begin : code_begin;
+  h->frame_size = (__s32)header_field(h, fields + jvm->blob_frame_size);
+  h->frame_complete = jvm->blob_frame_complete_size == 2 ? (__s16)frame_complete : (__s32)frame_complete;
   return true;
 }
 
@@ -95,30 +140,45 @@ static __always_inline struct blob_cache_entry* blob_cache_entry(struct blob_cac
   return &cache->entries[(granule * 0x9e3779b97f4a7c15ull) >> (64 - BLOB_CACHE_INDEX_BITS)];
 }
 
-/* Finds the CodeBlob that holds pc, checks it and leaves its header in the scratch (`blob`). Returns 0, or
- * why the walk must stop. A global function, verified once (see find_unwind_row). */
+static __always_inline bool blob_cache_hit(const struct blob_cache_entry* entry, __u64 granule, const struct walk* w) {
+  return entry->granule == granule && entry->tgid == w->tgid && entry->stamp == w->blob_stamp;
+}
+
+/* Finds the CodeBlob that holds pc, checked (see the blob cache), and leaves what is known of it in the scratch
+ * (`blob`; its header words only if read now). Returns 0, or why the walk must stop. A global function,
+ * verified once (see find_unwind_row). */
 __noinline int find_code_blob(__u32 scratch_key, __u64 pc) {
   struct sampler_scratch* s = get_scratch(scratch_key);
   struct blob_cache* cache = bpf_map_lookup_elem(&blob_caches, &scratch_key);
   if (!s || !cache) return JFRBPF_WALK_UNKNOWN_CODE;
-  const struct jfrbpf_code_heap* heap = code_heap_of(&s->jvm, pc);
-  if (!heap) return JFRBPF_WALK_UNKNOWN_CODE;
   struct walk* w = &s->walk;
+  struct blob_header* h = &s->blob;
   __u64 granule = code_granule(&s->jvm, pc);
   struct blob_cache_entry* entry = blob_cache_entry(cache, granule);
-  if (entry->granule == granule && entry->tgid == w->tgid) {
-    if (read_blob_header(s, heap, entry->blob, pc) && s->blob.frame_size == entry->frame_size) {
-      entry->checked_in = w->seq;
-      return 0;
-    }
+  if (blob_cache_hit(entry, granule, w)) {
+    h->blob = entry->blob;
+    h->code_begin = entry->code_begin;
+    h->frame_size = entry->frame_size;
+    h->frame_complete = entry->frame_complete;
+    return 0;
   }
-  __u64 blob = segmap_blob(&s->jvm, heap, pc);
-  if (!blob || !read_blob_header(s, heap, blob, pc)) return JFRBPF_WALK_UNKNOWN_CODE;
+  const struct jfrbpf_code_heap* heap = code_heap_of(&s->jvm, pc);
+  if (!heap) return JFRBPF_WALK_UNKNOWN_CODE;
+  /* A stale entry still names the likeliest blob: checking it saves the segment map. Its frame size must
+   * match too: where that blob was freed, what is read as a header may now be another blob's code. */
+  bool known = entry->granule == granule && entry->tgid == w->tgid && read_blob_header(s, heap, entry->blob, pc) &&
+               h->frame_size == entry->frame_size;
+  if (!known) {
+    __u64 blob = segmap_blob(&s->jvm, heap, pc);
+    if (!blob || !read_blob_header(s, heap, blob, pc)) return JFRBPF_WALK_UNKNOWN_CODE;
+  }
   entry->granule = granule;
-  entry->blob = blob;
-  entry->checked_in = w->seq;
-  entry->frame_size = s->blob.frame_size;
+  entry->blob = h->blob;
+  entry->code_begin = h->code_begin;
+  entry->frame_size = h->frame_size;
+  entry->frame_complete = h->frame_complete;
   entry->tgid = w->tgid;
+  entry->stamp = w->blob_stamp;
   return 0;
 }
 
@@ -224,20 +284,34 @@ static __always_inline enum compiled_edge prologue_edge(struct sampler_scratch* 
 /* The top frame of a sample may be caught while its frame is being built or torn down; only then is the
  * frame size not yet (or no longer) the distance to the return address. Decodes the instruction at pc. Needs
  * the blob's header in the scratch. */
+/* The 8 code bytes at the walk's pc, from the code bytes cache or read (and cached when the stamps last). */
+static __always_inline bool top_code_bytes(struct sampler_scratch* s, __u8 code[8]) {
+  const struct walk* w = &s->walk;
+  __u32 key = w->scratch_key;
+  struct code_bytes_cache* cache = bpf_map_lookup_elem(&code_bytes_caches, &key);
+  if (!cache) return false;
+  struct code_bytes_entry* entry =
+      &cache->entries[(w->pc * 0x9e3779b97f4a7c15ull) >> (64 - CODE_BYTES_CACHE_INDEX_BITS)];
+  if (entry->pc == w->pc && entry->tgid == w->tgid && entry->stamp == w->blob_stamp) {
+    __builtin_memcpy(code, entry->bytes, 8);
+    return true;
+  }
+  if (bpf_probe_read_user(code, 8, (const void*)w->pc) != 0) return false;
+  if (w->blob_stamp & 1) return true; /* a stamp of this walk alone: no later walk could use the entry */
+  entry->pc = w->pc;
+  entry->tgid = w->tgid;
+  entry->stamp = w->blob_stamp;
+  __builtin_memcpy(entry->bytes, code, 8);
+  return true;
+}
+
 static __always_inline enum compiled_edge unwind_compiled_edge(struct sampler_scratch* s) {
   struct walk* w = &s->walk;
-  const struct jfrbpf_hotspot* jvm = &s->jvm;
   const struct blob_header* h = &s->blob;
   __u8 code[8] = {};
-  if (bpf_probe_read_user(code, sizeof(code), (const void*)w->pc) != 0) return EDGE_NONE;
-  __u32 fields = jvm->heap_block_header_size;
-  __u64 code_begin_field = header_field(h, fields + jvm->blob_code_begin);
-  __u64 code_begin = jvm->blob_code_begin_is_offset ? h->blob + (__s32)code_begin_field : code_begin_field;
-  __u64 frame_complete_field = header_field(h, fields + jvm->blob_frame_complete);
-  __s32 frame_complete =
-      jvm->blob_frame_complete_size == 2 ? (__s16)frame_complete_field : (__s32)frame_complete_field;
+  if (!top_code_bytes(s, code)) return EDGE_NONE;
   __u64 ra_at = 0, fp_at = 0;
-  if (frame_complete > 0 && w->pc < code_begin + frame_complete) {
+  if (h->frame_complete > 0 && w->pc < h->code_begin + h->frame_complete) {
     enum compiled_edge edge = prologue_edge(s, code, h->frame_size * 8, &ra_at, &fp_at);
     if (edge != EDGE_UNWOUND) return edge;
   } else if (code[0] == 0xc3) { /* ret */
@@ -262,13 +336,12 @@ static __always_inline enum compiled_edge unwind_compiled_edge(struct sampler_sc
   return EDGE_UNWOUND;
 }
 
-/* The cache entry of the blob that holds pc if this walk has checked that blob already, else 0. */
+/* The cache entry of the blob that holds pc if it holds (see the blob cache), else 0. */
 static __always_inline const struct blob_cache_entry* checked_blob(const struct sampler_scratch* s,
                                                                    struct blob_cache* cache, __u64 pc) {
   __u64 granule = code_granule(&s->jvm, pc);
   const struct blob_cache_entry* entry = blob_cache_entry(cache, granule);
-  const struct walk* w = &s->walk;
-  return entry->granule == granule && entry->tgid == w->tgid && entry->checked_in == w->seq ? entry : 0;
+  return blob_cache_hit(entry, granule, &s->walk) ? entry : 0;
 }
 
 static __always_inline bool plain_frame_size(__s32 frame_size) {
@@ -333,7 +406,6 @@ static __always_inline long step_code_below_top(struct sampler_scratch* s, struc
   /* Every Java stack (and every JNI upcall) enters Java through the call stub: its frame needs no blob. */
   if (w->pc == s->jvm.call_stub_return && unwind_rbp_frame(s, &stopped)) return stopped;
   if (unwind_entry_barrier_frame(s, &stopped)) return stopped;
-  /* A blob this walk has checked already is not read again. */
   const struct blob_cache_entry* entry = checked_blob(s, cache, w->pc);
   __s32 frame_size = 0;
   if (entry) {

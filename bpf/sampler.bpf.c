@@ -330,6 +330,9 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   w->seq += 1;
   w->unwind_epoch = unwind_epoch;
   w->has_jvm = s->known.jvm;
+  /* Read before this walk reads any code cache memory (see the blob cache): an even stamp for the code
+   * epoch, an odd one for this walk alone. */
+  w->blob_stamp = w->has_jvm && s->jvm.code_frees_watched ? *(volatile __u64*)&code_epoch << 1 : w->seq << 1 | 1;
   s->window.low = s->window.high = 0;
 }
 
@@ -401,6 +404,15 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   }
   count(JFRBPF_COUNTER_SAMPLED);
   record_cost(entered_ns);
+  return 0;
+}
+
+/* Entered before the code heap of a JVM whose frees are watched frees a block (its CodeHeap::deallocate and
+ * deallocate_tail): the blob cache's entries no longer hold. */
+SEC("uprobe")
+int on_code_freed(void* ctx) {
+  __sync_fetch_and_add(&code_epoch, 1);
+  count(JFRBPF_COUNTER_CODE_FREES);
   return 0;
 }
 

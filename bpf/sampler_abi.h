@@ -27,6 +27,7 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_WALK_NO_UNWIND_INFO,  /* ... at native code with no table row and no usable frame pointer */
   JFRBPF_COUNTER_WALK_BAD_FRAME,       /* ... at a frame that failed a plausibility check */
   JFRBPF_COUNTER_WALK_ANCHOR_USED,     /* walks that jumped to a JavaFrameAnchor (not an end) */
+  JFRBPF_COUNTER_CODE_FREES,           /* blocks watched JVMs freed in their code heaps (not a sample) */
   JFRBPF_COUNTER_COUNT
 };
 

@@ -25,8 +25,9 @@ struct walk {
   __u8 busy;        /* the trace scratch is in use (a preempted uprobe program still owns it) */
   __u8 scratch_key; /* SCRATCH_SAMPLER or SCRATCH_TRACE: where this walk lives */
   __u8 reserved[5];
-  __u64 seq; /* numbers the walks of this scratch: what was checked during this walk need not be again */
+  __u64 seq; /* numbers the walks of this scratch */
   __u64 unwind_epoch; /* of the native unwind maps when the walk began (see native_frames.bpf.h) */
+  __u64 blob_stamp;   /* what a code blob checked in this walk is stamped with (see hotspot_frames.bpf.h) */
 };
 
 /* User reads dominate a walk's cost: on this project's VM one bpf_probe_read_user costs about 70 ns for a
@@ -46,13 +47,14 @@ struct stack_window {
   __u64 words[(STACK_WINDOW_BYTES + STACK_READ_MAX) / 8]; /* a read at any offset inside the window fits */
 };
 
-/* A CodeBlob's header as read from the code cache: the HeapBlock header in front of it, then the CodeBlob
- * fields the walker uses (at most JFRBPF_BLOB_HEADER_MAX bytes, each field inside one aligned word: both
- * checked by the loader). */
+/* What the walker knows of the CodeBlob of a pc: read from its header (`words`: the HeapBlock header in front
+ * of it, then the CodeBlob fields the walker uses, at most JFRBPF_BLOB_HEADER_MAX bytes, each field inside one
+ * aligned word: both checked by the loader), or taken from the blob cache. */
 struct blob_header {
   __u64 blob; /* the CodeBlob's address; the copy starts heap_block_header_size bytes before it */
+  __u64 code_begin;
   __s32 frame_size;
-  __u32 reserved;
+  __s32 frame_complete; /* bytes from code_begin; <= 0 if the blob has no prologue */
   __u64 words[JFRBPF_BLOB_HEADER_MAX / 8 + 1];
 };
 

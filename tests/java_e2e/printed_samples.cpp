@@ -142,9 +142,11 @@ std::map<int64_t, std::vector<const JfrSample*>> samplesByThread(const std::vect
   return out;
 }
 
-void recordAndRead(pid_t pid, const std::string& out, const std::string& duration, RecordedSamples& recorded) {
-  RunResult r = recordPid(pid, out, duration);
+void recordAndRead(pid_t pid, const std::string& out, const std::string& duration, RecordedSamples& recorded,
+                   const std::vector<std::string>& extraEnv) {
+  RunResult r = recordPid(pid, out, duration, {"--interval", "1ms"}, extraEnv);
   ASSERT_EQ(r.exitCode, 0) << r.output;
+  recorded.output = r.output;
   recorded.all = printedSamples(out);
   expectReaderAgrees(out, recorded.all);
   recorded.byThread = samplesByThread(recorded.all);

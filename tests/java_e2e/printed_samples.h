@@ -64,11 +64,14 @@ struct RecordedSamples {
 
   std::vector<JfrSample> all;
   std::map<int64_t, std::vector<const JfrSample*>> byThread;
+  std::string output;  // what jfrbpf printed
 };
 
-// `jfrbpf record -p PID -d <duration> --interval 1ms -o <out>`, then the file's samples as the JDK's `jfr`
-// prints them, checked against the project's reader. A failed recording fails the test fatally.
-void recordAndRead(pid_t pid, const std::string& out, const std::string& duration, RecordedSamples& recorded);
+// `jfrbpf record -p PID -d <duration> --interval 1ms -o <out>`, with `extraEnv` ("NAME=value") in its
+// environment, then the file's samples as the JDK's `jfr` prints them, checked against the project's reader.
+// A failed recording fails the test fatally.
+void recordAndRead(pid_t pid, const std::string& out, const std::string& duration, RecordedSamples& recorded,
+                   const std::vector<std::string>& extraEnv = {});
 
 // A frame the recording could not name: code-cache code unknown to it ("[anon]"), "[unknown]" code, or an
 // interpreted frame whose method it does not know ("jvm.Interpreter").

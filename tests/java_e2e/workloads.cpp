@@ -91,10 +91,10 @@ std::vector<std::string> javaCommand(int feature, const std::vector<std::string>
 }
 
 RunResult recordPid(pid_t pid, const std::string& out, const std::string& duration,
-                    const std::vector<std::string>& extra) {
+                    const std::vector<std::string>& extra, const std::vector<std::string>& extraEnv) {
   std::vector<std::string> argv{jfrbpfBinary(), "record", "-p", std::to_string(pid), "-d", duration, "-o", out};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  return run(argv);
+  return run(argv, std::chrono::seconds(120), extraEnv);
 }
 
 std::vector<std::string> linesWith(const std::string& text, const std::string& needle) {

@@ -79,7 +79,8 @@ std::vector<std::string> javaCommand(int feature, const std::vector<std::string>
 
 // `jfrbpf record -p PID -d <duration> -o <out> <extra>`.
 RunResult recordPid(pid_t pid, const std::string& out, const std::string& duration,
-                    const std::vector<std::string>& extra = {"--interval", "1ms"});
+                    const std::vector<std::string>& extra = {"--interval", "1ms"},
+                    const std::vector<std::string>& extraEnv = {});
 
 // The output lines of `text` that contain `needle`.
 std::vector<std::string> linesWith(const std::string& text, const std::string& needle);

@@ -89,8 +89,9 @@ std::optional<int> ChildProcess::wait(std::chrono::milliseconds timeout) {
   return std::nullopt;
 }
 
-RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
-  ChildProcess child(argv, {.captureStderr = true});
+RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+              const std::vector<std::string>& extraEnv) {
+  ChildProcess child(argv, {.captureStderr = true, .extraEnv = extraEnv});
   RunResult result;
   result.output = child.readAll(timeout);
   auto code = child.wait(timeout);

@@ -38,11 +38,13 @@ class ChildProcess {
   std::string buffer_;
 };
 
-// Runs to completion and returns {exit code, output (stdout+stderr)}.
+// Runs to completion, with `extraEnv` ("NAME=value") added to the environment, and returns {exit code, output
+// (stdout+stderr)}.
 struct RunResult {
   int exitCode = -1;
   std::string output;
 };
-RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(120));
+RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(120),
+              const std::vector<std::string>& extraEnv = {});
 
 }  // namespace jfrbpf::test

@@ -175,7 +175,8 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
                                   "kernel stack failed", "user stack failed", "user stack truncated",
                                   "lost: loss table full", "walk: root", "walk: read fault", "walk: unknown code",
-                                  "walk: no unwind info", "walk: bad frame", "walk: JavaFrameAnchor used"};
+                                  "walk: no unwind info", "walk: bad frame", "walk: JavaFrameAnchor used",
+                                  "code cache frees seen"};
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
     // JFRBPF_DEBUG=cost: the BPF time of the target's samples, for benchmarks.

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "sampler.skel.h"
@@ -36,6 +37,11 @@ uint64_t ringbufCheckMask(uint32_t smallestRingBytes) {
   while (every * 2 <= std::min<uint64_t>(records, 16)) every *= 2;
   return every - 1;
 }
+
+// Where HotSpot's code heap frees blocks: every nmethod and stub it frees, and the unused tail of a new blob.
+// Functions of their own in libjvm's symbol table from JDK 17 to 25 (their one helper, add_to_freelist, is
+// inlined into both).
+constexpr const char* kCodeHeapFreeFunctions[] = {"_ZN8CodeHeap10deallocateEPv", "_ZN8CodeHeap15deallocate_tailEPvm"};
 
 // Each of the first `keys` values of a per-CPU array of __u64, summed over CPUs (a value that cannot be read
 // counts as 0).
@@ -84,8 +90,11 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
 BpfSampler::~BpfSampler() {
   detach();
   detachTraceProbes();
+  codeFreeProbes_.clear();
   sampler::destroy(skel_);
 }
+
+void BpfSampler::LinkDestroyer::operator()(bpf_link* link) const { bpf_link__destroy(link); }
 
 void BpfSampler::writeUnwindRows(uint32_t firstRow, std::span<const jfrbpf_unwind_row> rows) {
   // One batched update per table: a library's rows land in a single system call.
@@ -164,6 +173,7 @@ void BpfSampler::setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout) {
     throw systemError("publishing the JVM layout of process " + std::to_string(tgid) + " to BPF");
   }
   processMapsChanged();
+  codeBlobsChanged();  // the process may be a new JVM under an old one's process id
 }
 
 void BpfSampler::setJavaThread(uint32_t tid, uint64_t javaThread) {
@@ -175,8 +185,32 @@ void BpfSampler::forgetJavaThread(uint32_t tid) {
   bpf_map__delete_elem(skel_->maps.java_threads, &tid, sizeof(tid), 0);
 }
 
+bool BpfSampler::watchCodeFrees(uint32_t tgid, const std::string& libjvmPath, std::string& whyNot) {
+  std::vector<Link> probes;
+  for (const char* function : kCodeHeapFreeFunctions) {
+    LIBBPF_OPTS(bpf_uprobe_opts, options, .func_name = function);
+    Link probe(bpf_program__attach_uprobe_opts(skel_->progs.on_code_freed, static_cast<pid_t>(tgid),
+                                               libjvmPath.c_str(), 0, &options));
+    if (!probe) {
+      whyNot = std::string("cannot attach a uprobe to ") + function + " in " + libjvmPath + ": " + std::strerror(errno);
+      return false;
+    }
+    probes.push_back(std::move(probe));
+  }
+  std::lock_guard lock(codeFreeProbesMutex_);
+  codeFreeProbes_[tgid] = std::move(probes);
+  return true;
+}
+
+void BpfSampler::codeBlobsChanged() { __atomic_fetch_add(&skel_->bss->code_epoch, 1, __ATOMIC_RELEASE); }
+
 void BpfSampler::forgetProcess(uint32_t tgid) {
+  {
+    std::lock_guard lock(codeFreeProbesMutex_);
+    codeFreeProbes_.erase(tgid);
+  }
   bpf_map__delete_elem(skel_->maps.hotspot_jvms, &tgid, sizeof(tgid), 0);
+  codeBlobsChanged();
   bpf_map__delete_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), 0);
   unwindMapsChanged();
   removeTarget(tgid);

@@ -4,8 +4,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "bpf/hotspot_abi.h"
@@ -61,6 +64,11 @@ class BpfSampler {
   // The JavaThread* of thread `tid`, where the walker finds its JavaFrameAnchor.
   void setJavaThread(uint32_t tid, uint64_t javaThread);
   void forgetJavaThread(uint32_t tid);
+  // Uprobes on the functions with which the code heap of JVM `tgid` frees blocks, in its libjvm at `libjvmPath`
+  // (a path this process can open). With them the walker trusts the code blobs it checked until the JVM next
+  // frees code (set jfrbpf_hotspot.code_frees_watched after this). False, with the reason, if they cannot be
+  // attached: the walker then checks blobs again in every walk.
+  bool watchCodeFrees(uint32_t tgid, const std::string& libjvmPath, std::string& whyNot);
   void forgetProcess(uint32_t tgid);
 
   int ringBufferMapFd() const;
@@ -91,10 +99,18 @@ class BpfSampler {
  private:
   void unwindMapsChanged();  // tells the walker its cached native unwind rows are stale
   void processMapsChanged();  // tells the sampler its cached targets and JVM layouts are stale
+  void codeBlobsChanged();    // tells the walker the code blobs it checked are stale
+
+  struct LinkDestroyer {
+    void operator()(bpf_link* link) const;
+  };
+  using Link = std::unique_ptr<bpf_link, LinkDestroyer>;
 
   sampler* skel_ = nullptr;
   std::vector<bpf_link*> links_;
   std::vector<bpf_link*> traceLinks_;
+  std::mutex codeFreeProbesMutex_;  // JVMs come from the recorder's thread and go from the consumer's
+  std::unordered_map<uint32_t, std::vector<Link>> codeFreeProbes_;  // by tgid
   bool methodTraces_ = false;
   bool measureSampleCost_ = false;
   uint32_t rowCapacity_ = 0;

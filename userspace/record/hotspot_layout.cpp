@@ -3,7 +3,12 @@
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <limits>
+
+#include "userspace/base/error.h"
+#include "userspace/unwind/process_maps.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -167,6 +172,22 @@ uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfr
   iovec remote{reinterpret_cast<void*>(*address), sizeof(value)};
   if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof(value))) return 0;
   return value >= layout.code_low && value < layout.code_high ? value : 0;
+}
+
+std::optional<std::string> libjvmFile(pid_t pid, std::string& whyNot) {
+  try {
+    for (const unwind::MapsEntry& entry : unwind::readProcessMaps(pid)) {
+      if (!entry.executable || entry.inode == 0 || !entry.path.ends_with("/libjvm.so")) continue;
+      char path[96];
+      std::snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, static_cast<int>(pid), entry.start,
+                    entry.end);
+      return path;
+    }
+    whyNot = "process " + std::to_string(pid) + " maps no libjvm.so";
+  } catch (const Error& e) {
+    whyNot = e.what();
+  }
+  return std::nullopt;
 }
 
 }  // namespace jfrbpf::record

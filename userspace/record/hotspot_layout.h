@@ -21,4 +21,8 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
 // takes a shortcut with it, so 0 costs nothing but that.
 uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfrbpf_hotspot& layout);
 
+// The libjvm.so process `pid` runs, as a path this process can open whatever mount namespace the JVM is in
+// (its /proc/PID/map_files link); nullopt, with `whyNot`, if it is not mapped or the process is gone.
+std::optional<std::string> libjvmFile(pid_t pid, std::string& whyNot);
+
 }  // namespace jfrbpf::record

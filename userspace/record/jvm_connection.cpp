@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -139,6 +140,15 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
     std::optional<jfrbpf_hotspot> layout = hotspotLayout(m, whyNot);
     if (!layout) return false;
     layout->call_stub_return = callStubReturnAddress(pid_, m, *layout);
+    // Before the layout: the walker may only trust the code blobs it checked once every free is seen.
+    std::string notWatched;
+    std::optional<std::string> libjvm = libjvmFile(pid_, notWatched);
+    layout->code_frees_watched =
+        libjvm && sampler.watchCodeFrees(static_cast<uint32_t>(pid_), *libjvm, notWatched) ? 1 : 0;
+    if (!layout->code_frees_watched && std::getenv("JFRBPF_DEBUG")) {
+      std::fprintf(stderr, "  [debug] JVM %d: code frees not watched (%s): its code blobs are checked in every walk\n",
+                   static_cast<int>(pid_), notWatched.c_str());
+    }
     sampler.setHotspot(static_cast<uint32_t>(pid_), *layout);
     layoutPublished_ = true;
   }
