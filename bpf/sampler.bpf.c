@@ -240,8 +240,8 @@ static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s
 
 /* Each bpf_loop step costs a call, a return (which this kernel's SRSO mitigation, safe RET, makes dear) and
  * its set-up, so one step walks one frame of any kind and then up to FAST_FRAMES_PER_STEP fast frames or
- * compiled runs. The verifier walks every iteration of these loops: 8, with runs of 16,
- * cost it 552k instructions of its 1M limit on 6.18 (16 iterations: over 700k). */
+ * compiled runs. The verifier walks every iteration of these loops: 8, with runs of 16, cost it 442k
+ * instructions of its 1M limit on 6.18, and every instruction of it costs start-up time. */
 #define FAST_FRAMES_PER_STEP 8
 
 /* Returns 1 to stop the loop. `ctx` points at the key of the scratch the walk runs in. */
