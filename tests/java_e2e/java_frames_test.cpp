@@ -402,6 +402,19 @@ TEST_P(JavaFrames, CodeCreatedDuringTheRecordingIsResolved) {
     return top && startsWith(top->className, "HiddenWork/0x") && top->method == "spin" && top->hidden;
   });
   EXPECT_GE(inSpin.size(), churn.size() / 2) << "most of the time is in the fresh hidden classes' spin";
+
+  // Where the frees cannot be watched (a libjvm without those symbols), every blob is checked in every walk:
+  // as complete, only dearer.
+  RecordedSamples unwatched;
+  ASSERT_NO_FATAL_FAILURE(
+      recordAndRead(jvm.pid(), dir.file("unwatched.jfr"), "2s", unwatched, {"JFRBPF_DEBUG=unwatched-code"}));
+  EXPECT_EQ(linesWith(unwatched.output, "code frees not watched").size(), 1u) << unwatched.output;
+  std::vector<std::string> unwatchedFrees = linesWith(unwatched.output, "code cache frees seen");
+  ASSERT_EQ(unwatchedFrees.size(), 1u) << unwatched.output;
+  EXPECT_TRUE(unwatchedFrees[0].ends_with(" 0")) << unwatchedFrees[0];
+  const auto& unwatchedChurn = unwatched.byThread[jvm.tid("churn")];
+  ASSERT_GE(unwatchedChurn.size(), 50u);
+  EXPECT_GE(rootCompletenessPercent(unwatchedChurn, jdk, "ClassChurn churn, code frees not watched"), kChurnPercent);
 }
 
 INSTANTIATE_TEST_SUITE_P(JavaE2E, JavaFrames, ::testing::Values(17, 25), jdkTestName);

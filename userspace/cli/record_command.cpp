@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "bpf/sampler_abi.h"
+#include "userspace/base/debug_options.h"
 #include "userspace/base/error.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/jfr_values.h"
@@ -337,8 +338,7 @@ int runRecordCommand(Arguments& args) {
     config.settings.push_back({"jdk.MethodTrace", "stackTrace", "true"});
   }
 
-  const char* debug = std::getenv("JFRBPF_DEBUG");
-  config.measureSampleCost = debug && std::string_view(debug) == "cost";
+  config.measureSampleCost = debugOption("cost");
   record::RecordSummary summary = all ? record::recordAll(config) : record::record(config);
   if (all) {
     for (const auto& file : summary.files) giveToSudoUser(file.path);

@@ -12,6 +12,7 @@
 #include "jvmsupport/protocol/timing_records.h"
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/hotspot_vm.h"
+#include "userspace/base/debug_options.h"
 #include "userspace/base/error.h"
 #include "userspace/record/hotspot_layout.h"
 
@@ -141,8 +142,11 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
     if (!layout) return false;
     layout->call_stub_return = callStubReturnAddress(pid_, m, *layout);
     // Before the layout: the walker may only trust the code blobs it checked once every free is seen.
-    std::string notWatched;
-    std::optional<std::string> libjvm = libjvmFile(pid_, notWatched);
+    // JFRBPF_DEBUG=unwatched-code takes the path of a JVM whose frees cannot be watched (for tests and
+    // comparisons): every blob is checked in every walk.
+    std::string notWatched = "JFRBPF_DEBUG=unwatched-code";
+    std::optional<std::string> libjvm;
+    if (!debugOption("unwatched-code")) libjvm = libjvmFile(pid_, notWatched);
     layout->code_frees_watched =
         libjvm && sampler.watchCodeFrees(static_cast<uint32_t>(pid_), *libjvm, notWatched) ? 1 : 0;
     if (!layout->code_frees_watched && std::getenv("JFRBPF_DEBUG")) {
