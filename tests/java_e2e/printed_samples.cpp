@@ -58,8 +58,28 @@ std::string stringOr(const Json& object, const char* key) {
   return object.has(key) && object[key].kind() == Json::Kind::String ? object[key].string() : "";
 }
 
+// "2026-11-22T16:55:28.308123Z" -> nanoseconds from midnight; -1 if it is not in that form.
+int64_t nanosOfDay(const std::string& instant) {
+  int hours = 0, minutes = 0, seconds = 0, consumed = 0;
+  size_t t = instant.find('T');
+  if (t == std::string::npos ||
+      std::sscanf(instant.c_str() + t + 1, "%2d:%2d:%2d%n", &hours, &minutes, &seconds, &consumed) != 3) {
+    return -1;
+  }
+  int64_t nanos = ((hours * 60 + minutes) * 60 + seconds) * 1'000'000'000LL;
+  const char* fraction = instant.c_str() + t + 1 + consumed;
+  if (*fraction == '.') {
+    int64_t scale = 100'000'000;
+    for (++fraction; *fraction >= '0' && *fraction <= '9' && scale > 0; ++fraction, scale /= 10) {
+      nanos += (*fraction - '0') * scale;
+    }
+  }
+  return nanos;
+}
+
 JfrSample sampleFromJson(const Json& values) {
   JfrSample sample;
+  sample.startNanosOfDay = nanosOfDay(stringOr(values, "startTime"));
   if (values.has("eventThread") && !values["eventThread"].isNull()) {
     const Json& thread = values["eventThread"];
     sample.osThreadId = integerOr(thread, "osThreadId", 0);

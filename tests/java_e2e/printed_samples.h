@@ -35,6 +35,7 @@ struct JfrSample {
   std::string javaName;
   bool failed = false;
   bool truncated = false;
+  int64_t startNanosOfDay = -1;  // the sample's time in UTC, from midnight; -1 if jfr did not print it
   std::vector<JfrFrame> frames;  // leaf first
 
   // The leaf-most Java frame (nullptr if none).
