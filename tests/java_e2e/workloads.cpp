@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "test_config.h"
 #include "tests/support/readable_paths.h"
@@ -104,6 +105,16 @@ std::vector<std::string> linesWith(const std::string& text, const std::string& n
     if (line.find(needle) != std::string::npos) out.push_back(line);
   }
   return out;
+}
+
+std::optional<uint64_t> debugCounter(const std::string& output, const std::string& name) {
+  std::vector<std::string> lines = linesWith(output, "[debug] " + name + " ");
+  if (lines.size() != 1) return std::nullopt;
+  try {
+    return std::stoull(lines[0].substr(lines[0].find("[debug] ") + 8 + name.size()));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace jfrbpf::test

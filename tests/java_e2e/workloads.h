@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,5 +85,9 @@ RunResult recordPid(pid_t pid, const std::string& out, const std::string& durati
 
 // The output lines of `text` that contain `needle`.
 std::vector<std::string> linesWith(const std::string& text, const std::string& needle);
+
+// The value of jfrbpf's "[debug] <name> <value>" line in `output` (JFRBPF_DEBUG set); nullopt unless there is
+// exactly one.
+std::optional<uint64_t> debugCounter(const std::string& output, const std::string& name);
 
 }  // namespace jfrbpf::test
