@@ -107,6 +107,10 @@ std::string javaMethodName(std::string_view className, std::string_view methodNa
   return out;
 }
 
+bool isTruncationMarker(std::string_view className, std::string_view methodName) {
+  return className == "jfrbpf" && methodName.starts_with(kTruncatedRoot.substr(0, kTruncatedRoot.size() - 1));
+}
+
 std::string nativeFrameName(std::string_view library, std::string_view symbol) {
   std::string out(symbol.empty() ? std::string_view("[unknown]") : symbol);
   if (!library.empty()) {

@@ -73,7 +73,7 @@ class Profile {
   int64_t totalCpuNanos = 0;
   uint64_t failedSamples = 0;      // no stack trace could be taken (JDK 25: failed = true)
   uint64_t biasedSamples = 0;      // JDK 25: top frame from a safepoint-biased location
-  uint64_t truncatedSamples = 0;   // deeper than the recorder's stack depth
+  uint64_t truncatedSamples = 0;   // stopped before the thread's outermost frame (or past the depth limit)
   bool cpuTimeKnown = false;       // cpuNanos holds real values (samplingPeriod or a configured period)
   int64_t settingPeriodNanos = 0;  // > 0 when cpuNanos come from the event's period setting, not each sample
 

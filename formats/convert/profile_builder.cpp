@@ -87,7 +87,12 @@ uint32_t ProfileBuilder::methodFor(const Frame& frame, bool nativeCode) {
   ProfileMethod m;
   m.java = !nativeCode;
   std::string key;
-  if (nativeCode) {
+  if (nativeCode && isTruncationMarker(frame.className, frame.methodName)) {
+    m.name = std::string(frame.methodName);
+    m.owner = std::string(frame.className);
+    m.systemName = m.name;
+    key = "N" + m.owner + '\0' + m.systemName;
+  } else if (nativeCode) {
     m.name = nativeFrameName(frame.className, frame.methodName);
     m.owner = std::string(frame.className);
     m.systemName = std::string(frame.methodName);
@@ -144,6 +149,17 @@ uint32_t ProfileBuilder::unavailableStack() {
   return unavailableNode_;
 }
 
+uint32_t ProfileBuilder::truncatedRoot() {
+  if (truncatedNode_ == 0) {
+    ProfileMethod m;
+    m.name = std::string(kTruncatedRoot);
+    m.systemName = m.name;
+    uint32_t method = internMethod(std::move(m), "T");
+    truncatedNode_ = child(0, frameFor(method, -1, FrameKind::kUnknown));
+  }
+  return truncatedNode_;
+}
+
 uint32_t ProfileBuilder::stack(const jfr::reader::Value& stackTrace) {
   jfr::reader::StackTraceView view(stackTrace);
   if (!view.present() || view.size() == 0) return unavailableStack();
@@ -156,7 +172,11 @@ uint32_t ProfileBuilder::stack(const jfr::reader::Value& stackTrace) {
     nativeCode[i] = isNativeCode(frames[i].type, frames[i].className, frames[i].descriptor);
   }
   size_t kernelFrames = kernelFrameCount(frames, nativeCode);
-  uint32_t node = 0;
+  // A truncated stack hangs under a root that says so (jfrbpf writes one naming the cause), never under
+  // whatever frame it stopped at, which would pass for a thread root.
+  const Frame& outermost = frames.back();
+  bool marked = isTruncationMarker(outermost.className, outermost.methodName);
+  uint32_t node = view.truncated() && !marked ? truncatedRoot() : 0;
   for (size_t i = frames.size(); i-- > 0;) {
     FrameKind kind = i < kernelFrames ? FrameKind::kKernel : frameKindFromType(frames[i].type);
     uint32_t method = methodFor(frames[i], nativeCode[i]);

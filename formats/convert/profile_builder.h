@@ -62,6 +62,7 @@ class ProfileBuilder {
   uint32_t frameFor(uint32_t method, int32_t line, FrameKind kind);
   uint32_t child(uint32_t parent, uint32_t frame);
   uint32_t unavailableStack();
+  uint32_t truncatedRoot();
 
   SampleFilter filter_;
   Profile profile_;
@@ -74,6 +75,7 @@ class ProfileBuilder {
   std::unordered_map<std::string, uint32_t> threadsByKey_;
   std::unordered_map<uint64_t, uint32_t> groupsByKey_;  // (thread << 32 | node) -> group
   uint32_t unavailableNode_ = 0;
+  uint32_t truncatedNode_ = 0;
 
   // Per chunk: constants identified by address.
   std::unordered_map<const void*, uint32_t> chunkStacks_;

@@ -64,6 +64,7 @@ struct TraceFixture {
           frames.clear();
           jfr::MethodId any = recording->internMethod(recording->internClass("native"), "f", "()V");
           for (uint32_t i = 0; i < record.user_depth; ++i) frames.push_back({any, -1, -1, jfr::FrameType::Native});
+          return record.walk_end != JFRBPF_WALK_ROOT;
         },
         [](const jfrbpf_sample_record&) { return jfr::ThreadId{0}; });
     writer->addJvm(4242, model);

@@ -8,6 +8,7 @@
 
 #include "formats/convert/convert.h"
 #include "formats/jfr/reader/recording.h"
+#include "formats/jfr/writer/recording.h"
 #include "test_config.h"
 #include "tests/support/child_process.h"
 #include "tests/view/synthetic_recording.h"
@@ -406,6 +407,50 @@ TEST_F(ViewMixed, CliHelp) {
   CliResult convert = runCli({"convert", "-h"});
   EXPECT_EQ(convert.exitCode, 0);
   EXPECT_NE(convert.output.find("--to FORMAT"), std::string::npos);
+}
+
+// A stack that stopped before its thread's outermost frame must not pass for a thread root: jfrbpf's own
+// truncated stacks end in a frame that names the cause, and any other truncated stack (a JDK's, deeper
+// than its depth) is put under "[truncated]".
+TEST(ViewTruncated, TruncatedStacksHangUnderARootThatSaysSo) {
+  TempDir dir;
+  std::string path = dir.file("truncated.jfr");
+  {
+    jfr::RecordingOptions options;
+    options.path = path;
+    jfr::Recording out(options);
+    auto java = [&](const char* name) { return out.internMethod(out.internClass("Work", 1), name, "()V", 9); };
+    jfr::MethodId marker =
+        out.internMethod(out.internClass("jfrbpf"), "[truncated: no unwind info]", jfr::kNativeMethodDescriptor);
+    jfr::ThreadId thread = out.internThread({"main", 1001, "main", 1, false});
+    std::vector<jfr::StackFrame> complete = {{java("sort"), 3, 1, jfr::FrameType::JitCompiled},
+                                             {java("main"), 1, 1, jfr::FrameType::Interpreted}};
+    std::vector<jfr::StackFrame> marked = {{java("sort"), 3, 1, jfr::FrameType::JitCompiled},
+                                           {marker, -1, -1, jfr::FrameType::Native}};
+    std::vector<jfr::StackFrame> unmarked = {{java("sort"), 3, 1, jfr::FrameType::JitCompiled}};
+    const jfr::Ticks start = jfr::Recording::now();
+    for (int i = 0; i < 5; ++i) out.cpuTimeSample(start + i, complete, false, thread, false, 10'000'000, false);
+    for (int i = 0; i < 3; ++i) out.cpuTimeSample(start + i, marked, true, thread, false, 10'000'000, false);
+    for (int i = 0; i < 2; ++i) out.cpuTimeSample(start + i, unmarked, true, thread, false, 10'000'000, false);
+    out.truncatedStacks(start + 10, "no unwind info", 3);
+    out.close();
+  }
+  convert::Profile profile = convert::loadProfile(jfr::reader::Recording::open(path));
+  EXPECT_EQ(profile.truncatedSamples, 5u);
+  std::ostringstream collapsed;
+  convert::writeCollapsed(profile, {}, collapsed);
+  auto stacks = parseCollapsed(collapsed.str());
+  EXPECT_EQ(stacks["Work.main();Work.sort()"], 5u) << collapsed.str();
+  EXPECT_EQ(stacks["[truncated: no unwind info];Work.sort()"], 3u) << collapsed.str();
+  EXPECT_EQ(stacks["[truncated];Work.sort()"], 2u) << collapsed.str();
+  EXPECT_EQ(stacks.count("Work.sort()"), 0u) << "a truncated stack passes for a root: " << collapsed.str();
+
+  // The JDK's own tool reads the marker frame and jfrbpf's count of truncated stacks by cause.
+  RunResult print = run({std::string(kJdkHome) + "/bin/jfr", "print", "--events",
+                         "jdk.CPUTimeSample,jfrbpf.TruncatedStacks", path});
+  ASSERT_EQ(print.exitCode, 0) << print.output;
+  EXPECT_NE(print.output.find("jfrbpf.[truncated: no unwind info]()"), std::string::npos) << print.output;
+  EXPECT_NE(print.output.find("cause = \"no unwind info\""), std::string::npos) << print.output;
 }
 
 }  // namespace

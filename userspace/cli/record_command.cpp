@@ -157,6 +157,20 @@ void printTimingSummary(const record::RecordSummary& s) {
   }
 }
 
+// Only when some stack stopped before its thread's outermost frame: how many, and why.
+void printTruncatedStacks(const record::RecordSummary& s) {
+  using record::groupThousands;
+  if (s.truncatedStacks == 0) return;
+  std::printf("  stacks   %s truncated (%.2f %%:", groupThousands(s.truncatedStacks).c_str(),
+              100.0 * static_cast<double>(s.truncatedStacks) / static_cast<double>(std::max<uint64_t>(1, s.samples)));
+  const char* separator = "";
+  for (const auto& [cause, count] : s.truncatedByCause) {
+    std::printf("%s %s %s", separator, groupThousands(count).c_str(), cause.c_str());
+    separator = ",";
+  }
+  std::printf(")\n");
+}
+
 void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   using record::groupThousands;
   double cpuSeconds = static_cast<double>(s.samples) * static_cast<double>(periodNs) / 1e9;
@@ -171,6 +185,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     std::printf(")");
   }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
+  printTruncatedStacks(s);
   if (s.timedJvms > 0) printTimingSummary(s);
   if (std::getenv("JFRBPF_DEBUG")) {
     static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
@@ -199,6 +214,7 @@ void printHostSummary(const record::RecordSummary& s, int64_t periodNs) {
   std::printf("  total    %s samples (%.2f s of CPU time), %s lost of %s sampling ticks\n", groupThousands(s.samples).c_str(),
               static_cast<double>(s.samples) * static_cast<double>(periodNs) / 1e9, groupThousands(s.lost).c_str(),
               groupThousands(s.overflows).c_str());
+  printTruncatedStacks(s);
 }
 
 // Fails before anything is loaded or attached when the output cannot be written where asked.

@@ -158,12 +158,8 @@ class HostRecorder {
       if (!host->finished) host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
       summary.files.push_back({host->pid, host->path, host->mainClass, host->output->samples(), host->output->lost(),
                                host->jvm != nullptr});
-      summary.samples += host->output->samples();
-      summary.failedStacks += host->output->failedStacks();
-      summary.lost += host->output->lost();
-      summary.threads += host->output->threads();
+      host->output->addCountsTo(summary);
       summary.javaProcesses += host->jvm ? 1 : 0;
-      for (const auto& [cause, count] : host->output->ledger().byCause()) summary.lostByCause[cause] += count;
     }
   }
 

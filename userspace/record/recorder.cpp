@@ -168,15 +168,11 @@ RecordSummary record(const RecordConfig& config) {
   output.finish(jfr::Recording::now(), /*finalTraces=*/true);
 
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
-  summary.samples = output.samples();
-  summary.failedStacks = output.failedStacks();
-  summary.lost = output.ledger().total();
+  output.addCountsTo(summary);
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
   summary.counters = counters;
   summary.sampleCosts = sampler.readSampleCosts();
-  for (const auto& [cause, count] : output.ledger().byCause()) summary.lostByCause[cause] = count;
-  summary.threads = output.threads();
   summary.javaProcesses = jvms.size() + (launchedJvm ? 1 : 0);
   if (timing) {
     for (auto& jvm : jvms) summary.timedJvms += jvm->timingStarted() ? 1 : 0;

@@ -49,6 +49,8 @@ struct RecordSummary {
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;
+  uint64_t truncatedStacks = 0;        // samples whose stack stopped before the thread's outermost frame
+  std::map<std::string, uint64_t> truncatedByCause;
   uint64_t threads = 0;
   size_t javaProcesses = 0;            // targets whose Java frames were resolved through the agent
   int launchedExitStatus = -1;         // wait status of the launched command, if any

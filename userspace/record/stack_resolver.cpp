@@ -49,6 +49,7 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
   currentTgid_ = static_cast<pid_t>(record.tgid);
   auto model = javaModels_.find(currentTgid_);
   const jvm::JavaModel* java = model == javaModels_.end() ? nullptr : model->second;
+  end_ = walkEndOf(record);
   for (uint32_t i = 0; i < userDepth; ++i) {
     const uint64_t pc = record.data[2 * i];
     const uint64_t methodPtr = record.data[2 * i + 1];
@@ -56,12 +57,23 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     if (java && appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) continue;
     if (java && inCodeHeaps(*java, pc)) complete_ = false;  // JIT code or a stub not reported yet
     std::optional<jfr::MethodId> method = nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1);
-    // No mapping holds it: not a return address but what a frame-pointer walk through a frame without
-    // one read (the tables of a library mapped a moment ago were not loaded yet). The rest is garbage.
-    if (!method) break;
+    if (!method) {
+      // No mapping holds it: not a return address but what an unwind through a frame it misread took for
+      // one. The rest is garbage. Where the walker stopped right there, its reason is the better one.
+      if (end_ == StackEnd::kRoot || end_ == StackEnd::kDepthLimit || i + 1 < userDepth) end_ = StackEnd::kUnmapped;
+      break;
+    }
     frames.push_back({*method, -1, -1, jfr::FrameType::Native});
   }
+  if (userDepth == 0) end_ = StackEnd::kRoot;  // a failed sample: nothing to mark
+  if (end_ != StackEnd::kRoot) frames.push_back({markerMethod(end_), -1, -1, jfr::FrameType::Native});
   return complete_;
+}
+
+jfr::MethodId StackResolver::markerMethod(StackEnd end) {
+  jfr::MethodId& id = markers_[static_cast<size_t>(end)];
+  if (id == 0) id = out_.internMethod(out_.internClass(kMarkerClass), markerFrameName(end), jfr::kNativeMethodDescriptor);
+  return id;
 }
 
 bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr, uint64_t ticks,

@@ -3,7 +3,8 @@
 // module), then user frames — Java frames of a JVM whose agent is connected (interpreted, JIT compiled and
 // inlined, with line numbers, resolved as the code was at the sample's time), native frames otherwise.
 // Native pcs are resolved once per process and then served from a cache of JFR method ids, so the
-// steady-state cost of a sample is a few hash lookups per frame.
+// steady-state cost of a sample is a few hash lookups per frame. A stack that did not reach the thread's
+// outermost frame ends in a marker frame naming why (see stack_end.h).
 #include <sys/types.h>
 
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "userspace/jvm/java_model.h"
+#include "userspace/record/stack_end.h"
 #include "userspace/symbolize/kernel_symbolizer.h"
 #include "userspace/symbolize/process_symbolizer.h"
 
@@ -29,6 +31,9 @@ class StackResolver {
   // Returns false when some Java frame could not be named because the agent has not described its code
   // or method yet (a class loaded or a method compiled a moment ago): resolving later may do better.
   bool resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames);
+  // How the stack of the last resolve() ended: anything but kRoot means it is truncated (and ends in a
+  // marker frame), unless the sample has no user frames at all (a failed sample).
+  StackEnd end() const { return end_; }
 
   // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
   void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
@@ -46,6 +51,7 @@ class StackResolver {
   // Nothing when no mapping of the process holds `pc`.
   std::optional<jfr::MethodId> nativeMethod(pid_t tgid, uint64_t pc);
   jfr::MethodId methodFor(const symbolize::NativeFrame& frame);
+  jfr::MethodId markerMethod(StackEnd end);
 
   jfr::Recording& out_;
   const symbolize::KernelSymbolizer& kernel_;
@@ -57,6 +63,8 @@ class StackResolver {
   std::unordered_map<pid_t, std::unordered_map<const jvm::JavaMethod*, jfr::MethodId>> javaMethods_;
   pid_t currentTgid_ = 0;
   bool complete_ = true;  // of the sample being resolved
+  StackEnd end_ = StackEnd::kRoot;
+  std::array<jfr::MethodId, static_cast<size_t>(StackEnd::kCount)> markers_{};  // 0: not interned yet
   std::array<jvm::JavaFrame, 64> inlineScratch_;
 };
 

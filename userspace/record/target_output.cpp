@@ -24,10 +24,15 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       threads_(*out_),
       stacks_(*out_, kernel, native),
       ledger_(*out_, threads_),
+      truncations_(*out_),
       timingOptions_(timing) {
   if (!timing.enabled()) return;
   timing_ = std::make_unique<timing::MethodTimingWriter>(
-      *out_, [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) { stacks_.resolve(record, frames); },
+      *out_,
+      [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
+        stacks_.resolve(record, frames);
+        return stacks_.end() != StackEnd::kRoot;  // truncated
+      },
       [this](const jfrbpf_sample_record& record) { return threadOf(record); });
   nextTimingBatch_ = timing.timingPeriodNs > 0 ? jfr::Recording::now() + timing.timingPeriodNs : INT64_MAX;
 }
@@ -97,6 +102,21 @@ void TargetOutput::reportProbePaths(jfr::Ticks now) {
   }
 }
 
+void TargetOutput::addCountsTo(RecordSummary& summary) const {
+  summary.samples += samples();
+  summary.failedStacks += failedStacks();
+  summary.lost += lost();
+  summary.threads += threads();
+  for (const auto& [cause, count] : ledger_.byCause()) summary.lostByCause[cause] += count;
+  summary.truncatedStacks += truncations_.truncated();
+  for (size_t i = 0; i < static_cast<size_t>(StackEnd::kCount); ++i) {
+    auto end = static_cast<StackEnd>(i);
+    if (end != StackEnd::kRoot && truncations_.samples(end) > 0) {
+      summary.truncatedByCause[std::string(stackEndCause(end))] += truncations_.samples(end);
+    }
+  }
+}
+
 timing::TraceCounters TargetOutput::traceCounters() const {
   return timing_ ? timing_->traceCounters() : timing::TraceCounters{};
 }
@@ -162,9 +182,10 @@ void TargetOutput::retryWaitingSamples(jfr::Ticks now, bool all) {
 
 void TargetOutput::writeSample(const jfrbpf_sample_record& record) {
   const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();
-  const bool truncated = (record.flags & JFRBPF_SAMPLE_USER_STACK_TRUNCATED) != 0;
+  const StackEnd end = stacks_.end();
+  truncations_.count(end);
   jfr::ThreadId thread = threadOf(record);
-  out_->cpuTimeSample(static_cast<jfr::Ticks>(record.time_ns), frames_, truncated, thread, failed, periodNs_,
+  out_->cpuTimeSample(static_cast<jfr::Ticks>(record.time_ns), frames_, end != StackEnd::kRoot, thread, failed, periodNs_,
                       /*biased=*/false);
   samples_.fetch_add(1, std::memory_order_relaxed);
   if (failed) failed_.fetch_add(1, std::memory_order_relaxed);
@@ -190,6 +211,7 @@ void TargetOutput::refreshJavaThreadNames() {
 void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses) {
   refreshJavaThreadNames();
   ledger_.reportThreadLosses(now, losses);
+  truncations_.report(now);
   if (timing_) {
     reportProbePaths(now);
     reportTimingSkips(now);
@@ -208,6 +230,7 @@ void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_
 void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   serviceJvms(now);  // the agents' last records first: they may name what waiting samples ran
   retryWaitingSamples(now, /*all=*/true);
+  truncations_.report(now);
   if (timing_ && finalTraces) timing_->retryPending(/*final=*/true);
   refreshJavaThreadNames();
   if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here

@@ -15,8 +15,10 @@
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/jvm_connection.h"
 #include "userspace/record/loss_ledger.h"
+#include "userspace/record/recorder.h"
 #include "userspace/record/stack_resolver.h"
 #include "userspace/record/thread_registry.h"
+#include "userspace/record/truncation_ledger.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/method_timing_writer.h"
 
@@ -49,8 +51,11 @@ class TargetOutput {
   uint64_t failedStacks() const { return failed_.load(std::memory_order_relaxed); }
   uint64_t lost() const { return ledger_.total(); }
   const LossLedger& ledger() const { return ledger_; }
+  const TruncationLedger& truncations() const { return truncations_; }
   size_t threads() const { return threads_.size(); }
   size_t jvmCount() const { return jvms_.size(); }
+  // Adds this file's samples, losses, truncated stacks and threads to the recording's summary.
+  void addCountsTo(RecordSummary& summary) const;
   timing::TraceCounters traceCounters() const;
   size_t timedMethodsWritten() const;
   uint64_t timedInvocationsWritten() const;
@@ -75,6 +80,7 @@ class TargetOutput {
   ThreadRegistry threads_;
   StackResolver stacks_;
   LossLedger ledger_;
+  TruncationLedger truncations_;
   std::vector<JvmConnection*> jvms_;
   bool layoutWarned_ = false;
   std::vector<jfr::StackFrame> frames_;  // reused for every sample

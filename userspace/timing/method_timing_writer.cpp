@@ -90,9 +90,8 @@ MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t s
     const std::optional<jvm::HookSiteAddresses>& sites = jvm->model->timedMethods().hookSites();
     caller.rawFrames = hookFrames(*jvm->model, record, sites ? std::string_view(sites->hookClass) : std::string_view());
   }
-  const bool truncated = (record.flags & JFRBPF_SAMPLE_USER_STACK_TRUNCATED) != 0;
   dropTopFrames(*trimmed_, caller.rawFrames);
-  resolve_(*trimmed_, frames_);
+  const bool truncated = resolve_(*trimmed_, frames_);
   frames_.erase(frames_.begin(), frames_.begin() + std::min<size_t>(caller.resolvedFrames, frames_.size()));
   out_.methodTrace(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(head.duration_ns),
                    threadOf_(*trimmed_), frames_, truncated, methodId(*method));

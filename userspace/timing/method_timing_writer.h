@@ -31,7 +31,8 @@ struct TraceCounters {
 
 class MethodTimingWriter {
  public:
-  using ResolveStack = std::function<void(const jfrbpf_sample_record&, std::vector<jfr::StackFrame>&)>;
+  // Resolves a record's frames; true when the stack is truncated (it did not reach the thread's root).
+  using ResolveStack = std::function<bool(const jfrbpf_sample_record&, std::vector<jfr::StackFrame>&)>;
   using ThreadOf = std::function<jfr::ThreadId(const jfrbpf_sample_record&)>;
   using ReadStats = std::function<MethodStats(uint32_t slot)>;
 

@@ -31,6 +31,7 @@ constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jdk.JVMInformation", kJvmInformationEvent},
     {"jfrbpf.SampleLoss", kSampleLossEvent},
     {"jfrbpf.Note", kNoteEvent},
+    {"jfrbpf.TruncatedStacks", kTruncatedStacksEvent},
 };
 
 std::string eventName(TypeId id) {
@@ -329,6 +330,14 @@ void addJfrbpfEvents(Element& metadata) {
                    field("severity", kStringType, {label("Severity"), description("info or warning")}),
                    stringField("message", "Message"), category({"jfrbpf"}), label("Profiler Note"),
                    description("Something the profiler reports about this recording, e.g. frames it could not see")}));
+  metadata.child(eventType(
+      kTruncatedStacksEvent,
+      {enabledSetting("true"), startTime(),
+       field("cause", kStringType,
+             {label("Cause"), description("Where the stack walk stopped, e.g. no unwind info or bad frame")}),
+       field("samples", kLongType, {label("Samples")}), category({"jfrbpf"}), label("Truncated Stacks"),
+       description("Samples whose stack walk stopped before the thread's outermost frame, by cause, since the "
+                   "previous event: their stack traces are truncated and end in a [truncated: cause] frame")}));
 }
 
 // FNV-1a: stable across runs and builds, unlike std::hash.

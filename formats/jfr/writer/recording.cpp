@@ -248,6 +248,19 @@ void Recording::note(Ticks startTime, std::string_view severity, std::string_vie
   s.recorded(kNoteEvent, startTime);
 }
 
+void Recording::truncatedStacks(Ticks startTime, std::string_view cause, int64_t samples) {
+  State& s = *state_;
+  if (s.closed) return;
+  ByteBuffer& out = s.chunk.events();
+  size_t record = out.beginRecord();
+  out.putVarint(kTruncatedStacksEvent);
+  out.putLong(startTime);
+  out.putString(cause);
+  out.putLong(samples);
+  out.endRecord(record);
+  s.recorded(kTruncatedStacksEvent, startTime);
+}
+
 void Recording::rotateIfDue(Ticks now) {
   State& s = *state_;
   if (!s.closed && s.options.maxChunkAge > 0 && now - s.chunk.openedTicks() >= s.options.maxChunkAge)

@@ -20,6 +20,7 @@ enum TypeId : uint64_t {
   kJvmInformationEvent,
   kSampleLossEvent,
   kNoteEvent,
+  kTruncatedStacksEvent,
 
   kBooleanType = 40,
   kIntType,
