@@ -4,6 +4,7 @@
 #ifndef JFRBPF_HOTSPOT_FRAMES_BPF_H
 #define JFRBPF_HOTSPOT_FRAMES_BPF_H
 
+#include "native_frames.bpf.h"
 #include "walker_state.bpf.h"
 
 #define INTERPRETER_MAX_FRAME_BYTES (1u << 20)
@@ -214,6 +215,23 @@ enum compiled_edge {
   EDGE_UNKNOWN,  /* in the prologue, at an instruction the walker does not know: no guess */
 };
 
+/* Where a frame of `frame_bytes` whose state the instruction at pc leaves open has its return address: at
+ * sp (not built yet, or already gone) or at the top of the frame (built). Of the two slots only the right one
+ * holds a return address into the code cache, where every compiled method's caller is. */
+enum frame_state { FRAME_BUILT, FRAME_ABSENT, FRAME_UNCLEAR };
+
+static __always_inline enum frame_state frame_state_by_return(struct sampler_scratch* s, __s32 frame_bytes) {
+  const __u64 sp = s->walk.sp;
+  __u64 absent = 0, built = 0;
+  if (!read_stack_u64(&s->window, sp, &absent) || !read_stack_u64(&s->window, sp + frame_bytes - 8, &built)) {
+    return FRAME_UNCLEAR;
+  }
+  bool absent_is_code = absent >= s->jvm.code_low && absent < s->jvm.code_high;
+  bool built_is_code = built >= s->jvm.code_low && built < s->jvm.code_high;
+  if (absent_is_code == built_is_code) return FRAME_UNCLEAR;
+  return built_is_code ? FRAME_BUILT : FRAME_ABSENT;
+}
+
 static __always_inline __s32 code_s32(const __u8* code) {
   return (__s32)(code[0] | (__u32)code[1] << 8 | (__u32)code[2] << 16 | (__u32)code[3] << 24);
 }
@@ -263,15 +281,10 @@ static __always_inline enum compiled_edge prologue_edge(struct sampler_scratch* 
   } else if (op == 0x90 || (op == 0x66 && (code[1] == 0x90 || code[1] == 0x0f || code[1] == 0x66)) ||
              (op == 0x0f && code[1] == 0x1f)) {
     /* Alignment nops: before the verified entry (nothing pushed) or before the entry barrier's check (the
-     * frame complete). Only one of the two slots holds a return address, into the code cache. */
-    __u64 unbuilt = 0, built = 0;
-    if (!read_stack_u64(&s->window, sp, &unbuilt) || !read_stack_u64(&s->window, sp + frame_bytes - 8, &built)) {
-      return EDGE_UNKNOWN;
-    }
-    bool unbuilt_is_code = unbuilt >= s->jvm.code_low && unbuilt < s->jvm.code_high;
-    bool built_is_code = built >= s->jvm.code_low && built < s->jvm.code_high;
-    if (unbuilt_is_code == built_is_code) return EDGE_UNKNOWN;
-    if (built_is_code) return EDGE_NONE;
+     * frame complete). */
+    enum frame_state state = frame_state_by_return(s, frame_bytes);
+    if (state == FRAME_UNCLEAR) return EDGE_UNKNOWN;
+    if (state == FRAME_BUILT) return EDGE_NONE;
     *ra_at = sp;
   } else if ((op & 0xf0) == 0x40 && (code[1] == 0x8b || code[1] == 0x3b || code[1] == 0x03 || code[1] == 0xc1 ||
                                      code[1] == 0x33 || (code[1] & 0xf8) == 0xb8)) {
@@ -323,8 +336,35 @@ static __always_inline enum compiled_edge unwind_compiled_edge(struct sampler_sc
   } else if ((code[0] == 0x49 || code[0] == 0x4c) && code[1] == 0x3b && (code[2] == 0x67 || code[2] == 0xa7)) {
     ra_at = w->sp; /* safepoint poll on return (cmp N(%r15),%rsp) after pop rbp */
   } else if (code[0] == 0x0f && code[1] == 0x87) {
-    ra_at = w->sp; /* its conditional jump to the poll stub */
+    /* ja: the return poll's jump to its stub once the frame is gone, or one of the many in the method's body
+     * (an array length check, say), where the frame is whole or displaced (unwind_sized_frame) */
+    if (frame_state_by_return(s, h->frame_size * 8) != FRAME_ABSENT) return EDGE_NONE;
+    ra_at = w->sp;
   } else {
+    return EDGE_NONE;
+  }
+  __u64 caller_pc = 0, caller_fp = w->fp;
+  if (!read_stack_u64(&s->window, ra_at, &caller_pc) || (fp_at && !read_stack_u64(&s->window, fp_at, &caller_fp))) {
+    return EDGE_NONE;
+  }
+  w->pc = caller_pc;
+  w->fp = caller_fp;
+  w->sp = ra_at + 8;
+  return EDGE_UNWOUND;
+}
+
+/* A stub that keeps an rbp frame (arraycopy and the other StubRoutines) caught at its first or last
+ * instructions, where rbp is still, or again, its caller's: at `push rbp`, at the `mov rsp,rbp` after it,
+ * or at `ret` after `leave`. Decodes the instruction at pc; EDGE_NONE when the frame is whole. */
+static __always_inline enum compiled_edge unwind_stub_edge(struct sampler_scratch* s) {
+  struct walk* w = &s->walk;
+  __u8 code[8] = {};
+  if (!top_code_bytes(s, code)) return EDGE_NONE;
+  __u64 ra_at = w->sp, fp_at = 0;
+  if (code[0] == 0x48 && ((code[1] == 0x8b && code[2] == 0xec) || (code[1] == 0x89 && code[2] == 0xe5))) {
+    fp_at = w->sp;
+    ra_at = w->sp + 8;
+  } else if (code[0] != 0x55 && code[0] != 0xc3) {
     return EDGE_NONE;
   }
   __u64 caller_pc = 0, caller_fp = w->fp;
@@ -349,12 +389,49 @@ static __always_inline bool plain_frame_size(__s32 frame_size) {
   return frame_size > 0 && frame_size <= MAX_FRAME_SIZE_WORDS;
 }
 
-/* A compiled frame of `frame_size` words: the saved rbp and the return address are its two top words. */
+/* Code inside a compiled method may hold rsp below its frame for a while: C2's string intrinsics push
+ * registers (String.compareTo one word, indexOf up to eight), stack-to-stack spill copies and float
+ * conversions one, C1 pushes around its subtype checks, and JDK 25's G1 and ZGC barrier stubs save the live
+ * registers before they call into libjvm. A frame caught there, or below a call made from there, has its
+ * return address that many words further up than its size says: what its size points at is a spill slot or
+ * the saved rbp. Every compiled method's caller is in the code cache (compiled code, the interpreter, the call
+ * stub); so where the word at the frame's size, `ra`, is neither there nor native code with unwind
+ * information (what a stub called from native code returns to), the return address is the first word above
+ * it that is in the code cache, within DISPLACED_MAX_WORDS. Unwinds the frame and returns 1 if it finds one, else
+ * returns 0 and leaves the walk as it was. A global function: verified once, not at every inlined unwind. */
+#define DISPLACED_MAX_WORDS 32
+
+__noinline int unwind_displaced_frame(__u32 scratch_key, __u64 sender_sp, __u64 ra) {
+  struct sampler_scratch* s = get_scratch(scratch_key);
+  if (!s) return 0;
+  struct walk* w = &s->walk;
+  __u64 packed = cached_unwind_row(w, ra - 1);
+  if (((const struct jfrbpf_unwind_row*)&packed)->kind != JFRBPF_UNWIND_NONE) return 0;
+  for (int words = 1; words <= DISPLACED_MAX_WORDS; words++) {
+    __u64 at = sender_sp - 16 + 8 * (__u64)words;
+    __u64 frame[2]; /* saved rbp, return address */
+    if (!read_stack_pair(&s->window, at, frame)) return 0;
+    if (frame[1] < s->jvm.code_low || frame[1] >= s->jvm.code_high) continue;
+    w->pc = frame[1];
+    w->sp = at + 16;
+    w->fp = frame[0];
+    count(JFRBPF_COUNTER_WALK_DISPLACED_FRAME);
+    return 1;
+  }
+  return 0;
+}
+
+/* A compiled frame of `frame_size` words: the saved rbp and the return address are its two top words, or
+ * further up where code in the method holds rsp lower (see displaced_words). */
 static __always_inline long unwind_sized_frame(struct sampler_scratch* s, __s32 frame_size) {
   struct walk* w = &s->walk;
   __u64 sender_sp = w->sp + (__u64)frame_size * 8;
   __u64 frame[2]; /* saved rbp, return address: the two words below the sender's sp */
   if (!read_stack_pair(&s->window, sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
+  if ((frame[1] < s->jvm.code_low || frame[1] >= s->jvm.code_high) &&
+      unwind_displaced_frame(w->scratch_key, sender_sp, frame[1])) {
+    return 0;
+  }
   w->pc = frame[1];
   w->sp = sender_sp;
   w->fp = frame[0];
@@ -433,6 +510,7 @@ static __always_inline long step_code_cache(struct sampler_scratch* s, struct bl
   __s32 frame_size = s->blob.frame_size;
   if (!plain_frame_size(frame_size)) {
     /* Stubs without a recorded size keep an rbp frame, except frameless ones. */
+    if (unwind_stub_edge(s) == EDGE_UNWOUND) return 0;
     if (unwind_rbp_frame(s, &stopped)) return stopped;
     __u64 caller_pc = 0;
     if (!read_stack_u64(&s->window, w->sp, &caller_pc)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);

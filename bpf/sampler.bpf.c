@@ -11,10 +11,11 @@
 #include "walker_state.bpf.h"
 #include "hotspot_frames.bpf.h"
 #include "native_frames.bpf.h"
+#include "thread_cpu_time.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by the loader before load. */
+/* Set by the loader before load (and sampling_period_ns, cpu_time_lead_ns: thread_cpu_time.bpf.h). */
 const volatile __u32 user_stack_depth = JFRBPF_MAX_USER_FRAMES;
 /* Time every target sample into sample_costs (one more clock read per sample): for benchmarks. */
 const volatile bool measure_sample_cost = false;
@@ -49,13 +50,6 @@ struct {
 } samples SEC(".maps");
 
 struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, JFRBPF_COUNTER_COUNT);
-  __type(key, __u32);
-  __type(value, __u64);
-} counters SEC(".maps");
-
-struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 65536);
   __type(key, __u32); /* tid */
@@ -69,12 +63,6 @@ struct {
   __type(value, __u64);
 } sample_costs SEC(".maps");
 
-static __always_inline void count(enum jfrbpf_counter which) {
-  __u32 key = which;
-  __u64* value = bpf_map_lookup_elem(&counters, &key);
-  if (value) *value += 1;
-}
-
 static __always_inline void record_cost(__u64 entered_ns) {
   if (!measure_sample_cost) return;
   __u64 bucket = (bpf_ktime_get_ns() - entered_ns) / JFRBPF_COST_BUCKET_NS;
@@ -83,20 +71,19 @@ static __always_inline void record_cost(__u64 entered_ns) {
   if (value) *value += 1;
 }
 
-static __always_inline void charge_loss(__u32 tgid, __u32 tid) {
+static __always_inline void charge_loss(__u32 tgid, __u32 tid, __u64 cpu_time_ns) {
   struct jfrbpf_thread_loss* loss = bpf_map_lookup_elem(&thread_losses, &tid);
-  if (loss) {
-    __sync_fetch_and_add(&loss->lost_ringbuf_full, 1);
+  if (!loss) {
+    struct jfrbpf_thread_loss fresh = {.tgid = tgid};
+    bpf_map_update_elem(&thread_losses, &tid, &fresh, BPF_NOEXIST); /* fails when another CPU raced us in */
+    loss = bpf_map_lookup_elem(&thread_losses, &tid);
+  }
+  if (!loss) {
+    count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
     return;
   }
-  struct jfrbpf_thread_loss fresh = {.tgid = tgid, .lost_ringbuf_full = 1};
-  if (bpf_map_update_elem(&thread_losses, &tid, &fresh, BPF_NOEXIST) == 0) return;
-  loss = bpf_map_lookup_elem(&thread_losses, &tid); /* raced with another CPU */
-  if (loss) {
-    __sync_fetch_and_add(&loss->lost_ringbuf_full, 1);
-    return;
-  }
-  count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
+  __sync_fetch_and_add(&loss->lost_ringbuf_full, 1);
+  __sync_fetch_and_add(&loss->lost_cpu_ns, cpu_time_ns);
 }
 
 static __always_inline long step_native(struct sampler_scratch* s) {
@@ -189,13 +176,17 @@ static __always_inline __u32 walk_compiled_run(struct sampler_scratch* s, struct
     if ((at & 7) != 0 || at < window_low || sender_sp > window_high) break; /* the general path refills */
     __u64 index = (at - window_low) / 8;
     if (index > STACK_WINDOW_BYTES / 8) break; /* cannot happen: tells the verifier */
+    __u64 caller_pc = s->window.words[index + 1];
+    /* A caller outside the code cache is native code, or a sign the frame was displaced (unwind_sized_frame
+     * tells which): the general path unwinds this frame. */
+    if (caller_pc < code_low || caller_pc >= code_high) break;
     __u32 slot = (depth & (JFRBPF_MAX_USER_FRAMES - 1)) * 2;
     s->record.data[slot] = pc;
     s->record.data[slot + 1] = 0;
     depth += 1;
     frames += 1;
     fp = s->window.words[index];
-    pc = s->window.words[index + 1];
+    pc = caller_pc;
     sp = sender_sp;
   }
   if (frames) {
@@ -296,8 +287,10 @@ static __always_inline bool load_process(struct sampler_scratch* s, __u32 tgid, 
   struct known_process* known = &s->known;
   __u64 epoch = process_epoch; /* before the lookups: a change during them bumps it again */
   if (known->tgid == tgid && known->epoch == epoch) return known->target;
-  bool target = bpf_map_lookup_elem(&targets, &tgid) != 0;
+  const struct jfrbpf_target* entry = bpf_map_lookup_elem(&targets, &tgid);
+  bool target = entry != 0;
   if (!target && need_target) return false;
+  known->added_ns = entry ? entry->added_ns : 0;
   const struct jfrbpf_hotspot* jvm = bpf_map_lookup_elem(&hotspot_jvms, &tgid);
   if (jvm) s->jvm = *jvm;
   known->epoch = epoch;
@@ -318,6 +311,7 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   rec->cpu = bpf_get_smp_processor_id();
   rec->flags = s->known.jvm ? JFRBPF_SAMPLE_JVM : 0;
   rec->reserved = 0;
+  rec->cpu_time_ns = 0;
 
   struct walk* w = &s->walk;
   w->tgid = tgid;
@@ -365,7 +359,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
       return 0;
     }
     count(JFRBPF_COUNTER_LOST_SCRATCH);
-    charge_loss(tgid, tid);
+    charge_loss(tgid, tid, sampling_period_ns);
     record_cost(entered_ns);
     return 0;
   }
@@ -373,9 +367,15 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     count(JFRBPF_COUNTER_NOT_TARGET);
     return 0;
   }
+  __u64 cpu_time_ns = sample_cpu_time(s->known.added_ns);
+  if (cpu_time_ns == 0) {
+    count(JFRBPF_COUNTER_AHEAD_OF_CPU_TIME);
+    return 0;
+  }
   struct jfrbpf_sample_record* rec = &s->record;
   /* When measuring, the entry's clock read also stamps the sample: measuring adds only the closing read. */
   begin_walk(s, scratch_key, tgid, tid, measure_sample_cost ? entered_ns : bpf_ktime_get_ns());
+  rec->cpu_time_ns = cpu_time_ns;
   if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(s->walk.end);
@@ -398,7 +398,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   if (size > sizeof(*rec)) size = sizeof(*rec);
   if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
     count(JFRBPF_COUNTER_LOST_RINGBUF_FULL);
-    charge_loss(tgid, tid);
+    charge_loss(tgid, tid, cpu_time_ns);
     record_cost(entered_ns);
     return 0;
   }

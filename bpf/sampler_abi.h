@@ -28,6 +28,8 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_WALK_BAD_FRAME,       /* ... at a frame that failed a plausibility check */
   JFRBPF_COUNTER_WALK_ANCHOR_USED,     /* walks that jumped to a JavaFrameAnchor (not an end) */
   JFRBPF_COUNTER_CODE_FREES,           /* blocks watched JVMs freed in their code heaps (not a sample) */
+  JFRBPF_COUNTER_AHEAD_OF_CPU_TIME,    /* the thread's samples already stood for more than its CPU time: none */
+  JFRBPF_COUNTER_WALK_DISPLACED_FRAME, /* compiled frames found above where their size says (not an end) */
   JFRBPF_COUNTER_COUNT
 };
 
@@ -63,10 +65,16 @@ struct jfrbpf_sample_record {
   __u16 walk_end; /* enum jfrbpf_walk_end */
   __u16 reserved;
   __u64 top_bcp_register; /* r13 when interrupted: the live bcp if the top frame is interpreted */
+  __u64 cpu_time_ns;      /* the thread's CPU time this sample stands for (see bpf/thread_cpu_time.bpf.h) */
   __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES];
 };
 
-#define JFRBPF_SAMPLE_HEADER_SIZE 40
+#define JFRBPF_SAMPLE_HEADER_SIZE 48
+#ifdef __cplusplus
+static_assert(__builtin_offsetof(struct jfrbpf_sample_record, data) == JFRBPF_SAMPLE_HEADER_SIZE);
+#else
+_Static_assert(__builtin_offsetof(struct jfrbpf_sample_record, data) == JFRBPF_SAMPLE_HEADER_SIZE, "header size");
+#endif
 
 /* The sampler's own cost, when the loader asks for it (measure_sample_cost): how many target samples took
  * each JFRBPF_COST_BUCKET_NS of BPF time, from the program's entry to its last helper call. The last bucket
@@ -79,11 +87,12 @@ struct jfrbpf_thread_loss {
   __u32 tgid;
   __u32 reserved;
   __u64 lost_ringbuf_full;
+  __u64 lost_cpu_ns; /* the CPU time those samples stood for */
 };
 
 /* Value of the targets map: which processes are profiled. */
 struct jfrbpf_target {
-  __u32 flags;
+  __u64 added_ns; /* CLOCK_MONOTONIC when it became a target: its threads started since are wholly recorded */
 };
 
 #endif

@@ -62,7 +62,8 @@ struct blob_header {
  * CPU the samples of one process mostly follow each other and two hash lookups and the layout's copy cost a
  * few hundred nanoseconds. */
 struct known_process {
-  __u64 epoch; /* process_epoch (sampler.bpf.c) when the fields below were looked up */
+  __u64 epoch;    /* process_epoch (sampler.bpf.c) when the fields below were looked up */
+  __u64 added_ns; /* its jfrbpf_target's */
   __u32 tgid;  /* 0: nothing known */
   __u8 target; /* in the targets map */
   __u8 jvm;    /* in the JVM layout map: the scratch's `jvm` holds its layout */
@@ -92,6 +93,20 @@ struct {
   __type(key, __u32);
   __type(value, struct sampler_scratch);
 } scratch SEC(".maps");
+
+/* One per-CPU counter for every outcome (bpf/sampler_abi.h). */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, JFRBPF_COUNTER_COUNT);
+  __type(key, __u32);
+  __type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(enum jfrbpf_counter which) {
+  __u32 key = which;
+  __u64* value = bpf_map_lookup_elem(&counters, &key);
+  if (value) *value += 1;
+}
 
 static __always_inline struct sampler_scratch* get_scratch(__u32 key) {
   return bpf_map_lookup_elem(&scratch, &key);

@@ -45,25 +45,22 @@ TEST_P(JavaTruth, ThreadSharesOfSamplesMatchTheirCpuTime) {
   ASSERT_EQ(cpuNs.size(), 4u) << r.output;
 
   Recorded recorded = readRecording(out);
-  std::map<int64_t, double> sampled;
-  for (const Sample& s : recorded.samples) {
-    if (cpuNs.count(s.osThreadId)) sampled[s.osThreadId] += 1;
-  }
-  double totalCpu = 0, totalSamples = 0;
+  ASSERT_GT(recorded.samples.size(), 200u);
+  double totalCpu = 0, totalSampled = 0;
   for (const auto& [tid, ns] : cpuNs) {
-    sampled[tid] += static_cast<double>(recorded.lostByThread[tid]);
     totalCpu += ns;
-    totalSamples += sampled[tid];
+    totalSampled += static_cast<double>(recorded.cpuNsByThread[tid]);
   }
-  ASSERT_GT(totalSamples, 200);
   for (const auto& [tid, ns] : cpuNs) {
+    // The CPU time the thread's samples (and lost samples) stand for, by the kernel's accounting.
+    double sampledNs = static_cast<double>(recorded.cpuNsByThread[tid]);
     double cpuShare = 100.0 * ns / totalCpu;
-    double sampleShare = 100.0 * sampled[tid] / totalSamples;
-    double sampledMs = sampled[tid];  // one sample per millisecond of the thread's CPU time
-    std::printf("[ figure ] JDK %d %-10s cpu %8.1f ms (%5.2f %%), samples %6.0f (%5.2f %%), share diff %+.2f pp\n", jdk,
-                names[tid].c_str(), ns / 1e6, cpuShare, sampled[tid], sampleShare, sampleShare - cpuShare);
-    EXPECT_NEAR(sampleShare, cpuShare, 1.0) << names[tid];
-    EXPECT_NEAR(sampledMs, ns / 1e6, std::max(3.0, 0.03 * ns / 1e6)) << names[tid] << ": samples x period = CPU time";
+    double sampledShare = 100.0 * sampledNs / totalSampled;
+    std::printf("[ figure ] JDK %d %-10s cpu %8.1f ms (%5.2f %%), samples stand for %8.1f ms (%5.2f %%), share diff %+.2f pp\n",
+                jdk, names[tid].c_str(), ns / 1e6, cpuShare, sampledNs / 1e6, sampledShare, sampledShare - cpuShare);
+    EXPECT_NEAR(sampledShare, cpuShare, 0.5) << names[tid];
+    // To within the last unfinished period and how far a clock may run ahead of the kernel (10 ms).
+    EXPECT_NEAR(sampledNs, ns, std::max(12e6, 0.01 * ns)) << names[tid] << ": the samples stand for its CPU time";
   }
 }
 

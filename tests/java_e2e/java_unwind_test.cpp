@@ -141,7 +141,9 @@ TEST_P(JavaUnwind, TinyCalleeCaughtInItsEntryOrExitCompletes) {
       const JfrFrame* top = s.topJavaFrame();
       return top && top->name() == "TinyCalls$Increment.apply";
     });
-    EXPECT_GE(inApply.size(), tiny.size() / 5) << "the callee's entry and exit are a large part of the loop";
+    // How much of the loop the JIT leaves in the callee is its own choice (14 % of the samples on one VM, 403 of
+    // about 2,850; over 20 % on others): enough of them to judge how jfrbpf walked them is all this needs.
+    ASSERT_GE(inApply.size(), 30u) << "too few samples in the callee to judge how its frames were walked";
     EXPECT_GE(percentWithout(
                   inApply,
                   [&](const JfrSample& s) -> std::string {

@@ -61,7 +61,9 @@ TEST(RecordE2E, NativeAndKernelFramesLandInTheRightThreadsAndFunctions) {
   EXPECT_GT(withKernel, syscaller.size() / 2) << "a write(2) loop spends most of its time in the kernel";
   EXPECT_GT(withCaller, syscaller.size() / 2) << "below the kernel and libc frames sits syscall_work";
   EXPECT_LT(threads[tids["sleeper"]].size(), 5u) << "a sleeping thread burns (almost) no CPU";
-  for (const Sample& s : recorded.samples) EXPECT_EQ(s.samplingPeriod, 1'000'000);
+  // Each sample stands for the CPU time the kernel accounted to its thread since the one before: a period or
+  // more (more where the clock fell behind the thread's CPU time).
+  for (const Sample& s : recorded.samples) EXPECT_GE(s.samplingPeriod, 1'000'000);
 
   // The JDK's own tool reads the same events.
   RunResult summary = run({jdkTool("jfr"), "summary", out});
@@ -73,44 +75,86 @@ TEST(RecordE2E, NativeAndKernelFramesLandInTheRightThreadsAndFunctions) {
   EXPECT_NE(print.output.find("\"spin-full\""), std::string::npos);
 }
 
-// The kernel's own per-thread CPU accounting is the ground truth: each thread's share of the samples must
-// match its share of the CPU time, and samples x period must match the total CPU time. Launch mode makes
-// the recording window the whole life of the process, so the workload's own thread CPU clocks at exit
-// measure exactly the recorded window.
-TEST(RecordE2E, TruthSamplesFollowTheKernelsCpuAccounting) {
-  JFRBPF_REQUIRE_BPF();
-  ScratchDir dir("truth");
-  std::string out = dir.file("truth.jfr");
-  RunResult r = run({jfrbpfBinary(), "record", "--interval", "1ms", "-o", out, "--", threadsWorkload(), "6"});
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-
+// "cpu <name> <tid> <ns>" lines of a workload: tid -> its CPU time over its whole life, as the kernel
+// accounted it; `names` gets tid -> name.
+std::map<int64_t, double> reportedCpuTimes(const std::string& output, std::map<int64_t, std::string>* names = nullptr) {
   std::map<int64_t, double> cpuNs;
-  double totalCpuNs = 0;
-  std::istringstream lines(r.output);
+  std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
     char name[64];
     long tid = 0;
     long long ns = 0;
     if (std::sscanf(line.c_str(), "cpu %63s %ld %lld", name, &tid, &ns) == 3) {
       cpuNs[tid] = static_cast<double>(ns);
-      totalCpuNs += static_cast<double>(ns);
+      if (names) (*names)[tid] = name;
     }
   }
+  return cpuNs;
+}
+
+// The kernel's own per-thread CPU accounting is the ground truth: the CPU time each thread's samples stand
+// for (samplingPeriod, and lostCpuTime of its lost ones) must match its CPU time, and so must their shares.
+// Launch mode makes the recording window the whole life of the process, so the workload's own thread CPU
+// clocks at exit measure exactly the recorded window.
+TEST(RecordE2E, TruthSamplesFollowTheKernelsCpuAccounting) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("truth");
+  std::string out = dir.file("truth.jfr");
+  RunResult r = run({jfrbpfBinary(), "record", "--interval", "1ms", "-o", out, "--", threadsWorkload(), "6"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::map<int64_t, double> cpuNs = reportedCpuTimes(r.output);
   ASSERT_EQ(cpuNs.size(), 5u) << r.output;
+  double totalCpuNs = 0;
+  for (const auto& [tid, ns] : cpuNs) totalCpuNs += ns;
 
   Recorded recorded = readRecording(out);
-  auto threads = byThread(recorded);
-  double totalSamples = static_cast<double>(recorded.samples.size()) + static_cast<double>(recorded.lostTotal);
-  ASSERT_GT(totalSamples, 1000);
+  ASSERT_GT(recorded.samples.size(), 1000u);
+  double totalSampledNs = 0;
+  for (const auto& [tid, ns] : cpuNs) totalSampledNs += static_cast<double>(recorded.cpuNsByThread[tid]);
   for (const auto& [tid, ns] : cpuNs) {
     double cpuShare = 100.0 * ns / totalCpuNs;
-    double sampleShare = 100.0 * (static_cast<double>(threads[tid].size()) +
-                                  static_cast<double>(recorded.lostByThread[tid])) / totalSamples;
-    EXPECT_NEAR(sampleShare, cpuShare, 1.0) << "thread " << tid;
+    double sampledShare = 100.0 * static_cast<double>(recorded.cpuNsByThread[tid]) / totalSampledNs;
+    EXPECT_NEAR(sampledShare, cpuShare, 0.5) << "thread " << tid;
   }
-  double sampledCpuNs = totalSamples * 1e6;
-  EXPECT_NEAR(sampledCpuNs / totalCpuNs, 1.0, 0.02) << "samples x period vs total CPU time";
+  EXPECT_NEAR(totalSampledNs / totalCpuNs, 1.0, 0.01) << "sampled vs actual CPU time";
 }
+
+// A thread that runs 20 us at a time and sleeps between (an event loop, a poller) must get its CPU time like
+// a thread that never sleeps: a perf clock alone misses part of every context switch and gave it 26 % too
+// few samples, per-thread and per-CPU clocks alike.
+class BurstyTruth : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BurstyTruth, ShortBurstsGetTheirCpuTime) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir(std::string("bursty-") + GetParam());
+  std::string out = dir.file("bursty.jfr");
+  RunResult r = run({jfrbpfBinary(), "record", "--sampler", GetParam(), "--interval", "1ms", "-o", out, "--",
+                     burstyWorkload(), "20", "50", "6"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::map<int64_t, std::string> names;
+  std::map<int64_t, double> cpuNs = reportedCpuTimes(r.output, &names);
+  ASSERT_EQ(cpuNs.size(), 2u) << r.output;
+  Recorded recorded = readRecording(out);
+  std::map<int64_t, int64_t> largestSample;
+  for (const Sample& s : recorded.samples) {
+    largestSample[s.osThreadId] = std::max(largestSample[s.osThreadId], s.samplingPeriod);
+  }
+  for (const auto& [tid, ns] : cpuNs) {
+    double sampledNs = static_cast<double>(recorded.cpuNsByThread[tid]);
+    std::printf("[ figure ] --sampler %s %-8s cpu %7.1f ms, samples stand for %7.1f ms (%+.2f %%), largest %.1f ms\n",
+                GetParam(), names[tid].c_str(), ns / 1e6, sampledNs / 1e6, 100.0 * (sampledNs / ns - 1),
+                static_cast<double>(largestSample[tid]) / 1e6);
+    ASSERT_GT(ns, 1e9) << names[tid] << " ran too little to judge";
+    // Within 1 %: measured -0.85..+0.04 % (thread) and -0.48..+0.29 % (cpu) on a quiet VM. The CPU time a
+    // thread used after its last sample is in no sample: where a busy machine makes the clock catch the
+    // burst rarely (samples of 20-110 ms measured with two CPU hogs, -2.0 % for --sampler cpu), that is up to
+    // about one sample's worth.
+    double tolerance = std::max(0.01 * ns, static_cast<double>(largestSample[tid]));
+    EXPECT_NEAR(sampledNs, ns, tolerance) << names[tid];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RecordE2E, BurstyTruth, ::testing::Values("thread", "cpu"));
 
 // Every overflow that hit the target is a sample or a counted loss: with a tiny ring buffer many are
 // lost, and the file still accounts for each of them.

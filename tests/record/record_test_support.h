@@ -11,6 +11,7 @@ namespace jfrbpf::test {
 
 inline std::string jfrbpfBinary() { return std::string(kBinaryDir) + "/userspace/cli/jfrbpf"; }
 inline std::string threadsWorkload() { return std::string(kBinaryDir) + "/tests/record/threads_workload"; }
+inline std::string burstyWorkload() { return std::string(kBinaryDir) + "/tests/record/bursty_workload"; }
 inline std::string jdkTool(const char* tool) { return std::string(kJdkHome) + "/bin/" + tool; }
 
 // A fresh directory under the build tree, removed at the end of the test.

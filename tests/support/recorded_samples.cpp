@@ -11,6 +11,7 @@ Recorded readRecording(const std::string& path) {
   Recording recording = Recording::open(path);
   out.chunks = recording.chunks().size();
   FieldKey failed("failed"), period("samplingPeriod"), lost("lostSamples"), cause("cause"), message("message");
+  FieldKey lostCpu("lostCpuTime");
   recording.forEachEvent([&](const RecordedEvent& event) {
     const std::string& type = event.type().name;
     if (type == "jdk.CPUTimeSample") {
@@ -22,6 +23,7 @@ Recorded readRecording(const std::string& path) {
       }
       sample.failed = failed.of(event).asBool();
       sample.samplingPeriod = period.of(event).asLong();
+      out.cpuNsByThread[sample.osThreadId] += sample.samplingPeriod;
       StackTraceView trace(event.get("stackTrace"));
       sample.truncated = trace.present() && trace.truncated();
       for (const Frame& f : trace.frames()) {
@@ -34,6 +36,7 @@ Recorded readRecording(const std::string& path) {
       out.lostTotal += count;
     } else if (type == "jfrbpf.SampleLoss") {
       out.lossCauses[std::string(cause.of(event).asString())] += lost.of(event).asLong();
+      if (auto thread = threadOf(event)) out.cpuNsByThread[thread->osThreadId] += lostCpu.of(event).asLong();
     } else if (type == "jfrbpf.Note") {
       out.notes.emplace_back(message.of(event).asString());
     }

@@ -28,6 +28,9 @@ struct Sample {
 struct Recorded {
   std::vector<Sample> samples;
   std::map<int64_t, int64_t> lostByThread;  // osThreadId -> sum of jdk.CPUTimeSamplesLost.lostSamples
+  // osThreadId -> the CPU time its samples stand for (samplingPeriod) and its lost samples stood for
+  // (jfrbpf.SampleLoss lostCpuTime): what the recording says the thread used.
+  std::map<int64_t, int64_t> cpuNsByThread;
   int64_t lostTotal = 0;
   std::map<std::string, int64_t> lossCauses;  // jfrbpf.SampleLoss cause -> lostSamples
   std::vector<std::string> notes;             // jfrbpf.Note messages

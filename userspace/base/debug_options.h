@@ -1,7 +1,8 @@
 #pragma once
 // JFRBPF_DEBUG: any value makes `record` print the sampler's counters; a comma-separated list of these
 // options turns on more: "cost" (time every sample in BPF), "unwatched-code" (walk as where a JVM's code
-// frees cannot be watched, checking every code blob in every walk).
+// frees cannot be watched, checking every code blob in every walk), "truncated" (print the raw frames of
+// every stack that stopped before its thread's outermost frame, to find out why).
 #include <cstdlib>
 #include <string_view>
 

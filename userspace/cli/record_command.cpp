@@ -173,10 +173,10 @@ void printTruncatedStacks(const record::RecordSummary& s) {
 
 void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   using record::groupThousands;
-  double cpuSeconds = static_cast<double>(s.samples) * static_cast<double>(periodNs) / 1e9;
+  double cpuSeconds = static_cast<double>(s.sampledCpuNs) / 1e9;
   std::printf("jfrbpf: wrote %s (%.1f s, %s)\n", s.outputPath.c_str(), s.seconds, record::describe(s.stopReason));
-  std::printf("  samples  %s (%.2f s of CPU time at %s per sample)", groupThousands(s.samples).c_str(), cpuSeconds,
-              formatDuration(periodNs).c_str());
+  std::printf("  samples  %s (%.2f s of CPU time, one per %s of a thread's)", groupThousands(s.samples).c_str(),
+              cpuSeconds, formatDuration(periodNs).c_str());
   if (s.failedStacks) std::printf(", %s without a user stack", groupThousands(s.failedStacks).c_str());
   std::printf("\n  lost     %s of %s sampling ticks", groupThousands(s.lost).c_str(), groupThousands(s.overflows).c_str());
   if (s.lost > 0) {
@@ -192,7 +192,8 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
                                   "kernel stack failed", "user stack failed", "user stack truncated",
                                   "lost: loss table full", "walk: root", "walk: read fault", "walk: unknown code",
                                   "walk: no unwind info", "walk: bad frame", "walk: JavaFrameAnchor used",
-                                  "code cache frees seen"};
+                                  "code cache frees seen", "ahead of CPU time",
+                                  "walk: displaced frames"};
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
     // JFRBPF_DEBUG=cost: the BPF time of the target's samples, for benchmarks.
@@ -203,7 +204,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   }
 }
 
-void printHostSummary(const record::RecordSummary& s, int64_t periodNs) {
+void printHostSummary(const record::RecordSummary& s) {
   using record::groupThousands;
   std::printf("jfrbpf: recorded %zu JVM%s into %s (%.1f s, %s)\n", s.files.size(), s.files.size() == 1 ? "" : "s", s.outputPath.c_str(), s.seconds,
               record::describe(s.stopReason));
@@ -212,7 +213,7 @@ void printHostSummary(const record::RecordSummary& s, int64_t periodNs) {
                 groupThousands(file.lost).c_str(), file.javaFrames ? "" : "  (native frames only)");
   }
   std::printf("  total    %s samples (%.2f s of CPU time), %s lost of %s sampling ticks\n", groupThousands(s.samples).c_str(),
-              static_cast<double>(s.samples) * static_cast<double>(periodNs) / 1e9, groupThousands(s.lost).c_str(),
+              static_cast<double>(s.sampledCpuNs) / 1e9, groupThousands(s.lost).c_str(),
               groupThousands(s.overflows).c_str());
   printTruncatedStacks(s);
 }
@@ -358,7 +359,7 @@ int runRecordCommand(Arguments& args) {
   record::RecordSummary summary = all ? record::recordAll(config) : record::record(config);
   if (all) {
     for (const auto& file : summary.files) giveToSudoUser(file.path);
-    printHostSummary(summary, config.periodNs);
+    printHostSummary(summary);
   } else {
     giveToSudoUser(summary.outputPath);
     printSummary(summary, config.periodNs);

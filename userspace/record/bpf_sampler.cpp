@@ -38,6 +38,11 @@ uint64_t ringbufCheckMask(uint32_t smallestRingBytes) {
   return every - 1;
 }
 
+// How far a thread's samples may stand for more CPU time than the kernel has accounted to it yet (see
+// bpf/thread_cpu_time.bpf.h) before it gets none: the kernel brings a running thread's figure up to date
+// at every scheduler tick, 10 ms apart at the lowest tick rate (HZ=100).
+constexpr uint64_t kCpuTimeLeadNs = 10'000'000;
+
 // Where HotSpot's code heap frees blocks: every nmethod and stub it frees, and the unused tail of a new blob.
 // Functions of their own in libjvm's symbol table from JDK 17 to 25 (their one helper, add_to_freelist, is
 // inlined into both).
@@ -65,6 +70,8 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   skel_ = sampler::open();
   if (!skel_) throw Error(loadFailureHint(errno), ErrorKind::Environment);
   skel_->rodata->user_stack_depth = config.userStackDepth;
+  skel_->rodata->sampling_period_ns = std::max<uint64_t>(1, config.samplingPeriodNs);
+  skel_->rodata->cpu_time_lead_ns = std::max(kCpuTimeLeadNs, config.samplingPeriodNs);
   skel_->rodata->measure_sample_cost = config.measureSampleCost;
   measureSampleCost_ = config.measureSampleCost;
   bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);
@@ -132,7 +139,10 @@ void BpfSampler::unwindMapsChanged() {
 }
 
 void BpfSampler::addTarget(uint32_t tgid) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // the clock of task_struct.start_time
   jfrbpf_target value{};
+  value.added_ns = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
   if (bpf_map__update_elem(skel_->maps.targets, &tgid, sizeof(tgid), &value, sizeof(value), BPF_ANY) != 0) {
     throw systemError("adding process " + std::to_string(tgid) + " to the BPF target map");
   }
@@ -274,7 +284,7 @@ std::vector<ThreadLoss> BpfSampler::readThreadLosses() const {
   while (bpf_map__get_next_key(skel_->maps.thread_losses, previous, &next, sizeof(next)) == 0) {
     jfrbpf_thread_loss value{};
     if (bpf_map__lookup_elem(skel_->maps.thread_losses, &next, sizeof(next), &value, sizeof(value), 0) == 0) {
-      losses.push_back({next, value.tgid, value.lost_ringbuf_full});
+      losses.push_back({next, value.tgid, value.lost_ringbuf_full, value.lost_cpu_ns});
     }
     key = next;
     previous = &key;

@@ -22,6 +22,7 @@ struct bpf_link;
 namespace jfrbpf::record {
 
 struct SamplerConfig {
+  uint64_t samplingPeriodNs = 10'000'000;  // the clocks' period: the least CPU time a sample stands for
   uint32_t userStackDepth = 512;
   uint32_t ringBufferBytes = 8u << 20;   // power of two, >= page size
   uint32_t unwindRows = 4u << 20;        // native unwind table rows for all processes (8 bytes each)
@@ -33,6 +34,10 @@ struct SamplerConfig {
 };
 
 using SamplerCounters = std::array<uint64_t, JFRBPF_COUNTER_COUNT>;
+// Clock overflows that found a target's thread due a sample: each became a sample or a counted loss.
+inline uint64_t samplingTicks(const SamplerCounters& c) {
+  return c[JFRBPF_COUNTER_OVERFLOWS] - c[JFRBPF_COUNTER_NOT_TARGET] - c[JFRBPF_COUNTER_AHEAD_OF_CPU_TIME];
+}
 using TimerCounters = std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT>;
 // Samples per JFRBPF_COST_BUCKET_NS of BPF time, summed over CPUs.
 using SampleCostHistogram = std::vector<uint64_t>;
@@ -41,6 +46,7 @@ struct ThreadLoss {
   uint32_t tid;
   uint32_t tgid;
   uint64_t lostRingbufFull;  // cumulative since the thread was first charged
+  uint64_t lostCpuNs;        // the CPU time those samples stood for
 };
 
 class BpfSampler {
@@ -50,6 +56,7 @@ class BpfSampler {
   BpfSampler(const BpfSampler&) = delete;
   BpfSampler& operator=(const BpfSampler&) = delete;
 
+  // Samples the process from now on: its threads that start from now on are recorded from their start.
   void addTarget(uint32_t tgid);
   void removeTarget(uint32_t tgid);
 

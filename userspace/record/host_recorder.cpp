@@ -282,12 +282,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   prepareDirectory(config.outputPath);
   BlockedStopSignals signals;
 
-  SamplerConfig samplerConfig;
-  samplerConfig.userStackDepth = config.stackDepth;
-  samplerConfig.ringBufferBytes = config.ringBufferBytes;
-  samplerConfig.measureSampleCost = config.measureSampleCost;
-  samplerConfig.methodTraces = !config.methodTiming.traceFilter.empty();
-  BpfSampler sampler(samplerConfig);
+  BpfSampler sampler(samplerConfigOf(config));
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
   SamplePipeline pipeline(sampler, clocks);
   HostRecorder host(config, sampler, clocks, pipeline);
@@ -331,7 +326,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   host.dropPendingAttaches();
   SamplerCounters counters = sampler.readCounters();
-  summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
+  summary.overflows = samplingTicks(counters);
   summary.counters = counters;
   summary.sampleCosts = sampler.readSampleCosts();
   return summary;

@@ -7,10 +7,11 @@ namespace jfrbpf::record {
 
 void LossLedger::reportThreadLosses(jfr::Ticks now, const std::vector<ThreadLoss>& losses) {
   for (const ThreadLoss& loss : losses) {
-    uint64_t& reported = reported_[loss.tid];
-    if (loss.lostRingbufFull <= reported) continue;
-    uint64_t fresh = loss.lostRingbufFull - reported;
-    reported = loss.lostRingbufFull;
+    Reported& reported = reported_[loss.tid];
+    if (loss.lostRingbufFull <= reported.samples) continue;
+    uint64_t fresh = loss.lostRingbufFull - reported.samples;
+    uint64_t freshCpuNs = loss.lostCpuNs - std::min(loss.lostCpuNs, reported.cpuNs);
+    reported = {loss.lostRingbufFull, loss.lostCpuNs};
     jfr::ThreadId thread = threads_.threadFor(static_cast<pid_t>(loss.tgid), static_cast<pid_t>(loss.tid));
     // lostSamples is a Java int: split an (unlikely) larger count over several events.
     for (uint64_t left = fresh; left > 0;) {
@@ -18,7 +19,7 @@ void LossLedger::reportThreadLosses(jfr::Ticks now, const std::vector<ThreadLoss
       out_.cpuTimeSamplesLost(now, chunk, thread);
       left -= static_cast<uint64_t>(chunk);
     }
-    out_.sampleLoss(now, thread, kCauseRingBufferFull, static_cast<int64_t>(fresh));
+    out_.sampleLoss(now, thread, kCauseRingBufferFull, static_cast<int64_t>(fresh), static_cast<jfr::Ticks>(freshCpuNs));
     byCause_[kCauseRingBufferFull] += fresh;
     total_ += fresh;
   }

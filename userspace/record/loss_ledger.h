@@ -32,7 +32,11 @@ class LossLedger {
  private:
   jfr::Recording& out_;
   ThreadRegistry& threads_;
-  std::unordered_map<uint32_t, uint64_t> reported_;  // tid -> cumulative count already written
+  struct Reported {
+    uint64_t samples;
+    uint64_t cpuNs;
+  };
+  std::unordered_map<uint32_t, Reported> reported_;  // tid -> cumulative counts already written
   std::unordered_map<std::string, uint64_t> byCause_;
   uint64_t total_ = 0;
 };

@@ -46,6 +46,16 @@ jfr::RecordingOptions recordingOptions(const RecordConfig& config) {
 
 }  // namespace
 
+SamplerConfig samplerConfigOf(const RecordConfig& config) {
+  SamplerConfig sampler;
+  sampler.samplingPeriodNs = static_cast<uint64_t>(config.periodNs);
+  sampler.userStackDepth = config.stackDepth;
+  sampler.ringBufferBytes = config.ringBufferBytes;
+  sampler.measureSampleCost = config.measureSampleCost;
+  sampler.methodTraces = !config.methodTiming.traceFilter.empty();
+  return sampler;
+}
+
 const char* describe(StopReason reason) {
   switch (reason) {
     case StopReason::Duration: return "duration reached";
@@ -62,13 +72,8 @@ RecordSummary record(const RecordConfig& config) {
   for (pid_t pid : config.pids) requireProcess(pid);
   BlockedStopSignals signals;  // before any thread or child exists, so all inherit the mask
 
-  SamplerConfig samplerConfig;
-  samplerConfig.userStackDepth = config.stackDepth;
-  samplerConfig.ringBufferBytes = config.ringBufferBytes;
-  samplerConfig.measureSampleCost = config.measureSampleCost;
   const bool timing = config.methodTiming.enabled();
-  samplerConfig.methodTraces = !config.methodTiming.traceFilter.empty();
-  BpfSampler sampler(samplerConfig);
+  BpfSampler sampler(samplerConfigOf(config));
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
 
   // Java frames need the JVM's tables in BPF before its first sample: connect before targeting it.
@@ -170,7 +175,7 @@ RecordSummary record(const RecordConfig& config) {
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   output.addCountsTo(summary);
   SamplerCounters counters = sampler.readCounters();
-  summary.overflows = counters[JFRBPF_COUNTER_OVERFLOWS] - counters[JFRBPF_COUNTER_NOT_TARGET];
+  summary.overflows = samplingTicks(counters);
   summary.counters = counters;
   summary.sampleCosts = sampler.readSampleCosts();
   summary.javaProcesses = jvms.size() + (launchedJvm ? 1 : 0);

@@ -15,6 +15,7 @@
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "jvmsupport/protocol/timing_table.h"
+#include "userspace/record/bpf_sampler.h"
 #include "userspace/record/sampling_clocks.h"
 #include "userspace/timing/method_timing_options.h"
 
@@ -43,9 +44,10 @@ struct RecordSummary {
   StopReason stopReason = StopReason::Duration;
   double seconds = 0;
   uint64_t samples = 0;
+  uint64_t sampledCpuNs = 0;           // the CPU time the samples stand for
   uint64_t failedStacks = 0;
   uint64_t lost = 0;
-  uint64_t overflows = 0;              // clock overflows that hit a target (samples + lost in BPF)
+  uint64_t overflows = 0;              // sampling ticks: clock overflows due a sample (samples + lost in BPF)
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;
@@ -82,5 +84,8 @@ RecordSummary record(const RecordConfig& config);
 RecordSummary recordAll(const RecordConfig& config);
 
 const char* describe(StopReason reason);
+
+// The BPF sampler a recording with `config` needs.
+SamplerConfig samplerConfigOf(const RecordConfig& config);
 
 }  // namespace jfrbpf::record

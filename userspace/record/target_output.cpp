@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "userspace/base/debug_options.h"
 #include "userspace/timing/probe_sites.h"
 
 namespace jfrbpf::record {
@@ -12,6 +13,21 @@ namespace {
 // records were lost, and then is written with what is known.
 constexpr jfr::Ticks kSampleWaitNs = 500'000'000;
 constexpr size_t kMaxWaitingSamples = 1u << 16;
+
+// JFRBPF_DEBUG=truncated: the walker's raw frames (pc, and Method* of interpreted ones) of a truncated stack.
+void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
+  std::string line = "jfrbpf: [debug] truncated (" + std::string(stackEndCause(end)) + "), tid " +
+                     std::to_string(record.tid) + ":";
+  char frame[48];
+  for (uint32_t i = 0; i < std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES); ++i) {
+    std::snprintf(frame, sizeof frame, " %llx", static_cast<unsigned long long>(record.data[2 * i]));
+    line += frame;
+    if (record.data[2 * i + 1] == 0) continue;
+    std::snprintf(frame, sizeof frame, "/%llx", static_cast<unsigned long long>(record.data[2 * i + 1]));
+    line += frame;
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
 
 }  // namespace
 
@@ -25,6 +41,7 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       stacks_(*out_, kernel, native),
       ledger_(*out_, threads_),
       truncations_(*out_),
+      printTruncatedWalks_(debugOption("truncated")),
       timingOptions_(timing) {
   if (!timing.enabled()) return;
   timing_ = std::make_unique<timing::MethodTimingWriter>(
@@ -104,6 +121,7 @@ void TargetOutput::reportProbePaths(jfr::Ticks now) {
 
 void TargetOutput::addCountsTo(RecordSummary& summary) const {
   summary.samples += samples();
+  summary.sampledCpuNs += sampledCpuNs();
   summary.failedStacks += failedStacks();
   summary.lost += lost();
   summary.threads += threads();
@@ -184,10 +202,15 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record) {
   const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();
   const StackEnd end = stacks_.end();
   truncations_.count(end);
+  if (end != StackEnd::kRoot && printTruncatedWalks_) printTruncatedWalk(record, end);
   jfr::ThreadId thread = threadOf(record);
-  out_->cpuTimeSample(static_cast<jfr::Ticks>(record.time_ns), frames_, end != StackEnd::kRoot, thread, failed, periodNs_,
+  // The CPU time the sample stands for, by the kernel's accounting of the thread (JDK 25 likewise writes
+  // the period times the timer's overruns): at least the period, more where the clock fell behind.
+  const auto cpuTime = record.cpu_time_ns > 0 ? static_cast<jfr::Ticks>(record.cpu_time_ns) : periodNs_;
+  out_->cpuTimeSample(static_cast<jfr::Ticks>(record.time_ns), frames_, end != StackEnd::kRoot, thread, failed, cpuTime,
                       /*biased=*/false);
   samples_.fetch_add(1, std::memory_order_relaxed);
+  cpuNs_.fetch_add(static_cast<uint64_t>(cpuTime), std::memory_order_relaxed);
   if (failed) failed_.fetch_add(1, std::memory_order_relaxed);
 }
 

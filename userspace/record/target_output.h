@@ -49,6 +49,7 @@ class TargetOutput {
 
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint64_t failedStacks() const { return failed_.load(std::memory_order_relaxed); }
+  uint64_t sampledCpuNs() const { return cpuNs_.load(std::memory_order_relaxed); }  // their samplingPeriod, summed
   uint64_t lost() const { return ledger_.total(); }
   const LossLedger& ledger() const { return ledger_; }
   const TruncationLedger& truncations() const { return truncations_; }
@@ -81,12 +82,14 @@ class TargetOutput {
   StackResolver stacks_;
   LossLedger ledger_;
   TruncationLedger truncations_;
+  bool printTruncatedWalks_;
   std::vector<JvmConnection*> jvms_;
   bool layoutWarned_ = false;
   std::vector<jfr::StackFrame> frames_;  // reused for every sample
   std::deque<std::vector<uint8_t>> waitingSamples_;  // raw records, oldest first
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> cpuNs_{0};
 
   timing::MethodTimingOptions timingOptions_;
   std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing

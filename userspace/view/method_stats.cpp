@@ -7,6 +7,14 @@
 
 namespace jfrbpf::view {
 
+double sharePercent(const convert::Profile& profile, uint64_t samples, int64_t cpuNanos) {
+  if (profile.cpuTimeKnown && profile.totalCpuNanos > 0) {
+    return 100.0 * static_cast<double>(cpuNanos) / static_cast<double>(profile.totalCpuNanos);
+  }
+  if (profile.totalSamples == 0) return 0;
+  return 100.0 * static_cast<double>(samples) / static_cast<double>(profile.totalSamples);
+}
+
 std::vector<MethodStat> methodStats(const convert::Profile& profile) {
   std::vector<MethodStat> stats(profile.methods.size());
   for (uint32_t m = 0; m < stats.size(); ++m) stats[m].method = m;
@@ -15,16 +23,22 @@ std::vector<MethodStat> methodStats(const convert::Profile& profile) {
   for (size_t g = 0; g < profile.groups.size(); ++g) {
     const convert::SampleGroup& group = profile.groups[g];
     if (group.node == 0) continue;
-    stats[profile.frameOf(group.node).method].selfSamples += group.samples;
+    MethodStat& top = stats[profile.frameOf(group.node).method];
+    top.selfSamples += group.samples;
+    top.selfCpuNanos = convert::saturatingAdd(top.selfCpuNanos, group.cpuNanos);
     for (uint32_t node = group.node; node != 0; node = profile.nodes[node].parent) {
       uint32_t method = profile.frameOf(node).method;
       if (countedIn[method] == g) continue;
       countedIn[method] = g;
       stats[method].totalSamples += group.samples;
+      stats[method].totalCpuNanos = convert::saturatingAdd(stats[method].totalCpuNanos, group.cpuNanos);
     }
   }
   std::erase_if(stats, [](const MethodStat& s) { return s.totalSamples == 0; });
-  std::stable_sort(stats.begin(), stats.end(), [](const MethodStat& a, const MethodStat& b) {
+  const bool byTime = profile.cpuTimeKnown;
+  std::stable_sort(stats.begin(), stats.end(), [byTime](const MethodStat& a, const MethodStat& b) {
+    if (byTime && a.selfCpuNanos != b.selfCpuNanos) return a.selfCpuNanos > b.selfCpuNanos;
+    if (byTime && a.totalCpuNanos != b.totalCpuNanos) return a.totalCpuNanos > b.totalCpuNanos;
     return a.selfSamples != b.selfSamples ? a.selfSamples > b.selfSamples : a.totalSamples > b.totalSamples;
   });
   return stats;
@@ -51,8 +65,10 @@ std::vector<ThreadStat> threadStats(const convert::Profile& profile) {
     }
   }
   std::erase_if(stats, [](const ThreadStat& s) { return !s.hasSamples; });
-  std::stable_sort(stats.begin(), stats.end(),
-                   [](const ThreadStat& a, const ThreadStat& b) { return a.samples > b.samples; });
+  const bool byTime = profile.cpuTimeKnown;
+  std::stable_sort(stats.begin(), stats.end(), [byTime](const ThreadStat& a, const ThreadStat& b) {
+    return byTime && a.cpuNanos != b.cpuNanos ? a.cpuNanos > b.cpuNanos : a.samples > b.samples;
+  });
   return stats;
 }
 

@@ -12,7 +12,13 @@ struct MethodStat {
   uint32_t method = 0;
   uint64_t selfSamples = 0;   // samples with the method as the top frame
   uint64_t totalSamples = 0;  // samples with the method anywhere on the stack (counted once per sample)
+  int64_t selfCpuNanos = 0;   // the CPU time those samples stand for
+  int64_t totalCpuNanos = 0;
 };
+
+// A sample's share of a profile: of the CPU time the samples stand for when they say (jfrbpf's stand for
+// unequal times: the kernel's accounting of each thread), else of the samples.
+double sharePercent(const convert::Profile& profile, uint64_t samples, int64_t cpuNanos);
 
 // Every method that appears in a sample, by self samples then total samples, descending.
 std::vector<MethodStat> methodStats(const convert::Profile& profile);
@@ -25,7 +31,7 @@ struct ThreadStat {
   bool hasSamples = false;
 };
 
-// Threads with samples, by samples descending.
+// Threads with samples, by CPU time (where the samples say, else samples) descending.
 std::vector<ThreadStat> threadStats(const convert::Profile& profile);
 
 // "name" or "name (tid N)" when the OS thread id is known.

@@ -30,13 +30,12 @@ std::string hotMethodsView(const RecordingDigest& digest, const ViewOptions& opt
                    {"Self %", Align::kRight},
                    {"Total", Align::kRight},
                    {"Total %", Align::kRight}});
-  auto total = static_cast<double>(profile.totalSamples);
   std::vector<MethodStat> stats = methodStats(profile);
   for (size_t i = 0; i < stats.size() && i < options.top; ++i) {
     const MethodStat& s = stats[i];
     table.addRow({profile.methods[s.method].name, groupThousands(s.selfSamples),
-                  percent(static_cast<double>(s.selfSamples), total), groupThousands(s.totalSamples),
-                  percent(static_cast<double>(s.totalSamples), total)});
+                  percent(sharePercent(profile, s.selfSamples, s.selfCpuNanos), 100.0), groupThousands(s.totalSamples),
+                  percent(sharePercent(profile, s.totalSamples, s.totalCpuNanos), 100.0)});
   }
   return table.render(options.width);
 }

@@ -52,7 +52,7 @@ std::string threadsView(const RecordingDigest& digest, const ViewOptions& option
     const ThreadStat& s = stats[i];
     const convert::ProfileThread& t = profile.threads[s.thread];
     std::vector<std::string> row = {t.name, t.osThreadId ? std::to_string(t.osThreadId) : "", groupThousands(s.samples),
-                                    percent(static_cast<double>(s.samples), static_cast<double>(profile.totalSamples)),
+                                    percent(sharePercent(profile, s.samples, s.cpuNanos), 100.0),
                                     profile.cpuTimeKnown ? humanDuration(s.cpuNanos) : "N/A"};
     if (showLost) {
       auto it = lost.find(threadKey(t));

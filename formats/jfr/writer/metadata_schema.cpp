@@ -323,7 +323,11 @@ void addJfrbpfEvents(Element& metadata) {
       {enabledSetting("true"), startTime(), threadField("Thread"),
        field("cause", kStringType,
              {label("Cause"), description("Why the samples were lost, e.g. ring buffer full or kernel throttling")}),
-       field("lostSamples", kLongType, {label("Lost Samples")}), category({"jfrbpf"}), label("Sample Loss"),
+       field("lostSamples", kLongType, {label("Lost Samples")}),
+       field("lostCpuTime", kLongType,
+             {label("Lost CPU Time"), timespan("TICKS"),
+              description("The CPU time the lost samples stood for (0 where a later sample stands for it)")}),
+       category({"jfrbpf"}), label("Sample Loss"),
        description("CPU samples the profiler observed but could not record, by cause")}));
   metadata.child(eventType(
       kNoteEvent, {enabledSetting("true"), startTime(),

@@ -221,7 +221,8 @@ void Recording::methodTrace(Ticks startTime, Ticks duration, ThreadId thread, st
   s.recorded(kMethodTraceEvent, startTime);
 }
 
-void Recording::sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples) {
+void Recording::sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples,
+                           Ticks lostCpuTime) {
   State& s = *state_;
   if (s.closed) return;
   ByteBuffer& out = s.chunk.events();
@@ -231,6 +232,7 @@ void Recording::sampleLoss(Ticks startTime, ThreadId thread, std::string_view ca
   out.putVarint(s.threadKey(thread));
   out.putString(cause);
   out.putLong(lostSamples);
+  out.putLong(lostCpuTime);
   out.endRecord(record);
   s.recorded(kSampleLossEvent, startTime);
 }

@@ -53,8 +53,10 @@ class Recording {
   // frames: the caller's stack (JDK 25 starts a MethodTrace stack at the caller of `method`).
   void methodTrace(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames, bool truncated,
                    MethodId method);
-  // thread 0 = not attributable to a thread.
-  void sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples);
+  // thread 0 = not attributable to a thread. lostCpuTime: the CPU time the lost samples stood for (0 where
+  // the next sample of the thread stands for it).
+  void sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples,
+                  Ticks lostCpuTime = 0);
   // severity: "info" or "warning".
   void note(Ticks startTime, std::string_view severity, std::string_view message);
   // Samples whose stacks stopped before the thread's outermost frame for `cause`, since the last such event.

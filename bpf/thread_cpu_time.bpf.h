@@ -1,0 +1,57 @@
+/* The CPU time a sample stands for, by the kernel's own accounting of the thread (se.sum_exec_runtime, what
+ * /proc/PID/task/TID/schedstat shows) rather than by the clock that fired. A perf clock counts a thread's
+ * time only between the scheduler's perf hooks, so it misses part of every context switch: a thread that
+ * runs 20 us at a time and then sleeps gets ~25 % fewer task-clock periods than its CPU time on this
+ * project's VM, per-CPU clocks miss it alike, and a clock may also count time the kernel does not (stolen
+ * by the hypervisor) or skip periods under load. Each thread keeps how much CPU time its samples stood for;
+ * a sample stands for what the kernel accounted to the thread since, and at least one period (the kernel
+ * updates sum_exec_runtime at switches and ticks, so a running thread's figure may lag by up to a tick).
+ * A clock that runs ahead of the kernel's accounting by more than cpu_time_lead_ns gets no sample until the
+ * thread's CPU time catches up, so that over any thread's recording its samples stand for its CPU time to
+ * within a period and that lead. */
+#ifndef JFRBPF_THREAD_CPU_TIME_BPF_H
+#define JFRBPF_THREAD_CPU_TIME_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+/* Set by the loader before load. */
+const volatile __u64 sampling_period_ns = 10000000;
+const volatile __u64 cpu_time_lead_ns = 10000000;
+
+struct thread_cpu_time {
+  __u64 base;      /* sum_exec_runtime when the thread's recording began: 0 if it started during it */
+  __u64 accounted; /* CPU time its samples (written or lost) stood for so far */
+  __u32 started;
+  __u32 reserved;
+};
+
+/* Freed with the task, so exited threads leave nothing behind, and a reused thread id starts afresh. */
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct thread_cpu_time);
+} thread_cpu_times SEC(".maps");
+
+/* The CPU time the current thread's sample stands for, 0 when its samples already stand for more than its
+ * CPU time (take none). `added_ns`: when its process became a target. */
+static __always_inline __u64 sample_cpu_time(__u64 added_ns) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  __u64 runtime = task->se.sum_exec_runtime;
+  struct thread_cpu_time* t = bpf_task_storage_get(&thread_cpu_times, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!t) return sampling_period_ns; /* no storage (this CPU is already in it): the clock's period */
+  if (!t->started) {
+    t->started = 1;
+    /* A thread older than the recording: its CPU time before the recording is not ours, and its clock
+     * just counted a period. */
+    t->base = task->start_time >= added_ns ? 0 : runtime - (runtime < sampling_period_ns ? runtime : sampling_period_ns);
+  }
+  __s64 owed = (__s64)(runtime - t->base - t->accounted);
+  if (owed + (__s64)cpu_time_lead_ns < (__s64)sampling_period_ns) return 0;
+  __u64 cpu_time = owed > (__s64)sampling_period_ns ? (__u64)owed : sampling_period_ns;
+  t->accounted += cpu_time;
+  return cpu_time;
+}
+
+#endif
