@@ -16,8 +16,8 @@
 #include "jvmsupport/protocol/records.h"
 #include "userspace/jvm/code_map.h"
 #include "userspace/jvm/method_table.h"
-#include "userspace/jvm/target_namespaces.h"
 #include "userspace/jvm/thread_table.h"
+#include "userspace/jvm/tid_translator.h"
 #include "userspace/jvm/timed_methods.h"
 #include "userspace/jvm/vm_structs_table.h"
 
