@@ -17,6 +17,8 @@ TEST(ProcStat, ReadsFieldsAfterACommWithSpacesAndParentheses) {
   ASSERT_TRUE(stat.has_value());
   EXPECT_EQ(stat->comm, "my (odd) java");
   EXPECT_EQ(stat->state, 'S');
+  EXPECT_EQ(stat->userTicks, 5u);
+  EXPECT_EQ(stat->systemTicks, 6u);
   EXPECT_EQ(stat->startTicks, 123456u);
   EXPECT_EQ(stat->startCode, 94000000u);
   EXPECT_EQ(stat->argStart, 140000000u);

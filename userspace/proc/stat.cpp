@@ -23,6 +23,8 @@ std::optional<ProcStat> parseStat(std::string_view text) {
   };
   stat.state = fields[0].empty() ? '?' : fields[0].front();
   stat.flags = static_cast<unsigned>(field(9));
+  stat.userTicks = field(14);
+  stat.systemTicks = field(15);
   stat.startTicks = field(22);
   stat.startCode = field(26);
   stat.argStart = field(48);
