@@ -40,16 +40,20 @@ struct blob_cache_entry {
   __u32 reserved;
 };
 
+/* A per-CPU array of one cache per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE. */
+#define PER_SCRATCH_CACHE_MAP(name, cache_type)  \
+  struct {                                       \
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);     \
+    __uint(max_entries, 2);                      \
+    __type(key, __u32);                          \
+    __type(value, cache_type);                   \
+  } name SEC(".maps")
+
 struct blob_cache {
   struct blob_cache_entry entries[BLOB_CACHE_ENTRIES];
 };
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 2); /* one per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE */
-  __type(key, __u32);
-  __type(value, struct blob_cache);
-} blob_caches SEC(".maps");
+PER_SCRATCH_CACHE_MAP(blob_caches, struct blob_cache);
 
 /* The code bytes at the top pcs of samples, per CPU and scratch, kept under the blob cache's stamps: a walk
  * that finds its top pc here reads no code cache memory at all. HotSpot patches live code only in ways that
@@ -72,12 +76,7 @@ struct code_bytes_cache {
   struct code_bytes_entry entries[CODE_BYTES_CACHE_ENTRIES];
 };
 
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 2); /* one per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE */
-  __type(key, __u32);
-  __type(value, struct code_bytes_cache);
-} code_bytes_caches SEC(".maps");
+PER_SCRATCH_CACHE_MAP(code_bytes_caches, struct code_bytes_cache);
 
 static __always_inline const struct jfrbpf_code_heap* code_heap_of(const struct jfrbpf_hotspot* jvm, __u64 pc) {
   for (int i = 0; i < JFRBPF_MAX_CODE_HEAPS; i++) {

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CPU-time sampler: runs on every PERF_COUNT_SW_CPU_CLOCK overflow of every online CPU, keeps the ones that
- * interrupted a profiled process, walks its user stack (native, interpreted, compiled and stub frames) and
- * kernel stack, and sends each sample to userspace. Nothing is aggregated here: JFR wants every sample
- * with its own timestamp. Every way a sample can be lost has its own counter. */
+/* CPU-time sampler. on_cpu_clock runs on every overflow of the clocks the loader attaches it to: by default
+ * one PERF_COUNT_SW_TASK_CLOCK event per thread of each profiled process (counting that thread's CPU time
+ * only), or, with --sampler cpu, one PERF_COUNT_SW_CPU_CLOCK event per online CPU, of whose overflows it
+ * keeps those that interrupted a profiled process. It walks the user stack (native, interpreted, compiled
+ * and stub frames) and the kernel stack, and sends each sample to userspace. Nothing is aggregated here: JFR
+ * wants every sample with its own timestamp. Every way a sample can be lost has its own counter.
+ * The object also holds the uprobes on a watched JVM's code heap frees (on_code_freed: the blob and code
+ * bytes caches no longer hold) and, from method_timer.bpf.h, the method-trace uprobe, whose invocations'
+ * stacks the same walker takes. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>

@@ -2,7 +2,7 @@
 // Method timing and tracing over the agent channel (JEP 520's jdk.MethodTiming / jdk.MethodTrace, done from
 // outside the JDK).
 //
-// agent -> loader (record types in records.h):
+// agent -> loader (record types in stream.h):
 //   HookSites     once per session, after Hello: where the trace probe site is (kHelloMethodHooks)
 //   TimedMethod   one per method the agent instrumented: its hook index and name
 //   TimingSkipped a selected method (or a candidate class) the agent could not instrument, and why
@@ -18,7 +18,7 @@
 #include <span>
 #include <string_view>
 
-#include "jvmsupport/protocol/records.h"
+#include "jvmsupport/protocol/stream.h"
 
 namespace jfrbpf::protocol {
 

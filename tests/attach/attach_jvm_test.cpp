@@ -17,7 +17,7 @@
 #include "tests/support/private_tmp.h"
 #include "tests/support/readable_paths.h"
 #include "userspace/attach/hotspot_vm.h"
-#include "userspace/attach/proc_status.h"
+#include "userspace/proc/maps.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -58,8 +58,8 @@ void expectNoTriggers(pid_t pid, pid_t namespacePid) {
 
 std::vector<std::string> mappedAgentPaths(pid_t pid) {
   std::set<std::string> paths;
-  for (const MappedFile& file : TargetProcess::open(pid).mappedFiles()) {
-    if (baseName(file.path).starts_with(kAgentFileNamePrefix)) paths.insert(file.path);
+  for (const proc::Mapping& file : TargetProcess::open(pid).mappedFiles()) {
+    if (proc::baseName(file.path).starts_with(kAgentFileNamePrefix)) paths.insert(file.path);
   }
   return {paths.begin(), paths.end()};
 }

@@ -1,15 +1,14 @@
-// Fuzzes every parser of target-provided input in the attach client. The first byte picks the parser, the
-// rest is its input.
+// Fuzzes the attach client's parsers of target-provided input: the attach protocol's replies and requests,
+// and JVM options from a command line and environment. The first byte picks the parser, the rest is its
+// input. /proc's formats have their own targets in tests/proc.
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string_view>
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/jvm_options.h"
-#include "userspace/attach/proc_maps.h"
-#include "userspace/attach/proc_status.h"
 #include "userspace/attach/protocol.h"
+#include "userspace/proc/nul_separated.h"
 
 using namespace jfrbpf::attach;
 
@@ -17,20 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const uint8_t selector = data[0];
   std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (selector % 5) {
-    case 0: {
-      if (auto status = parseProcStatus(text)) (void)status->catches(static_cast<int>(status->namespacePid % 70));
-      break;
-    }
+  // Odd and even: the seeds' selectors (3 for replies, 4 for options) keep meaning what they did.
+  switch (selector % 2) {
     case 1: {
-      auto files = parseMappedFiles(text);
-      (void)findPerfDataFile(files, static_cast<pid_t>(size));
-      (void)findByBaseNamePrefix(files, "libjfrbpf-agent");
-      break;
-    }
-    case 2:
-      break;  // hsperfdata parsing is discovery's, fuzzed there (fuzz_hsperfdata)
-    case 3: {
       if (auto reply = parseReply(text)) (void)interpretLoadReply(*reply);
       size_t third = text.size() / 3;
       try {
@@ -39,10 +27,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       break;
     }
-    case 4: {
+    case 0: {
       auto options = launcherJvmOptions(text);
       (void)lastBooleanFlag(options, "DisableAttachMechanism");
-      if (auto value = environmentValue(text, "JAVA_TOOL_OPTIONS")) (void)lastBooleanFlag(splitOptions(*value), "X");
+      if (auto value = jfrbpf::proc::environmentValue(text, "JAVA_TOOL_OPTIONS")) {
+        (void)lastBooleanFlag(splitOptions(*value), "X");
+      }
       break;
     }
   }

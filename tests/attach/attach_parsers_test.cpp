@@ -1,5 +1,6 @@
-// Parsers of target-provided text and bytes: /proc/PID/status and maps, hsperfdata, JVM options, and the
-// attach protocol's requests and replies (replies captured from JDK 17 and JDK 25, plus JDK 8's format).
+// Parsers of target-provided text: what a JVM's file mappings and options mean, and the attach protocol's
+// requests and replies (replies captured from JDK 17 and JDK 25, plus JDK 8's format). /proc's own formats
+// are tested in tests/proc.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,58 +8,16 @@
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/jvm_facts.h"
 #include "userspace/attach/jvm_options.h"
-#include "userspace/attach/proc_maps.h"
-#include "userspace/attach/proc_status.h"
+#include "userspace/attach/mapped_files.h"
 #include "userspace/attach/protocol.h"
+#include "userspace/proc/nul_separated.h"
 
 namespace jfrbpf::attach {
 namespace {
 
 using namespace std::string_literals;
 
-TEST(AttachProcStatus, ReadsEffectiveIdsNamespacePidAndSignals) {
-  const std::string text =
-      "Name:\tjava\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4242\nNgid:\t0\nPid:\t4242\nPPid:\t1\n"
-      "Uid:\t1000\t1001\t1002\t1003\nGid:\t2000\t2001\t2002\t2003\nNStgid:\t4242\t17\t2\nNSpid:\t4242\t17\t2\n"
-      "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\nSigCgt:\t0000000101005ccd\n";
-  auto status = parseProcStatus(text);
-  ASSERT_TRUE(status);
-  EXPECT_EQ(status->name, "java");
-  EXPECT_EQ(status->state, 'S');
-  EXPECT_EQ(status->threadGroup, 4242);
-  EXPECT_EQ(status->effectiveUid, 1001u);
-  EXPECT_EQ(status->effectiveGid, 2001u);
-  EXPECT_EQ(status->namespacePid, 2);
-  EXPECT_TRUE(status->catches(3));   // SIGQUIT
-  EXPECT_FALSE(status->catches(9));  // SIGKILL
-  EXPECT_FALSE(status->catches(0));
-  EXPECT_FALSE(status->catches(65));
-}
-
-TEST(AttachProcStatus, RejectsMissingOrMalformedIds) {
-  EXPECT_FALSE(parseProcStatus("Name:\tx\nGid:\t0\t0\t0\t0\n"));
-  EXPECT_FALSE(parseProcStatus("Uid:\t0\nGid:\t0\t0\t0\t0\n"));
-  EXPECT_FALSE(parseProcStatus("Uid:\t0\tabc\t0\t0\nGid:\t0\t0\t0\t0\n"));
-  EXPECT_FALSE(parseProcStatus(""));
-  auto noNamespaces = parseProcStatus("Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nNStgid:\tjunk\n");
-  ASSERT_TRUE(noNamespaces);
-  EXPECT_EQ(noNamespaces->namespacePid, 0);
-}
-
-TEST(AttachProcStatus, ParsesOwnStatus) {
-  auto status = parseProcStatus([] {
-    FILE* f = std::fopen("/proc/self/status", "r");
-    std::string text(65536, '\0');
-    text.resize(std::fread(text.data(), 1, text.size(), f));
-    std::fclose(f);
-    return text;
-  }());
-  ASSERT_TRUE(status);
-  EXPECT_EQ(status->effectiveUid, geteuid());
-  EXPECT_GT(status->namespacePid, 0);
-}
-
-TEST(AttachProcMaps, KeepsFileMappingsWithBlanksAndDeletedMarks) {
+TEST(AttachMappedFiles, KeepsFilesAndFindsTheJvmsOwn) {
   const std::string maps =
       "7ff84ac00000-7ff84ae51000 r--p 00000000 fe:00 318057                     /usr/lib/jvm/x/lib/server/libjvm.so\n"
       "7ff84bf9c000-7ff84bfa4000 rw-s 00000000 fe:00 10960909                   /tmp/hsperfdata_root/7613\n"
@@ -69,7 +28,7 @@ TEST(AttachProcMaps, KeepsFileMappingsWithBlanksAndDeletedMarks) {
       "7ffd1000-7ffd2000 rw-p 00000000 00:00 0                          [stack]\n"
       "garbage line\n"
       "5-3 r--p 00000000 00:00 1 /backwards\n";
-  auto files = parseMappedFiles(maps);
+  auto files = fileMappings(maps);
   ASSERT_EQ(files.size(), 4u);
   EXPECT_EQ(files[0].start, 0x7ff84ac00000u);
   EXPECT_EQ(files[0].end, 0x7ff84ae51000u);
@@ -103,11 +62,11 @@ TEST(AttachJvmOptions, LastSettingWinsAndNamesMatchExactly) {
   EXPECT_EQ(lastBooleanFlag(options, "DisableAttachMechanism"), false);
   EXPECT_EQ(lastBooleanFlag(options, "EnableDynamicAgentLoading"), std::nullopt);
   const std::string environ = "PATH=/bin\0JAVA_TOOL_OPTIONS=-Xss1m  -XX:+EnableDynamicAgentLoading\0JAVA=1\0"s;
-  auto value = environmentValue(environ, "JAVA_TOOL_OPTIONS");
+  auto value = proc::environmentValue(environ, "JAVA_TOOL_OPTIONS");
   ASSERT_TRUE(value);
   EXPECT_EQ(lastBooleanFlag(splitOptions(*value), "EnableDynamicAgentLoading"), true);
-  EXPECT_FALSE(environmentValue(environ, "JAVA_HOME"));
-  EXPECT_EQ(environmentValue(environ, "JAVA"), "1");
+  EXPECT_FALSE(proc::environmentValue(environ, "JAVA_HOME"));
+  EXPECT_EQ(proc::environmentValue(environ, "JAVA"), "1");
 }
 
 TEST(AttachJvmFacts, FeatureVersionsAndTheDynamicAgentWarning) {

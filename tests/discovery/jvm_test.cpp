@@ -25,9 +25,11 @@
 #include "userspace/discovery/hsperfdata.h"
 #include "userspace/discovery/jvm_mappings.h"
 #include "userspace/discovery/jvm_table.h"
-#include "userspace/discovery/namespaces.h"
 #include "userspace/discovery/perf_data_file.h"
-#include "userspace/discovery/proc_files.h"
+#include "userspace/proc/files.h"
+#include "userspace/proc/namespace_ids.h"
+#include "userspace/proc/namespaces.h"
+#include "userspace/proc/process_dir.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -58,7 +60,7 @@ int64_t nowMs() {
 }
 
 ContainerInfo ourContainer() {
-  return parseContainerInfo(readFileAt(AT_FDCWD, "/proc/self/cgroup", 1 << 16).bytes);
+  return parseContainerInfo(proc::readFileAt(AT_FDCWD, "/proc/self/cgroup", 1 << 16).bytes);
 }
 
 // A user for the non-root JVM: created when missing (we are root when this is called).
@@ -114,12 +116,12 @@ TEST(DiscoveryJvm, PlainJdk17) {
 TEST(DiscoveryJvm, RealPerfDataFileParsesAndSurvivesTruncation) {
   ChildProcess jvm(sleeperCommand(test::kJdkHome, {}));
   ASSERT_TRUE(jvm.waitForLine("ready"));
-  UniqueFd dir = openProcessDir("/proc", jvm.pid());
+  UniqueFd dir = proc::openProcessDir("/proc", jvm.pid());
   ASSERT_TRUE(dir);
   JvmMappings mappings;
   ASSERT_EQ(readJvmMappings(dir.get(), jvm.pid(), mappings), 0);
   ASSERT_TRUE(mappings.hasPerfData());
-  FileData file = readJvmPerfData(dir.get(), mappings);
+  proc::FileData file = readJvmPerfData(dir.get(), mappings);
   ASSERT_TRUE(file.ok()) << std::strerror(file.error);
   std::span bytes(reinterpret_cast<const uint8_t*>(file.bytes.data()), file.bytes.size());
   auto parsed = parsePerfData(bytes);
@@ -194,7 +196,7 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
   }
 
   // The path fallback (used without CAP_SYS_ADMIN, when map_files cannot be opened) reads the same file.
-  UniqueFd dir = openProcessDir("/proc", hostPid);
+  UniqueFd dir = proc::openProcessDir("/proc", hostPid);
   ASSERT_TRUE(dir);
   JvmMappings mappings;
   ASSERT_EQ(readJvmMappings(dir.get(), 1, mappings), 0);
@@ -203,7 +205,7 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
   JvmMappings pathOnly = mappings;
   pathOnly.perfDataStart = 0x1000;  // no such mapping: map_files fails
   pathOnly.perfDataEnd = 0x1000 + (mappings.perfDataEnd - mappings.perfDataStart);
-  FileData viaPath = readJvmPerfData(dir.get(), pathOnly);
+  proc::FileData viaPath = readJvmPerfData(dir.get(), pathOnly);
   ASSERT_TRUE(viaPath.ok()) << std::strerror(viaPath.error);
   std::span bytes(reinterpret_cast<const uint8_t*>(viaPath.bytes.data()), viaPath.bytes.size());
   auto counters = parsePerfData(bytes);
@@ -212,25 +214,25 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
   EXPECT_EQ(*counters->string(perf_counter::kJavaCommand), kSleeperMainClass);
 
   // Namespace helpers.
-  EXPECT_EQ(namespacePidOf(hostPid), 1);
-  EXPECT_EQ(sharesOurNamespace(hostPid, NamespaceKind::Pid), false);
-  EXPECT_EQ(sharesOurNamespace(hostPid, NamespaceKind::Mount), false);
-  EXPECT_EQ(sharesOurNamespace(hostPid, NamespaceKind::Network), true);
-  EXPECT_EQ(hostPidOf(1, hostPid), hostPid);
-  EXPECT_EQ(hostTidOf(hostPid, 1), hostPid);
-  auto threads = threadIdsOf(hostPid);
+  EXPECT_EQ(proc::namespacePidOf(hostPid), 1);
+  EXPECT_EQ(proc::sharesOurNamespace(hostPid, proc::NamespaceKind::Pid), false);
+  EXPECT_EQ(proc::sharesOurNamespace(hostPid, proc::NamespaceKind::Mount), false);
+  EXPECT_EQ(proc::sharesOurNamespace(hostPid, proc::NamespaceKind::Network), true);
+  EXPECT_EQ(proc::hostPidOf(1, hostPid), hostPid);
+  EXPECT_EQ(proc::hostTidOf(hostPid, 1), hostPid);
+  auto threads = proc::threadIdsOf(hostPid);
   EXPECT_GT(threads.size(), 5u);
   bool sawMain = false;
-  for (const ThreadIds& thread : threads) {
+  for (const proc::ThreadIds& thread : threads) {
     if (thread.tid == hostPid) {
       sawMain = true;
       EXPECT_EQ(thread.nsTid, 1);
     }
-    EXPECT_EQ(hostTidOf(hostPid, thread.nsTid), thread.tid);
-    EXPECT_EQ(namespaceTidOf(hostPid, thread.tid), thread.nsTid);
+    EXPECT_EQ(proc::hostTidOf(hostPid, thread.nsTid), thread.tid);
+    EXPECT_EQ(proc::namespaceTidOf(hostPid, thread.tid), thread.nsTid);
   }
   EXPECT_TRUE(sawMain);
-  EXPECT_EQ(hostPidOf(12345678, hostPid), std::nullopt);
+  EXPECT_EQ(proc::hostPidOf(12345678, hostPid), std::nullopt);
 
   // unshare ignores SIGTERM while it waits; the JVM, pid 1 of its namespace, exits on it and unshare follows.
   ASSERT_EQ(::kill(hostPid, SIGTERM), 0);
@@ -238,15 +240,15 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
 }
 
 TEST(DiscoveryJvm, NamespaceHelpersForOurOwnProcess) {
-  EXPECT_EQ(namespacePidOf(::getpid()), ::getpid());
-  EXPECT_EQ(namespaceTidOf(::getpid(), ::getpid()), ::getpid());
-  EXPECT_EQ(sharesOurNamespace(::getpid(), NamespaceKind::Pid), true);
-  EXPECT_EQ(sharesOurNamespace(::getpid(), NamespaceKind::Mount), true);
-  EXPECT_EQ(hostPidOf(::getpid(), ::getpid()), ::getpid());
-  EXPECT_EQ(hostTidOf(::getpid(), ::getpid()), ::getpid());
-  EXPECT_EQ(namespacePidOf(0x7ffffff0), std::nullopt);
-  EXPECT_EQ(sharesOurNamespace(0x7ffffff0, NamespaceKind::Pid), std::nullopt);
-  EXPECT_TRUE(threadIdsOf(0x7ffffff0).empty());
+  EXPECT_EQ(proc::namespacePidOf(::getpid()), ::getpid());
+  EXPECT_EQ(proc::namespaceTidOf(::getpid(), ::getpid()), ::getpid());
+  EXPECT_EQ(proc::sharesOurNamespace(::getpid(), proc::NamespaceKind::Pid), true);
+  EXPECT_EQ(proc::sharesOurNamespace(::getpid(), proc::NamespaceKind::Mount), true);
+  EXPECT_EQ(proc::hostPidOf(::getpid(), ::getpid()), ::getpid());
+  EXPECT_EQ(proc::hostTidOf(::getpid(), ::getpid()), ::getpid());
+  EXPECT_EQ(proc::namespacePidOf(0x7ffffff0), std::nullopt);
+  EXPECT_EQ(proc::sharesOurNamespace(0x7ffffff0, proc::NamespaceKind::Pid), std::nullopt);
+  EXPECT_TRUE(proc::threadIdsOf(0x7ffffff0).empty());
 }
 
 TEST(DiscoveryJvm, DisableAttachMechanism) {

@@ -1,6 +1,5 @@
 // What happens around the agent (issue 4): a JVM that refuses attach, a JVM run by another user, the agent's
 // thread after a recording, and a second recording on the same JVM.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/socket.h>
@@ -17,6 +16,10 @@
 #include "tests/java_e2e/printed_samples.h"
 #include "tests/java_e2e/workloads.h"
 #include "userspace/base/unique_fd.h"
+#include "userspace/proc/comm.h"
+#include "userspace/proc/maps.h"
+#include "userspace/proc/process_dir.h"
+#include "userspace/proc/schedstat.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -31,34 +34,25 @@ std::string readText(const std::string& path) {
 }
 
 // Tids of `pid`'s threads whose name (comm) is `name`.
-std::vector<int64_t> threadsNamed(pid_t pid, const std::string& name) {
-  std::vector<int64_t> tids;
-  std::string taskDir = "/proc/" + std::to_string(pid) + "/task";
-  DIR* dir = opendir(taskDir.c_str());
-  if (!dir) return tids;
-  while (dirent* entry = readdir(dir)) {
-    if (entry->d_name[0] == '.') continue;
-    std::string comm = readText(taskDir + "/" + entry->d_name + "/comm");
-    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
-    if (comm == name) tids.push_back(std::stoll(entry->d_name));
+std::vector<pid_t> threadsNamed(pid_t pid, const std::string& name) {
+  std::vector<pid_t> tids;
+  for (pid_t tid : proc::listTasks(pid)) {
+    if (proc::readThreadComm(pid, tid) == name) tids.push_back(tid);
   }
-  closedir(dir);
   return tids;
 }
 
-// The thread's CPU time in nanoseconds, from the first field of its schedstat.
-int64_t threadCpuNs(pid_t pid, int64_t tid) {
-  std::string text = readText("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat");
-  return text.empty() ? -1 : std::stoll(text);
+// The thread's CPU time in nanoseconds, from its schedstat; -1 when it cannot be read.
+int64_t threadCpuNs(pid_t pid, pid_t tid) {
+  std::optional<proc::Schedstat> stats = proc::readSchedstat(pid, tid);
+  return stats ? static_cast<int64_t>(stats->onCpuNs) : -1;
 }
 
 // Distinct files mapped into `pid` whose path contains `needle`.
 std::set<std::string> mappedFilesWith(pid_t pid, const std::string& needle) {
   std::set<std::string> files;
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  for (std::string line; std::getline(maps, line);) {
-    size_t slash = line.find('/');
-    if (slash != std::string::npos && line.find(needle, slash) != std::string::npos) files.insert(line.substr(slash));
+  for (const proc::Mapping& mapping : proc::readMaps(pid)) {
+    if (mapping.path.starts_with('/') && mapping.path.find(needle) != std::string::npos) files.insert(mapping.path);
   }
   return files;
 }

@@ -1,6 +1,5 @@
 #include "tests/jvm/java_process.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,6 +12,12 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include "userspace/proc/comm.h"
+#include "userspace/proc/files.h"
+#include "userspace/proc/paths.h"
+#include "userspace/proc/process_dir.h"
+#include "userspace/proc/stat.h"
 
 namespace jfrbpf::jvm::test {
 
@@ -125,39 +130,19 @@ int runCommand(const std::vector<std::string>& argv, std::chrono::milliseconds t
 }
 
 long threadCpuTicks(pid_t pid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string field;
-  long utime = 0, stime = 0;
-  // After "(comm) ": state is field 3; utime and stime are fields 14 and 15.
-  for (int i = 3; i <= 15 && (fields >> field); ++i) {
-    if (i == 14) utime = std::stol(field);
-    if (i == 15) stime = std::stol(field);
-  }
-  return utime + stime;
+  proc::FileData text = proc::readFileAt(AT_FDCWD, proc::taskPath(pid, tid, "stat").c_str(), 4096);
+  std::optional<proc::ProcStat> stat = text.ok() ? proc::parseStat(text.bytes) : std::nullopt;
+  if (!stat) return -1;
+  return static_cast<long>(stat->userTicks + stat->systemTicks);
 }
 
-std::string threadComm(pid_t pid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
-  std::string comm;
-  std::getline(in, comm);
-  return comm;
-}
+std::string threadComm(pid_t pid, pid_t tid) { return proc::readThreadComm(pid, tid); }
 
 std::vector<pid_t> threadsNamed(pid_t pid, const std::string& comm) {
   std::vector<pid_t> found;
-  std::string dir = "/proc/" + std::to_string(pid) + "/task";
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return found;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    pid_t tid = static_cast<pid_t>(std::atoi(e->d_name));
+  for (pid_t tid : proc::listTasks(pid)) {
     if (threadComm(pid, tid) == comm) found.push_back(tid);
   }
-  closedir(d);
   return found;
 }
 

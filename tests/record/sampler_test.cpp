@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <string>
 #include <set>
 
 #include "tests/record/bpf_test_support.h"
+#include "userspace/proc/schedstat.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/sampling_clocks.h"
 #include "userspace/record/ring_buffer_reader.h"
@@ -29,12 +29,10 @@ pid_t spawnSpinner() {
   return pid;
 }
 
-// Nanoseconds the process has spent on a CPU (first field of /proc/PID/schedstat, summed over threads).
+// Nanoseconds the spinner (one thread) has spent on a CPU.
 uint64_t cpuTimeNs(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
-  uint64_t ns = 0;
-  in >> ns;
-  return ns;
+  std::optional<proc::Schedstat> stats = proc::readSchedstat(pid, pid);
+  return stats ? stats->onCpuNs : 0;
 }
 
 struct Harvest {

@@ -12,6 +12,7 @@
 
 #include "tests/symbolize/child_process.h"
 #include "tests/symbolize/test_helpers.h"
+#include "userspace/proc/process_dir.h"
 #include "userspace/symbolize/process_files.h"
 #include "userspace/symbolize/process_symbolizer.h"
 
@@ -56,7 +57,7 @@ TEST(SymbolizeMountNamespace, ReadsTheFileTheProcessMappedNotTheHostPath) {
   EXPECT_EQ(frame.offset, 2u);
 
   // The fallback route resolves the path inside the process's root, and finds the same (beta) file.
-  UniqueFd root = openProcessRoot(pid);
+  UniqueFd root = proc::openProcessRoot(pid);
   UniqueFd viaRoot = openInRoot(root.get(), alpha);
   ASSERT_TRUE(viaRoot);
   struct stat viaRootStat;

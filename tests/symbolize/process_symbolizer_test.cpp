@@ -15,6 +15,8 @@
 
 #include "tests/symbolize/child_process.h"
 #include "tests/symbolize/test_helpers.h"
+#include "userspace/proc/maps.h"
+#include "userspace/proc/process_dir.h"
 #include "userspace/symbolize/process_files.h"
 
 namespace jfrbpf::symbolize {
@@ -262,8 +264,8 @@ TEST_F(SymbolizeProcess, VdsoFunctionsAreNamed) {
   ASSERT_NE(value, 0u);
   // The vDSO is linked at 0 and mapped from its start, so a symbol's value is its offset in the mapping.
   uint64_t vdsoStart = 0;
-  for (const Mapping& mapping : readProcMaps(pid_)) {
-    if (mapping.kind == MappingKind::kVdso) vdsoStart = mapping.start;
+  for (const proc::Mapping& mapping : proc::readMaps(pid_)) {
+    if (mapping.kind == proc::MappingKind::kVdso) vdsoStart = mapping.start;
   }
   ASSERT_NE(vdsoStart, 0u);
   ProcessSymbolizer symbolizer;
@@ -292,14 +294,14 @@ TEST_F(SymbolizeProcess, DeletedLibraryInPathWithSpacesIsReadThroughMapFiles) {
 TEST_F(SymbolizeProcess, MappedFileFallsBackToTheProcessRootWhenInodeMatches) {
   start();
   auto lib = load(symtestLibrary("symtest_plain"));
-  Mapping mapping;
-  for (const Mapping& candidate : readProcMaps(pid_)) {
+  proc::Mapping mapping;
+  for (const proc::Mapping& candidate : proc::readMaps(pid_)) {
     if (candidate.executable && candidate.contains(address(lib, "lib.c"))) mapping = candidate;
   }
-  ASSERT_EQ(baseName(mapping.path), "libsymtest_plain.so");
-  UniqueFd root = openProcessRoot(pid_);
+  ASSERT_EQ(proc::baseName(mapping.path), "libsymtest_plain.so");
+  UniqueFd root = proc::openProcessRoot(pid_);
   ASSERT_TRUE(root);
-  Mapping notMapped = mapping;  // no such map_files entry: forces the path route
+  proc::Mapping notMapped = mapping;  // no such map_files entry: forces the path route
   notMapped.start += 0x1000;
   UniqueFd viaRoot = openMappedFile(pid_, notMapped, root.get());
   ASSERT_TRUE(viaRoot);
@@ -307,7 +309,7 @@ TEST_F(SymbolizeProcess, MappedFileFallsBackToTheProcessRootWhenInodeMatches) {
   ASSERT_EQ(fstat(viaRoot.get(), &st), 0);
   EXPECT_EQ(st.st_ino, mapping.inode);
 
-  Mapping replaced = notMapped;  // the path now names another file than the one mapped
+  proc::Mapping replaced = notMapped;  // the path now names another file than the one mapped
   replaced.inode += 1;
   EXPECT_FALSE(openMappedFile(pid_, replaced, root.get()));
   EXPECT_FALSE(openMappedFile(pid_, notMapped, -1));
@@ -329,8 +331,8 @@ TEST_F(SymbolizeProcess, ExitedProcessIsReportedGone) {
 // this very process (its libc and the test binary), and checks the cache returns the same answers.
 TEST(SymbolizeProcessPerformance, MeasuresUncachedAndCachedLookups) {
   std::vector<uint64_t> pcs;
-  for (const Mapping& mapping : readProcMaps(getpid())) {
-    if (!mapping.executable || mapping.kind != MappingKind::kFile) continue;
+  for (const proc::Mapping& mapping : proc::readMaps(getpid())) {
+    if (!mapping.executable || mapping.kind != proc::MappingKind::kFile) continue;
     for (uint64_t pc = mapping.start; pc < mapping.end && pcs.size() < 20000; pc += 61) pcs.push_back(pc);
   }
   ASSERT_GT(pcs.size(), 10000u);
@@ -338,7 +340,7 @@ TEST(SymbolizeProcessPerformance, MeasuresUncachedAndCachedLookups) {
   int pid = getpid();
 
   auto start = std::chrono::steady_clock::now();
-  for (const Mapping& mapping : readProcMaps(pid)) {
+  for (const proc::Mapping& mapping : proc::readMaps(pid)) {
     if (mapping.executable) symbolizer.symbolize(pid, mapping.start);  // parse every object once
   }
   auto loaded = std::chrono::steady_clock::now();

@@ -65,27 +65,6 @@ TEST(UnwindTableCache, ImagesWithoutBuildIdAreKeyedByContent) {
   EXPECT_THROW(cache.forBytes(junk), Error);
 }
 
-TEST(UnwindProcessMaps, ParsesMapsLines) {
-  std::vector<MapsEntry> entries = parseMaps(
-      "55d0c8a00000-55d0c8a26000 r--p 00000000 fe:01 1234   /usr/bin/java\n"
-      "7f3c1e826000-7f3c1e9bb000 r-xp 00026000 fe:01 5678                       /usr/lib/x86_64-linux-gnu/libc.so.6\n"
-      "7f3c1ea00000-7f3c1ea02000 r-xp 00000000 00:00 0                          [vdso]\n"
-      "7f3c1eb00000-7f3c1eb02000 rwxp 00000000 00:00 0 \n"
-      "garbage line\n"
-      "7f3c1ec00000-7f3c1eb00000 r-xp 00000000 00:00 0\n"
-      "7f3c1ed00000-7f3c1ed01000 r-xp 00000000 fe:01 99 /tmp/x (deleted)");
-  ASSERT_EQ(entries.size(), 5u);
-  EXPECT_FALSE(entries[0].executable);
-  EXPECT_EQ(entries[1].start, 0x7f3c1e826000u);
-  EXPECT_EQ(entries[1].offset, 0x26000u);
-  EXPECT_EQ(entries[1].inode, 5678u);
-  EXPECT_EQ(entries[1].path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
-  EXPECT_TRUE(entries[1].executable);
-  EXPECT_EQ(entries[2].path, "[vdso]");
-  EXPECT_EQ(entries[3].path, "");
-  EXPECT_EQ(entries[4].path, "/tmp/x (deleted)");
-}
-
 TEST(UnwindProcessMaps, OwnProcessHasLibcAndTheVdso) {
   TableCache cache;
   std::vector<std::string> problems;

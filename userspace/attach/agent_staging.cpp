@@ -12,7 +12,9 @@
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/jvm_facts.h"
-#include "userspace/attach/proc_io.h"
+#include "userspace/attach/mapped_files.h"
+#include "userspace/proc/process_dir.h"
+#include "userspace/proc/root_files.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -73,7 +75,7 @@ UniqueFd openSourceLibrary(const std::string& hostLibraryPath) {
 }
 
 UniqueFd openTargetTmp(const TargetProcess& process) {
-  UniqueFd root(::open(procPath(process.pid(), "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd root = proc::openProcessRoot(process.pid());
   if (!root) {
     int err = errno;
     if (err == EACCES || err == EPERM) {
@@ -82,7 +84,7 @@ UniqueFd openTargetTmp(const TargetProcess& process) {
     }
     throw AttachError(AttachFailure::NoSuchProcess, process.describe() + " has exited");
   }
-  UniqueFd tmp = openInRoot(root.get(), "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  UniqueFd tmp = proc::openInRoot(root.get(), "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   if (!tmp) {
     int err = errno;
     throw AttachError(AttachFailure::UnsafeTarget,
@@ -105,8 +107,8 @@ UniqueFd openTargetTmp(const TargetProcess& process) {
 
 StagedAgent StagedAgent::prepare(const TargetProcess& process, const std::string& hostLibraryPath) {
   StagedAgent staged;
-  for (const MappedFile& file : process.mappedFiles()) {
-    if (baseName(file.path).starts_with(kAgentFileNamePrefix)) {
+  for (const proc::Mapping& file : process.mappedFiles()) {
+    if (proc::baseName(file.path).starts_with(kAgentFileNamePrefix)) {
       staged.pathInTarget_ = file.path;
       staged.reused_ = true;
       return staged;

@@ -7,7 +7,7 @@
 #include <cerrno>
 
 #include "userspace/attach/attach_error.h"
-#include "userspace/attach/text_fields.h"
+#include "userspace/attach/message_text.h"
 
 namespace jfrbpf::attach {
 namespace {

@@ -1,6 +1,6 @@
 #include "userspace/attach/hotspot_vm.h"
 
-#include "userspace/attach/text_fields.h"
+#include "userspace/attach/message_text.h"
 
 namespace jfrbpf::attach {
 

@@ -2,12 +2,16 @@
 
 #include <fcntl.h>
 
-#include <cstdio>
-
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/jvm_options.h"
-#include "userspace/attach/proc_io.h"
-#include "userspace/attach/text_fields.h"
+#include "userspace/attach/mapped_files.h"
+#include "userspace/attach/message_text.h"
+#include "userspace/proc/files.h"
+#include "userspace/proc/nul_separated.h"
+#include "userspace/proc/paths.h"
+#include "userspace/proc/process_dir.h"
+#include "userspace/proc/root_files.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -18,18 +22,16 @@ constexpr int kFirstVersionWithAgentWarning = 21;
 
 // The hsperfdata file, preferably through /proc/PID/map_files (exactly the mapped inode, wherever it lives),
 // else by its path inside the target's root.
-std::optional<discovery::PerfData> readPerfData(const TargetProcess& process, const MappedFile& file) {
-  char range[64];
-  std::snprintf(range, sizeof range, "map_files/%llx-%llx", static_cast<unsigned long long>(file.start),
-                static_cast<unsigned long long>(file.end));
-  ReadResult bytes = readBounded(AT_FDCWD, procPath(process.pid(), range), kPerfDataLimit);
-  if (bytes.error && !file.deleted) {
-    UniqueFd root(::open(procPath(process.pid(), "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    UniqueFd fd = root ? openInRoot(root.get(), file.path.substr(1), O_RDONLY | O_NOFOLLOW) : UniqueFd();
-    if (fd) bytes = readAll(fd.get(), kPerfDataLimit);
+std::optional<discovery::PerfData> readPerfData(const TargetProcess& process, const proc::Mapping& file) {
+  const std::string mapFile = proc::mapFilesPath(process.pid(), file.start, file.end);
+  proc::FileData bytes = proc::readFileAt(AT_FDCWD, mapFile.c_str(), kPerfDataLimit);
+  if (!bytes.ok() && !file.deleted) {
+    UniqueFd root = proc::openProcessRoot(process.pid());
+    UniqueFd fd = root ? proc::openInRoot(root.get(), file.path.substr(1), O_RDONLY | O_NOFOLLOW) : UniqueFd();
+    if (fd) bytes = proc::readFd(fd.get(), kPerfDataLimit);
   }
-  if (bytes.error) return std::nullopt;
-  return discovery::parsePerfData(std::span(reinterpret_cast<const uint8_t*>(bytes.data.data()), bytes.data.size()));
+  if (!bytes.ok()) return std::nullopt;
+  return discovery::parsePerfData(std::span(reinterpret_cast<const uint8_t*>(bytes.bytes.data()), bytes.bytes.size()));
 }
 
 // Options in the order HotSpot applies them: JAVA_TOOL_OPTIONS, then what the launcher passes (JDK_JAVA_OPTIONS
@@ -42,10 +44,10 @@ std::vector<std::string> optionsFromProc(const TargetProcess& process) {
     options.insert(options.end(), list.begin(), list.end());
   };
   for (const char* variable : {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"}) {
-    if (auto value = environmentValue(environ, variable)) addAll(splitOptions(*value));
+    if (auto value = proc::environmentValue(environ, variable)) addAll(splitOptions(*value));
   }
   addAll(launcherJvmOptions(cmdline));
-  if (auto value = environmentValue(environ, "_JAVA_OPTIONS")) addAll(splitOptions(*value));
+  if (auto value = proc::environmentValue(environ, "_JAVA_OPTIONS")) addAll(splitOptions(*value));
   return options;
 }
 
@@ -60,7 +62,7 @@ std::optional<int> javaFeatureVersion(std::string_view version) {
   if (version.starts_with("1.")) version.remove_prefix(2);
   size_t end = 0;
   while (end < version.size() && end < 4 && version[end] >= '0' && version[end] <= '9') ++end;
-  auto feature = parseNumber<int>(version.substr(0, end));
+  auto feature = proc::parseNumber<int>(version.substr(0, end));
   if (!feature || *feature <= 0) return std::nullopt;
   return feature;
 }
@@ -78,9 +80,9 @@ std::string dynamicAgentWarningNote(const Target& target) {
 }
 
 JvmFacts inspectJvm(const TargetProcess& process) {
-  std::vector<MappedFile> files = process.mappedFiles();
+  std::vector<proc::Mapping> files = process.mappedFiles();
   JvmFacts facts;
-  const MappedFile* libjvm = findByBaseName(files, "libjvm.so");
+  const proc::Mapping* libjvm = findByBaseName(files, "libjvm.so");
   if (!libjvm) {
     if (findByBaseNamePrefix(files, "libj9vm")) {
       throw AttachError(AttachFailure::NotHotSpot,
@@ -94,10 +96,10 @@ JvmFacts inspectJvm(const TargetProcess& process) {
                           "can only profile its native and kernel frames");
   }
   facts.libjvmPath = libjvm->path;
-  if (const MappedFile* agent = findByBaseNamePrefix(files, kAgentFileNamePrefix)) facts.loadedAgentPath = agent->path;
+  if (const proc::Mapping* agent = findByBaseNamePrefix(files, kAgentFileNamePrefix)) facts.loadedAgentPath = agent->path;
 
   std::optional<discovery::PerfData> perfData;
-  if (const MappedFile* file = findPerfDataFile(files, process.target().namespacePid))
+  if (const proc::Mapping* file = findPerfDataFile(files, process.target().namespacePid))
     perfData = readPerfData(process, *file);
   std::vector<std::string> options;
   if (perfData) {

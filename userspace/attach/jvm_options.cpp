@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 
-#include "userspace/attach/text_fields.h"
+#include "userspace/proc/nul_separated.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -27,27 +28,16 @@ constexpr std::array<std::string_view, 14> kOptionsWithSeparateValue = {"-cp",
 // After these the next argument names what to run and everything behind it belongs to the program.
 constexpr std::array<std::string_view, 3> kOptionsNamingTheProgram = {"-jar", "-m", "--module"};
 
-std::vector<std::string_view> splitAtNul(std::string_view block) {
-  std::vector<std::string_view> parts;
-  while (!block.empty()) {
-    size_t nul = block.find('\0');
-    parts.push_back(block.substr(0, nul));
-    if (nul == std::string_view::npos) break;
-    block.remove_prefix(nul + 1);
-  }
-  return parts;
-}
-
 bool contains(auto const& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
 }  // namespace
 
-std::vector<std::string_view> splitOptions(std::string_view text) { return splitFields(text, text.size()); }
+std::vector<std::string_view> splitOptions(std::string_view text) { return proc::splitFields(text, text.size()); }
 
 std::vector<std::string_view> launcherJvmOptions(std::string_view cmdline) {
-  std::vector<std::string_view> args = splitAtNul(cmdline);
+  std::vector<std::string_view> args = proc::splitAtNul(cmdline);
   std::vector<std::string_view> options;
   for (size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
@@ -56,15 +46,6 @@ std::vector<std::string_view> launcherJvmOptions(std::string_view cmdline) {
     if (contains(kOptionsWithSeparateValue, arg)) ++i;
   }
   return options;
-}
-
-std::optional<std::string_view> environmentValue(std::string_view environ, std::string_view name) {
-  for (std::string_view entry : splitAtNul(environ)) {
-    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=') {
-      return entry.substr(name.size() + 1);
-    }
-  }
-  return std::nullopt;
 }
 
 std::optional<bool> lastBooleanFlag(const std::vector<std::string_view>& options, std::string_view name) {

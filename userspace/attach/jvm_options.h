@@ -15,9 +15,6 @@ std::vector<std::string_view> splitOptions(std::string_view text);
 // argv[0] and the main class, -jar file or -m module, so program arguments never count as JVM flags.
 std::vector<std::string_view> launcherJvmOptions(std::string_view cmdline);
 
-// The value of the variable in a NUL-separated environment block (/proc/PID/environ).
-std::optional<std::string_view> environmentValue(std::string_view environ, std::string_view name);
-
 // A boolean -XX flag as HotSpot resolves repeated settings: the last "-XX:+Name" / "-XX:-Name" wins.
 std::optional<bool> lastBooleanFlag(const std::vector<std::string_view>& options, std::string_view name);
 

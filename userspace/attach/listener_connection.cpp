@@ -16,9 +16,11 @@
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/attach_trigger.h"
-#include "userspace/attach/proc_io.h"
+#include "userspace/attach/message_text.h"
 #include "userspace/attach/run_as.h"
-#include "userspace/attach/text_fields.h"
+#include "userspace/proc/paths.h"
+#include "userspace/proc/process_dir.h"
+#include "userspace/proc/root_files.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -36,7 +38,7 @@ struct Directories {
 };
 
 Directories openDirectories(const TargetProcess& process) {
-  UniqueFd root(::open(procPath(process.pid(), "root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd root = proc::openProcessRoot(process.pid());
   if (!root) {
     int err = errno;
     if (err == EACCES || err == EPERM) {
@@ -46,7 +48,7 @@ Directories openDirectories(const TargetProcess& process) {
     throw AttachError(AttachFailure::NoSuchProcess, process.describe() + " has exited");
   }
   Directories dirs;
-  dirs.tmp = openInRoot(root.get(), "tmp", O_PATH | O_DIRECTORY);
+  dirs.tmp = proc::openInRoot(root.get(), "tmp", O_PATH | O_DIRECTORY);
   if (!dirs.tmp) {
     int err = errno;
     if (err == ELOOP || err == EXDEV) {
@@ -58,7 +60,7 @@ Directories openDirectories(const TargetProcess& process) {
                                                        std::strerror(err) +
                                                        "; HotSpot needs /tmp for its attach socket");
   }
-  dirs.cwd = UniqueFd(::open(procPath(process.pid(), "cwd").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  dirs.cwd = UniqueFd(::open(proc::procPath(process.pid(), "cwd").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   return dirs;
 }
 

@@ -1,7 +1,8 @@
 #include "userspace/attach/protocol.h"
 
 #include "userspace/attach/attach_error.h"
-#include "userspace/attach/text_fields.h"
+#include "userspace/attach/message_text.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -23,9 +24,9 @@ void checkField(std::string_view what, std::string_view value, size_t limit) {
 
 std::optional<int> returnCodeIn(std::string_view text) {
   std::optional<int> code;
-  forEachLine(text, [&](std::string_view line) {
-    line = trimBlanks(line);
-    if (!code && line.starts_with(kReturnCodePrefix)) code = parseNumber<int>(line.substr(kReturnCodePrefix.size()));
+  proc::forEachLine(text, [&](std::string_view line) {
+    line = proc::trimBlanks(line);
+    if (!code && line.starts_with(kReturnCodePrefix)) code = proc::parseNumber<int>(line.substr(kReturnCodePrefix.size()));
   });
   return code;
 }
@@ -44,8 +45,8 @@ std::string encodeRequest(std::string_view command, const Arguments& arguments) 
 
 std::optional<Reply> parseReply(std::string_view raw) {
   size_t newline = raw.find('\n');
-  std::string_view statusLine = trimBlanks(raw.substr(0, newline));
-  auto status = parseNumber<int>(statusLine);
+  std::string_view statusLine = proc::trimBlanks(raw.substr(0, newline));
+  auto status = proc::parseNumber<int>(statusLine);
   if (!status) return std::nullopt;
   Reply reply;
   reply.status = *status;
@@ -56,7 +57,7 @@ std::optional<Reply> parseReply(std::string_view raw) {
 LoadOutcome interpretLoadReply(const Reply& reply) {
   LoadOutcome outcome;
   std::optional<int> code = returnCodeIn(reply.text);
-  if (!code && reply.status == 0) code = parseNumber<int>(trimBlanks(reply.text));  // JDK 8: the bare number
+  if (!code && reply.status == 0) code = proc::parseNumber<int>(proc::trimBlanks(reply.text));  // JDK 8: the bare number
   if (code) {
     outcome.agentRan = true;
     outcome.agentResult = *code;

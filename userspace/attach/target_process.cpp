@@ -2,15 +2,17 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "userspace/attach/attach_error.h"
-#include "userspace/attach/proc_io.h"
-#include "userspace/attach/text_fields.h"
+#include "userspace/attach/mapped_files.h"
+#include "userspace/attach/message_text.h"
+#include "userspace/proc/files.h"
+#include "userspace/proc/namespaces.h"
+#include "userspace/proc/paths.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -29,15 +31,20 @@ constexpr size_t kMapsLimit = 64 * 1024 * 1024;
   throw systemError("cannot read " + what, err);
 }
 
-bool sameNamespace(pid_t pid, const char* kind) {
-  struct stat ours {};
-  struct stat theirs {};
-  std::string entry = std::string("ns/") + kind;
-  if (::stat(("/proc/self/" + entry).c_str(), &ours) != 0 ||
-      ::stat(procPath(pid, entry.c_str()).c_str(), &theirs) != 0) {
-    return true;  // unknown: nothing depends on it being right, it only informs
-  }
-  return ours.st_dev == theirs.st_dev && ours.st_ino == theirs.st_ino;
+bool sameNamespace(pid_t pid, proc::NamespaceKind kind) {
+  return proc::sharesOurNamespace(pid, kind).value_or(true);  // unknown: nothing depends on it, it only informs
+}
+
+// The status of `pid` when /proc/<pid>/status could be read and has both ids (every kernel prints them).
+std::optional<proc::ProcStatus> statusWithIds(const proc::FileData& text) {
+  if (!text.ok()) return std::nullopt;
+  proc::ProcStatus status = proc::parseStatus(text.bytes);
+  if (!status.hasIds()) return std::nullopt;
+  return status;
+}
+
+std::string unparsableStatus(pid_t pid) {
+  return "cannot parse " + proc::procPath(pid, "status") + " (no Uid/Gid lines)";
 }
 
 }  // namespace
@@ -49,11 +56,11 @@ TargetProcess TargetProcess::open(pid_t pid) {
   if (!pidFd) {
     int err = errno;
     // A thread id is refused (EINVAL, or ENOENT on newer kernels) although /proc shows it.
-    ReadResult threadStatus = readBounded(AT_FDCWD, procPath(pid, "status"), kStatusLimit);
-    std::optional<ProcStatus> asThread = threadStatus.error ? std::nullopt : parseProcStatus(threadStatus.data);
-    if (asThread && asThread->threadGroup > 0 && asThread->threadGroup != pid) {
+    std::optional<proc::ProcStatus> asThread =
+        statusWithIds(proc::readFileAt(AT_FDCWD, proc::procPath(pid, "status").c_str(), kStatusLimit));
+    if (asThread && asThread->tgid > 0 && asThread->tgid != pid) {
       throw AttachError(AttachFailure::NoSuchProcess, std::to_string(pid) + " is a thread of process " +
-                                                          std::to_string(asThread->threadGroup) +
+                                                          std::to_string(asThread->tgid) +
                                                           "; pass the process id");
     }
     if (err == ESRCH || err == ENOENT || err == EINVAL) {
@@ -62,22 +69,21 @@ TargetProcess TargetProcess::open(pid_t pid) {
     throw systemError("cannot open pid " + std::to_string(pid), err);
   }
 
-  ReadResult statusText = readBounded(AT_FDCWD, procPath(pid, "status"), kStatusLimit);
-  if (statusText.error) throwProcError(pid, procPath(pid, "status"), statusText.error);
-  std::optional<ProcStatus> status = parseProcStatus(statusText.data);
-  if (!status) {
-    throw AttachError(AttachFailure::ProtocolError, "cannot parse " + procPath(pid, "status") + " (no Uid/Gid lines)");
-  }
+  const std::string statusPath = proc::procPath(pid, "status");
+  proc::FileData statusText = proc::readFileAt(AT_FDCWD, statusPath.c_str(), kStatusLimit);
+  if (!statusText.ok()) throwProcError(pid, statusPath, statusText.error);
+  std::optional<proc::ProcStatus> status = statusWithIds(statusText);
+  if (!status) throw AttachError(AttachFailure::ProtocolError, unparsableStatus(pid));
 
   Target target;
   target.pid = pid;
-  target.namespacePid = status->namespacePid > 0 ? status->namespacePid : pid;
-  target.effectiveUid = status->effectiveUid;
-  target.effectiveGid = status->effectiveGid;
+  target.namespacePid = status->innermostTgid() > 0 ? status->innermostTgid() : pid;
+  target.effectiveUid = *status->effectiveUid;
+  target.effectiveGid = *status->effectiveGid;
   target.name = oneLine(status->name, 64);
-  target.otherMountNamespace = !sameNamespace(pid, "mnt");
+  target.otherMountNamespace = !sameNamespace(pid, proc::NamespaceKind::Mount);
   target.otherPidNamespace = target.namespacePid != pid;
-  target.otherNetNamespace = !sameNamespace(pid, "net");
+  target.otherNetNamespace = !sameNamespace(pid, proc::NamespaceKind::Network);
 
   TargetProcess process(std::move(target), std::move(pidFd));
   // The pidfd was opened first: if the process is still alive now, what we read describes that process.
@@ -111,22 +117,19 @@ void TargetProcess::ensureAlive(const std::string& activity) const {
   if (!alive()) throw AttachError(AttachFailure::NoSuchProcess, describe() + " exited " + activity);
 }
 
-ProcStatus TargetProcess::status() const {
-  std::string text = procFile("status", kStatusLimit);
-  std::optional<ProcStatus> status = parseProcStatus(text);
-  if (!status) {
-    throw AttachError(AttachFailure::ProtocolError,
-                      "cannot parse " + procPath(pid(), "status") + " (no Uid/Gid lines)");
-  }
-  return *status;
+proc::ProcStatus TargetProcess::status() const {
+  proc::ProcStatus status = proc::parseStatus(procFile("status", kStatusLimit));
+  if (!status.hasIds()) throw AttachError(AttachFailure::ProtocolError, unparsableStatus(pid()));
+  return status;
 }
 
-std::vector<MappedFile> TargetProcess::mappedFiles() const { return parseMappedFiles(procFile("maps", kMapsLimit)); }
+std::vector<proc::Mapping> TargetProcess::mappedFiles() const { return fileMappings(procFile("maps", kMapsLimit)); }
 
 std::string TargetProcess::procFile(const char* entry, size_t limit) const {
-  ReadResult result = readBounded(AT_FDCWD, procPath(pid(), entry), limit);
-  if (result.error) throwProcError(pid(), procPath(pid(), entry), result.error);
-  return std::move(result.data);
+  const std::string path = proc::procPath(pid(), entry);
+  proc::FileData result = proc::readFileAt(AT_FDCWD, path.c_str(), limit);
+  if (!result.ok()) throwProcError(pid(), path, result.error);
+  return std::move(result.bytes);
 }
 
 std::string TargetProcess::describe() const {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "userspace/attach/proc_maps.h"
-#include "userspace/attach/proc_status.h"
 #include "userspace/base/unique_fd.h"
+#include "userspace/proc/maps.h"
+#include "userspace/proc/status.h"
 
 namespace jfrbpf::attach {
 
@@ -41,8 +41,8 @@ class TargetProcess {
   void ensureAlive(const std::string& activity) const;
 
   // Fresh reads; throw AttachError (NoSuchProcess / PermissionDenied) when /proc cannot be read.
-  ProcStatus status() const;
-  std::vector<MappedFile> mappedFiles() const;
+  proc::ProcStatus status() const;  // always with both ids (AttachError ProtocolError otherwise)
+  std::vector<proc::Mapping> mappedFiles() const;  // file mappings only (mapped_files.h)
   std::string procFile(const char* entry, size_t limit) const;
 
   // "pid 1234 (java)", for messages.

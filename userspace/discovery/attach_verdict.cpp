@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "userspace/discovery/java_command_line.h"
-#include "userspace/discovery/text_fields.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -44,7 +44,7 @@ std::optional<int> javaFeatureVersion(std::string_view version) {
   if (version.starts_with("1.")) version.remove_prefix(2);  // "1.8.0_412": JDK 8 and older
   size_t end = 0;
   while (end < version.size() && version[end] >= '0' && version[end] <= '9') ++end;
-  auto feature = parseNumber<int>(version.substr(0, end));
+  auto feature = proc::parseNumber<int>(version.substr(0, end));
   if (!feature || *feature <= 0) return std::nullopt;
   return feature;
 }

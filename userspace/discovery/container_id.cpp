@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "userspace/discovery/text_fields.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -33,7 +33,7 @@ std::vector<std::string_view> pathComponents(std::string_view path) {
   return components;
 }
 
-bool isContainerId(std::string_view s) { return s.size() == kIdLength && isLowerHex(s); }
+bool isContainerId(std::string_view s) { return s.size() == kIdLength && proc::isLowerHex(s); }
 
 // "docker-<id>.scope" -> {id, "docker"}; a bare "<id>" -> {id, ""}.
 std::pair<std::string_view, std::string_view> idInComponent(std::string_view component) {
@@ -62,7 +62,7 @@ std::string podUidIn(std::string_view component) {
   constexpr size_t kUuidLength = 36;
   if (uid.size() != kUuidLength) return {};
   for (char c : uid) {
-    if (c != '-' && !isLowerHex(std::string_view(&c, 1))) return {};
+    if (c != '-' && !proc::isLowerHex(std::string_view(&c, 1))) return {};
   }
   return uid;
 }
@@ -101,7 +101,7 @@ ContainerInfo parseContainerInfo(std::string_view procCgroupText) {
   // "hierarchy-id:controllers:path". The unified (v2) line comes first in preference; on hybrid hosts the
   // runtime may only have placed the process in v1 hierarchies, so those are tried next, in file order.
   std::vector<std::string_view> v2Paths, v1Paths;
-  forEachLine(procCgroupText, [&](std::string_view line) {
+  proc::forEachLine(procCgroupText, [&](std::string_view line) {
     size_t first = line.find(':');
     if (first == std::string_view::npos) return;
     size_t second = line.find(':', first + 1);

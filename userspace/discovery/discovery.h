@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "userspace/discovery/jvm_info.h"
+#include "userspace/proc/paths.h"
 
 namespace jfrbpf::discovery {
 
 struct DiscoveryOptions {
-  std::string procRoot = "/proc";
+  std::string procRoot = proc::kProcRoot;
 };
 
 // nullopt when `pid` is not a HotSpot JVM or has exited. Throws jfrbpf::Error (ErrorKind::Environment)

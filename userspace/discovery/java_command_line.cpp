@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 
-#include "userspace/discovery/text_fields.h"
+#include "userspace/proc/nul_separated.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -13,17 +14,6 @@ constexpr std::array<std::string_view, 14> kOptionsWithValue{
     "-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path", "--add-modules",
     "--limit-modules", "--add-reads", "--add-exports", "--add-opens", "--patch-module", "--enable-native-access",
     "--source"};
-
-std::vector<std::string_view> splitNul(std::string_view text) {
-  std::vector<std::string_view> parts;
-  while (!text.empty()) {
-    size_t nul = text.find('\0');
-    parts.push_back(text.substr(0, nul));
-    if (nul == std::string_view::npos) break;
-    text.remove_prefix(nul + 1);
-  }
-  return parts;
-}
 
 std::string joinFrom(const std::vector<std::string_view>& args, size_t first) {
   std::string joined;
@@ -38,7 +28,7 @@ std::string joinFrom(const std::vector<std::string_view>& args, size_t first) {
 
 JavaCommandLine parseJavaCommandLine(std::string_view cmdline) {
   JavaCommandLine parsed;
-  std::vector<std::string_view> args = splitNul(cmdline);
+  std::vector<std::string_view> args = proc::splitAtNul(cmdline);
   for (size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     if (arg == "-jar" || arg == "-m" || arg == "--module") {
@@ -81,7 +71,7 @@ std::optional<bool> booleanVmFlag(const std::vector<std::string_view>& options, 
 }
 
 std::string_view mainClassOf(std::string_view javaCommand) {
-  auto words = splitFields(javaCommand, 1);
+  auto words = proc::splitFields(javaCommand, 1);
   return words.empty() ? std::string_view() : words.front();
 }
 

@@ -2,8 +2,9 @@
 
 #include <fcntl.h>
 
-#include "userspace/discovery/proc_files.h"
-#include "userspace/discovery/text_fields.h"
+#include "userspace/proc/files.h"
+#include "userspace/proc/root_files.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -23,8 +24,8 @@ std::string_view parentOf(std::string_view path) {
 
 std::string javaVersionFromRelease(std::string_view releaseText) {
   std::string version;
-  forEachLine(releaseText, [&](std::string_view line) {
-    line = trimBlanks(line);
+  proc::forEachLine(releaseText, [&](std::string_view line) {
+    line = proc::trimBlanks(line);
     constexpr std::string_view kKey = "JAVA_VERSION=";
     if (!version.empty() || !line.starts_with(kKey)) return;
     std::string_view value = line.substr(kKey.size());
@@ -40,9 +41,9 @@ JavaRelease findJavaRelease(int rootFd, std::string_view libjvmPath) {
   for (int level = 0; level < kLevelsToTry && directory != "/"; ++level) {
     directory = parentOf(directory);
     std::string path = std::string(directory) + "/release";
-    UniqueFd fd = openInRoot(rootFd, path, O_NONBLOCK);
+    UniqueFd fd = proc::openInRoot(rootFd, path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
     if (!fd) continue;
-    FileData text = readRegularFile(fd.get(), kReleaseFileLimit);
+    proc::FileData text = proc::readRegularFile(fd.get(), kReleaseFileLimit);
     if (!text.ok()) continue;
     std::string version = javaVersionFromRelease(text.bytes);
     if (!version.empty()) return JavaRelease{std::string(directory), std::move(version)};

@@ -1,7 +1,7 @@
 #pragma once
 // What /proc/PID/maps says about a JVM: a HotSpot JVM maps libjvm.so (OpenJ9 ships a libjvm.so too, but
 // also maps its libj9vm*.so), and HotSpot maps its counters file <tmp>/hsperfdata_<user>/<its own pid>.
-// Lines are target-influenced (file names), so malformed ones are skipped.
+// The lines are parsed by userspace/proc/maps.h; this is what a JVM's file names mean.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -20,6 +20,9 @@ struct JvmMappings {
   bool hotSpot() const { return !libjvmPath.empty() && !openJ9; }
   bool hasPerfData() const { return !perfDataPath.empty(); }
 };
+
+// "<dir>/hsperfdata_<user>/<namespacePid>": the counters file of the JVM that sees itself as namespacePid.
+bool isPerfDataPath(std::string_view path, pid_t namespacePid);
 
 // Feeds one maps line; `namespacePid` is the process's own pid (the hsperfdata file is named after it).
 void scanMapsLine(std::string_view line, pid_t namespacePid, JvmMappings& found);

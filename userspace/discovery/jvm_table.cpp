@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "userspace/discovery/display_text.h"
-#include "userspace/discovery/text_fields.h"
+#include "userspace/proc/text_fields.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -123,7 +123,7 @@ size_t outputWidth(int fd) {
   winsize size{};
   if (::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
   if (const char* columns = std::getenv("COLUMNS")) {
-    if (auto value = parseNumber<size_t>(columns); value && *value > 0) return *value;
+    if (auto value = proc::parseNumber<size_t>(columns); value && *value > 0) return *value;
   }
   return 0;
 }

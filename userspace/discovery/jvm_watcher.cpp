@@ -7,8 +7,10 @@
 #include <algorithm>
 
 #include "userspace/discovery/jvm_mappings.h"
-#include "userspace/discovery/proc_files.h"
-#include "userspace/discovery/proc_status.h"
+#include "userspace/proc/files.h"
+#include "userspace/proc/paths.h"
+#include "userspace/proc/process_dir.h"
+#include "userspace/proc/stat.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -28,10 +30,10 @@ JvmWatcher::JvmWatcher(WatcherOptions options)
 
 std::optional<JvmWatcher::Identity> JvmWatcher::readIdentity(pid_t pid) {
   ++stats_.statReads;
-  std::string path = options_.procRoot + "/" + std::to_string(pid) + "/stat";
-  FileData text = readFileAt(AT_FDCWD, path.c_str(), kStatLimit);
+  std::string path = proc::procPath(pid, "stat", options_.procRoot);
+  proc::FileData text = proc::readFileAt(AT_FDCWD, path.c_str(), kStatLimit);
   if (!text.ok()) return std::nullopt;
-  auto stat = parseProcStat(text.bytes);
+  auto stat = proc::parseStat(text.bytes);
   if (!stat) return std::nullopt;
   return Identity{stat->startTicks, stat->startCode, stat->argStart, std::string(stat->comm), stat->kernelThread(),
                   stat->state == 'Z' || stat->state == 'X'};
@@ -55,7 +57,7 @@ void JvmWatcher::scheduleClassify(Process& process, Clock::time_point now) const
 
 bool JvmWatcher::classify(pid_t pid) {
   ++stats_.mapsReads;
-  UniqueFd dir = openProcessDir(options_.procRoot, pid);
+  UniqueFd dir = proc::openProcessDir(options_.procRoot, pid);
   if (!dir) return false;
   JvmMappings mappings;
   return readJvmMappings(dir.get(), 0, mappings) == 0 && mappings.hotSpot();
@@ -117,7 +119,7 @@ JvmChanges JvmWatcher::poll() {
   ++generation_;
 
   JvmChanges changes;
-  for (pid_t pid : listProcessIds(options_.procRoot)) {
+  for (pid_t pid : proc::listProcessIds(options_.procRoot)) {
     auto [it, inserted] = processes_.try_emplace(pid);
     Process& process = it->second;
     process.generation = generation_;

@@ -18,13 +18,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "userspace/proc/paths.h"
+
 namespace jfrbpf::discovery {
 
 // A good cadence for poll(): a new JVM is usually reported within this long of mapping libjvm.so.
 inline constexpr std::chrono::milliseconds kSuggestedPollInterval{250};
 
 struct WatcherOptions {
-  std::string procRoot = "/proc";
+  std::string procRoot = proc::kProcRoot;
   // How long after it starts (or execs) a process that is not (yet) a JVM is re-classified.
   std::chrono::milliseconds youngWindow{5000};
   // The youngest age at which a process is re-classified: the doubling schedule starts here.

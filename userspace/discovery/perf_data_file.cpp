@@ -4,24 +4,25 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
+
+#include "userspace/proc/paths.h"
+#include "userspace/proc/process_dir.h"
+#include "userspace/proc/root_files.h"
 
 namespace jfrbpf::discovery {
 
-FileData readJvmPerfData(int procDirFd, const JvmMappings& mappings) {
-  if (!mappings.hasPerfData()) return FileData{{}, ENOENT};
+proc::FileData readJvmPerfData(int procDirFd, const JvmMappings& mappings) {
+  if (!mappings.hasPerfData()) return proc::FileData{{}, ENOENT};
   const size_t limit = std::min<uint64_t>(kPerfDataReadLimit, mappings.perfDataEnd - mappings.perfDataStart);
-  char mapFile[64];
-  std::snprintf(mapFile, sizeof mapFile, "map_files/%llx-%llx", static_cast<unsigned long long>(mappings.perfDataStart),
-                static_cast<unsigned long long>(mappings.perfDataEnd));
-  UniqueFd fd(::openat(procDirFd, mapFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  const std::string mapFile = proc::mapFilesEntry(mappings.perfDataStart, mappings.perfDataEnd);
+  UniqueFd fd(::openat(procDirFd, mapFile.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) {
-    UniqueFd root(::openat(procDirFd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!root) return FileData{{}, errno};
-    fd = openInRoot(root.get(), mappings.perfDataPath, O_NONBLOCK);
-    if (!fd) return FileData{{}, errno};
+    UniqueFd root = proc::openProcessRootAt(procDirFd);
+    if (!root) return proc::FileData{{}, errno};
+    fd = proc::openInRoot(root.get(), mappings.perfDataPath, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+    if (!fd) return proc::FileData{{}, errno};
   }
-  return readRegularFile(fd.get(), limit);
+  return proc::readRegularFile(fd.get(), limit);
 }
 
 }  // namespace jfrbpf::discovery

@@ -1,11 +1,9 @@
 #include "userspace/jvm/channel_listener.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <cerrno>
@@ -13,6 +11,7 @@
 #include <thread>
 
 #include "userspace/base/error.h"
+#include "userspace/proc/namespaces.h"
 
 namespace jfrbpf::jvm {
 
@@ -39,12 +38,11 @@ void randomBytes(uint8_t* out, size_t size) {
 }
 
 bool sameNetworkNamespace(pid_t pid) {
-  struct stat ours{}, theirs{};
-  if (stat("/proc/self/ns/net", &ours) != 0) return true;
-  if (stat(("/proc/" + std::to_string(pid) + "/ns/net").c_str(), &theirs) != 0) {
-    throw systemError("cannot read the network namespace of PID " + std::to_string(pid));
-  }
-  return ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev;
+  std::optional<proc::NamespaceId> ours = proc::ourNamespace(proc::NamespaceKind::Network);
+  if (!ours) return true;
+  std::optional<proc::NamespaceId> theirs = proc::namespaceOf(pid, proc::NamespaceKind::Network);
+  if (!theirs) throw systemError("cannot read the network namespace of PID " + std::to_string(pid));
+  return *ours == *theirs;
 }
 
 // Creates the listening socket; runs on the thread that is in the right network namespace.
@@ -85,7 +83,7 @@ void ChannelListener::init(bool enterTargetNamespace) {
     fd = listenAbstract(name_, error);
   } else {
     // setns() changes only the calling thread; that thread ends right after, the socket keeps the namespace.
-    UniqueFd ns(open(("/proc/" + std::to_string(targetPid_) + "/ns/net").c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd ns = proc::openNamespace(targetPid_, proc::NamespaceKind::Network);
     if (!ns) throw systemError("cannot open the network namespace of PID " + std::to_string(targetPid_));
     bool entered = false;
     std::thread worker([&] {

@@ -50,6 +50,14 @@ bool JavaModel::decodeOrFail(std::span<const uint8_t> payload, Record& record, c
   return fail(std::string("malformed ") + what + " record from the agent");
 }
 
+template <typename Record, typename Use>
+bool JavaModel::decodeThen(std::span<const uint8_t> payload, const char* what, Use&& use) {
+  Record record;
+  if (!decodeOrFail(payload, record, what)) return false;
+  use(record);
+  return true;
+}
+
 uint64_t JavaModel::toOurTicks(uint64_t agentTicks) const {
   int64_t ours = static_cast<int64_t>(agentTicks) - clockOffsetNs_;
   return ours < 1 ? 1 : static_cast<uint64_t>(ours);  // 0 means "before the session"
@@ -89,18 +97,11 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       agent_ = std::move(info);
       return true;
     }
-    case protocol::RecordType::kGoodbye: {
-      protocol::Goodbye r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      goodbye_ = static_cast<protocol::GoodbyeReason>(r.reason);
-      return true;
-    }
-    case protocol::RecordType::kReplayBegin: {
-      protocol::ReplayBegin r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      replayBeginTime_ = r.time;
-      return true;
-    }
+    case protocol::RecordType::kGoodbye:
+      return decodeThen<protocol::Goodbye>(
+          payload, what, [&](const auto& r) { goodbye_ = static_cast<protocol::GoodbyeReason>(r.reason); });
+    case protocol::RecordType::kReplayBegin:
+      return decodeThen<protocol::ReplayBegin>(payload, what, [&](const auto& r) { replayBeginTime_ = r.time; });
     case protocol::RecordType::kReplayEnd: {
       if (!decodeOrFail(payload, lastReplay_, what)) return false;
       lastReplayDurationNs_ = lastReplay_.time > replayBeginTime_ ? lastReplay_.time - replayBeginTime_ : 0;
@@ -108,31 +109,17 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       ++counters_.replays;
       return true;
     }
-    case protocol::RecordType::kLostRecords: {
-      protocol::LostRecords r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      counters_.lostRecords = std::max(counters_.lostRecords, r.records);
-      counters_.lostBytes = std::max(counters_.lostBytes, r.bytes);
-      return true;
-    }
-    case protocol::RecordType::kVmStructField: {
-      protocol::VmStructField r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      vmStructs_.add(r);
-      return true;
-    }
-    case protocol::RecordType::kVmType: {
-      protocol::VmType r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      vmStructs_.add(r);
-      return true;
-    }
-    case protocol::RecordType::kVmConstant: {
-      protocol::VmConstant r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      vmStructs_.add(r);
-      return true;
-    }
+    case protocol::RecordType::kLostRecords:
+      return decodeThen<protocol::LostRecords>(payload, what, [&](const auto& r) {
+        counters_.lostRecords = std::max(counters_.lostRecords, r.records);
+        counters_.lostBytes = std::max(counters_.lostBytes, r.bytes);
+      });
+    case protocol::RecordType::kVmStructField:
+      return decodeThen<protocol::VmStructField>(payload, what, [&](const auto& r) { vmStructs_.add(r); });
+    case protocol::RecordType::kVmType:
+      return decodeThen<protocol::VmType>(payload, what, [&](const auto& r) { vmStructs_.add(r); });
+    case protocol::RecordType::kVmConstant:
+      return decodeThen<protocol::VmConstant>(payload, what, [&](const auto& r) { vmStructs_.add(r); });
     case protocol::RecordType::kCodeHeap: {
       protocol::CodeHeap r;
       if (!decodeOrFail(payload, r, what)) return false;
@@ -140,26 +127,17 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       codeHeaps_.push_back(r);
       return true;
     }
-    case protocol::RecordType::kClass: {
-      protocol::ClassInfo r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      methods_.addClass(r);
-      return true;
-    }
-    case protocol::RecordType::kMethod: {
-      protocol::MethodInfo r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      methods_.addMethod(r, (r.flags & protocol::kReplayed) != 0 ? 0 : toOurTicks(r.time));
-      return true;
-    }
+    case protocol::RecordType::kClass:
+      return decodeThen<protocol::ClassInfo>(payload, what, [&](const auto& r) { methods_.addClass(r); });
+    case protocol::RecordType::kMethod:
+      return decodeThen<protocol::MethodInfo>(payload, what, [&](const auto& r) {
+        methods_.addMethod(r, (r.flags & protocol::kReplayed) != 0 ? 0 : toOurTicks(r.time));
+      });
     case protocol::RecordType::kCompiledMethodLoad:
       return applyCompiledLoad(payload);
-    case protocol::RecordType::kCompiledMethodUnload: {
-      protocol::CompiledMethodUnload r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      code_.unloadCompiled(r.codeStart, r.methodId, toOurTicks(r.time));
-      return true;
-    }
+    case protocol::RecordType::kCompiledMethodUnload:
+      return decodeThen<protocol::CompiledMethodUnload>(
+          payload, what, [&](const auto& r) { code_.unloadCompiled(r.codeStart, r.methodId, toOurTicks(r.time)); });
     case protocol::RecordType::kDynamicCode: {
       protocol::DynamicCode r;
       if (!decodeOrFail(payload, r, what)) return false;
@@ -189,43 +167,24 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       threads_.started(std::move(t));
       return true;
     }
-    case protocol::RecordType::kThreadEnd: {
-      protocol::ThreadEnd r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      threads_.ended(ourTid(r.tid), static_cast<int64_t>(r.javaThreadId), toOurTicks(r.time));
-      return true;
-    }
-    case protocol::RecordType::kThreadRename: {
-      protocol::ThreadRename r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      threads_.renamed(ourTid(r.tid), static_cast<pid_t>(std::min<uint32_t>(r.tid, INT32_MAX)),
-                       static_cast<int64_t>(r.javaThreadId), std::string(r.name), toOurTicks(r.time));
-      return true;
-    }
-    case protocol::RecordType::kHookSites: {
-      protocol::HookSites r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      timed_.setHookSites(r);
-      return true;
-    }
-    case protocol::RecordType::kTimedMethod: {
-      protocol::TimedMethod r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      timed_.add(r);  // a slot outside this JVM's range is refused (and counted), not fatal
-      return true;
-    }
-    case protocol::RecordType::kTimingSkipped: {
-      protocol::TimingSkipped r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      timed_.addSkip(r);
-      return true;
-    }
-    case protocol::RecordType::kTimingStatus: {
-      protocol::TimingStatus r;
-      if (!decodeOrFail(payload, r, what)) return false;
-      timed_.setStatus(r);
-      return true;
-    }
+    case protocol::RecordType::kThreadEnd:
+      return decodeThen<protocol::ThreadEnd>(payload, what, [&](const auto& r) {
+        threads_.ended(ourTid(r.tid), static_cast<int64_t>(r.javaThreadId), toOurTicks(r.time));
+      });
+    case protocol::RecordType::kThreadRename:
+      return decodeThen<protocol::ThreadRename>(payload, what, [&](const auto& r) {
+        threads_.renamed(ourTid(r.tid), static_cast<pid_t>(std::min<uint32_t>(r.tid, INT32_MAX)),
+                         static_cast<int64_t>(r.javaThreadId), std::string(r.name), toOurTicks(r.time));
+      });
+    case protocol::RecordType::kHookSites:
+      return decodeThen<protocol::HookSites>(payload, what, [&](const auto& r) { timed_.setHookSites(r); });
+    case protocol::RecordType::kTimedMethod:
+      // A slot outside this JVM's range is refused (and counted), not fatal.
+      return decodeThen<protocol::TimedMethod>(payload, what, [&](const auto& r) { timed_.add(r); });
+    case protocol::RecordType::kTimingSkipped:
+      return decodeThen<protocol::TimingSkipped>(payload, what, [&](const auto& r) { timed_.addSkip(r); });
+    case protocol::RecordType::kTimingStatus:
+      return decodeThen<protocol::TimingStatus>(payload, what, [&](const auto& r) { timed_.setStatus(r); });
   }
   return true;
 }

@@ -16,8 +16,8 @@
 #include "jvmsupport/protocol/records.h"
 #include "userspace/jvm/code_map.h"
 #include "userspace/jvm/method_table.h"
-#include "userspace/jvm/target_namespaces.h"
 #include "userspace/jvm/thread_table.h"
+#include "userspace/jvm/tid_translator.h"
 #include "userspace/jvm/timed_methods.h"
 #include "userspace/jvm/vm_structs_table.h"
 
@@ -105,6 +105,9 @@ class JavaModel {
   bool fail(std::string reason);
   template <typename Record>
   bool decodeOrFail(std::span<const uint8_t> payload, Record& record, const char* what);
+  // Decodes a Record and hands it to `use`; false (and the model failed) when the payload is malformed.
+  template <typename Record, typename Use>
+  bool decodeThen(std::span<const uint8_t> payload, const char* what, Use&& use);
   bool applyCompiledLoad(std::span<const uint8_t> payload);
   pid_t ourTid(uint32_t nsTid);
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "userspace/base/error.h"
+#include "userspace/proc/time_namespace.h"
 
 namespace jfrbpf::jvm {
 
@@ -21,7 +22,7 @@ JavaSession::JavaSession(UniqueFd channel, pid_t pid, const std::array<uint8_t, 
       token_(token),
       limits_(limits),
       tids_(pid),
-      model_(monotonicOffsetNs(pid), &tids_),
+      model_(proc::monotonicOffsetNs(pid), &tids_),
       parser_(limits.maxRecordPayload),
       sink_([this](protocol::RecordType type, std::span<const uint8_t> payload) { return onRecord(type, payload); }),
       buffer_(kReadChunk) {}

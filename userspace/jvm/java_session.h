@@ -20,7 +20,7 @@
 #include "userspace/jvm/channel_listener.h"
 #include "userspace/jvm/java_model.h"
 #include "userspace/jvm/record_stream_parser.h"
-#include "userspace/jvm/target_namespaces.h"
+#include "userspace/jvm/tid_translator.h"
 
 namespace jfrbpf::jvm {
 

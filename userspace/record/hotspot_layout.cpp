@@ -3,12 +3,11 @@
 #include <sys/uio.h>
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <limits>
 
 #include "userspace/base/error.h"
-#include "userspace/unwind/process_maps.h"
+#include "userspace/proc/maps.h"
+#include "userspace/proc/paths.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -176,12 +175,9 @@ uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfr
 
 std::optional<std::string> libjvmFile(pid_t pid, std::string& whyNot) {
   try {
-    for (const unwind::MapsEntry& entry : unwind::readProcessMaps(pid)) {
-      if (!entry.executable || entry.inode == 0 || !entry.path.ends_with("/libjvm.so")) continue;
-      char path[96];
-      std::snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, static_cast<int>(pid), entry.start,
-                    entry.end);
-      return path;
+    for (const proc::Mapping& entry : proc::readMaps(pid)) {
+      if (!entry.executable || entry.inode == 0 || entry.deleted || !entry.path.ends_with("/libjvm.so")) continue;
+      return proc::mapFilesPath(pid, entry.start, entry.end);
     }
     whyNot = "process " + std::to_string(pid) + " maps no libjvm.so";
   } catch (const Error& e) {

@@ -1,29 +1,11 @@
 #include "userspace/record/sampling_clocks.h"
 
-#include <dirent.h>
-
-#include <cstdlib>
-#include <string>
-
 #include "userspace/base/error.h"
+#include "userspace/proc/process_dir.h"
 #include "userspace/record/online_cpus.h"
 
 namespace jfrbpf::record {
 namespace {
-
-std::vector<pid_t> threadsOf(pid_t pid) {
-  std::vector<pid_t> tids;
-  std::string path = "/proc/" + std::to_string(pid) + "/task";
-  DIR* dir = opendir(path.c_str());
-  if (!dir) return tids;
-  while (dirent* entry = readdir(dir)) {
-    char* end = nullptr;
-    long tid = std::strtol(entry->d_name, &end, 10);
-    if (end != entry->d_name && *end == '\0' && tid > 0) tids.push_back(static_cast<pid_t>(tid));
-  }
-  closedir(dir);
-  return tids;
-}
 
 // Threads that start while we list and open: each pass catches the ones the previous pass missed.
 constexpr int kMaxThreadScans = 8;
@@ -60,7 +42,7 @@ void SamplingClocks::addProcess(pid_t pid) {
   std::vector<Attached>& group = threadEvents_[pid];
   for (int scan = 0; scan < kMaxThreadScans; ++scan) {
     bool added = false;
-    for (pid_t tid : threadsOf(pid)) {
+    for (pid_t tid : proc::listTasks(pid)) {
       if (!threadsWithEvents_.insert(tid).second) continue;
       added = true;
       try {
@@ -79,7 +61,7 @@ void SamplingClocks::removeProcess(pid_t pid) {
   if (it == threadEvents_.end()) return;
   release(it->second);
   threadEvents_.erase(it);
-  for (pid_t tid : threadsOf(pid)) threadsWithEvents_.erase(tid);  // usually none left: it exited
+  for (pid_t tid : proc::listTasks(pid)) threadsWithEvents_.erase(tid);  // usually none left: it exited
 }
 
 void SamplingClocks::enable() {

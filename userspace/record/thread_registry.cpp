@@ -1,15 +1,10 @@
 #include "userspace/record/thread_registry.h"
 
-#include <fstream>
+#include "userspace/proc/comm.h"
 
 namespace jfrbpf::record {
 
-std::string threadComm(pid_t tgid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(tgid) + "/task/" + std::to_string(tid) + "/comm");
-  std::string name;
-  std::getline(in, name);
-  return name;
-}
+std::string threadComm(pid_t tgid, pid_t tid) { return proc::readThreadComm(tgid, tid); }
 
 jfr::ThreadId ThreadRegistry::threadFor(pid_t tgid, pid_t tid) {
   Entry& entry = threads_[key(tgid, tid)];

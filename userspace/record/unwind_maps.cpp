@@ -4,16 +4,17 @@
 #include <functional>
 
 #include "userspace/base/error.h"
+#include "userspace/proc/maps.h"
 
 namespace jfrbpf::record {
 namespace {
 
 // Changes whenever the set of executable mappings changes, so an unchanged process costs one maps read.
-uint64_t signatureOf(const std::vector<unwind::MapsEntry>& maps) {
+uint64_t signatureOf(const std::vector<proc::Mapping>& maps) {
   uint64_t h = 1469598103934665603ull;
-  for (const unwind::MapsEntry& m : maps) {
+  for (const proc::Mapping& m : maps) {
     if (!m.executable) continue;
-    for (uint64_t v : {m.start, m.end, m.offset, m.inode}) h = (h ^ v) * 1099511628211ull;
+    for (uint64_t v : {m.start, m.end, m.fileOffset, m.inode}) h = (h ^ v) * 1099511628211ull;
   }
   return h;
 }
@@ -80,9 +81,9 @@ void UnwindMaps::release(const unwind::UnwindTable* table) {
 
 std::vector<std::string> UnwindMaps::syncProcess(pid_t pid) {
   std::vector<std::string> problems;
-  std::vector<unwind::MapsEntry> maps;
+  std::vector<proc::Mapping> maps;
   try {
-    maps = unwind::readProcessMaps(pid);
+    maps = proc::readMaps(pid);
   } catch (const Error& e) {
     problems.emplace_back(e.what());
     return problems;

@@ -4,25 +4,25 @@
 
 namespace jfrbpf::symbolize {
 
-std::string_view libraryName(const Mapping& mapping) {
+std::string_view libraryName(const proc::Mapping& mapping) {
   switch (mapping.kind) {
-    case MappingKind::kFile:
-    case MappingKind::kMemfd:
-      return baseName(mapping.path);
-    case MappingKind::kVdso:
+    case proc::MappingKind::kFile:
+    case proc::MappingKind::kMemfd:
+      return proc::baseName(mapping.path);
+    case proc::MappingKind::kVdso:
       return "[vdso]";
-    case MappingKind::kAnonymous:
+    case proc::MappingKind::kAnonymous:
       return mapping.path.empty() ? std::string_view("[anon]") : std::string_view(mapping.path);
-    case MappingKind::kSpecial:
+    case proc::MappingKind::kSpecial:
       return mapping.path;
   }
   return mapping.path;
 }
 
-void AddressSpace::replaceMappings(std::vector<Mapping> mappings, StringInterner& names) {
+void AddressSpace::replaceMappings(std::vector<proc::Mapping> mappings, StringInterner& names) {
   std::vector<MappedObject> previous = std::move(objects_);
   objects_.clear();
-  for (Mapping& mapping : mappings) {
+  for (proc::Mapping& mapping : mappings) {
     if (!mapping.executable) continue;
     auto same = std::lower_bound(previous.begin(), previous.end(), mapping.start,
                                  [](const MappedObject& object, uint64_t start) { return object.mapping.start < start; });

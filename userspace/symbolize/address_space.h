@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "userspace/base/unique_fd.h"
+#include "userspace/proc/maps.h"
 #include "userspace/symbolize/elf_symbols.h"
 #include "userspace/symbolize/native_frame.h"
-#include "userspace/symbolize/proc_maps.h"
 #include "userspace/symbolize/string_interner.h"
 
 namespace jfrbpf::symbolize {
 
 struct MappedObject {
-  Mapping mapping;
+  proc::Mapping mapping;
   std::string_view library;  // interned display name
   bool loadAttempted = false;
   std::shared_ptr<const ElfSymbols> symbols;  // nullptr until loaded, or when not an ELF object
@@ -27,7 +27,7 @@ class AddressSpace {
  public:
   // Installs a fresh reading of the maps. Objects already loaded for identical mappings are kept; the pc
   // cache is dropped because any answer may have changed.
-  void replaceMappings(std::vector<Mapping> mappings, StringInterner& names);
+  void replaceMappings(std::vector<proc::Mapping> mappings, StringInterner& names);
   MappedObject* find(uint64_t pc);
   size_t mappingCount() const { return objects_.size(); }
 
@@ -42,6 +42,6 @@ class AddressSpace {
 };
 
 // The name a frame in this mapping shows as its library (class).
-std::string_view libraryName(const Mapping& mapping);
+std::string_view libraryName(const proc::Mapping& mapping);
 
 }  // namespace jfrbpf::symbolize

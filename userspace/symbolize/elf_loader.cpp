@@ -12,7 +12,7 @@ namespace {
 constexpr uint64_t kMaxVdsoBytes = 1 << 20;
 
 // The process's vDSO from its memory, else our own when it has the same size (same kernel, same ABI).
-std::vector<uint8_t> vdsoImageOf(int pid, const Mapping& mapping) {
+std::vector<uint8_t> vdsoImageOf(int pid, const proc::Mapping& mapping) {
   uint64_t size = mapping.end - mapping.start;
   if (size > kMaxVdsoBytes) return {};
   if (std::optional<std::vector<uint8_t>> image = readProcessMemory(pid, mapping.start, size)) return std::move(*image);
@@ -26,7 +26,7 @@ std::vector<uint8_t> vdsoImageOf(int pid, const Mapping& mapping) {
 ElfLoader::ElfLoader(std::vector<std::string> debugRoots, size_t cacheBytes)
     : debugFiles_(std::move(debugRoots)), cache_(cacheBytes) {}
 
-std::shared_ptr<const ElfSymbols> ElfLoader::loadMappedFile(int pid, const Mapping& mapping, int rootFd) {
+std::shared_ptr<const ElfSymbols> ElfLoader::loadMappedFile(int pid, const proc::Mapping& mapping, int rootFd) {
   UniqueFd fd = openMappedFile(pid, mapping, rootFd);
   if (!fd) {
     ++stats_.failures;
@@ -45,7 +45,7 @@ std::shared_ptr<const ElfSymbols> ElfLoader::loadMappedFile(int pid, const Mappi
   }
 }
 
-std::shared_ptr<const ElfSymbols> ElfLoader::loadVdso(int pid, const Mapping& mapping) {
+std::shared_ptr<const ElfSymbols> ElfLoader::loadVdso(int pid, const proc::Mapping& mapping) {
   std::vector<uint8_t> image = vdsoImageOf(pid, mapping);
   if (image.empty()) {
     ++stats_.failures;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "userspace/proc/maps.h"
 #include "userspace/symbolize/debug_file_finder.h"
 #include "userspace/symbolize/elf_cache.h"
 #include "userspace/symbolize/elf_symbols.h"
-#include "userspace/symbolize/proc_maps.h"
 
 namespace jfrbpf::symbolize {
 
@@ -27,9 +27,9 @@ class ElfLoader {
 
   // Symbols of the file behind `mapping` of process `pid`; nullptr when it cannot be read or is not ELF.
   // `rootFd` is the process's /proc/PID/root (or -1).
-  std::shared_ptr<const ElfSymbols> loadMappedFile(int pid, const Mapping& mapping, int rootFd);
+  std::shared_ptr<const ElfSymbols> loadMappedFile(int pid, const proc::Mapping& mapping, int rootFd);
   // Symbols of the process's vDSO, read from its memory (or taken from our own identical-sized vDSO).
-  std::shared_ptr<const ElfSymbols> loadVdso(int pid, const Mapping& mapping);
+  std::shared_ptr<const ElfSymbols> loadVdso(int pid, const proc::Mapping& mapping);
 
   const Stats& stats() const { return stats_; }
   const ElfCache& cache() const { return cache_; }

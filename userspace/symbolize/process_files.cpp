@@ -1,15 +1,15 @@
 #include "userspace/symbolize/process_files.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstring>
 #include <string>
+
+#include "userspace/base/error.h"
+#include "userspace/proc/paths.h"
+#include "userspace/proc/root_files.h"
 
 namespace jfrbpf::symbolize {
 namespace {
@@ -25,31 +25,16 @@ UniqueFd keepIfRegular(UniqueFd fd) {
 
 }  // namespace
 
-UniqueFd openProcessRoot(int pid) {
-  std::string path = "/proc/" + std::to_string(pid) + "/root";
-  return UniqueFd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-}
-
 UniqueFd openInRoot(int rootFd, std::string_view path) {
   if (rootFd < 0 || path.empty() || path.find('\0') != std::string_view::npos) return {};
-  std::string relative(path);
-  open_how how{};
-  how.flags = kReadFlags;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  long fd;
-  do {
-    fd = ::syscall(SYS_openat2, rootFd, relative.c_str(), &how, sizeof how);
-  } while (fd < 0 && (errno == EAGAIN || errno == EINTR));  // EAGAIN: a concurrent rename; retry is correct
-  return keepIfRegular(UniqueFd(static_cast<int>(fd)));
+  return keepIfRegular(proc::openInRoot(rootFd, path, kReadFlags, proc::Links::kFollowInsideRoot));
 }
 
-UniqueFd openMappedFile(int pid, const Mapping& mapping, int rootFd) {
-  char mapFile[96];
-  std::snprintf(mapFile, sizeof mapFile, "/proc/%d/map_files/%llx-%llx", pid,
-                static_cast<unsigned long long>(mapping.start), static_cast<unsigned long long>(mapping.end));
-  if (UniqueFd fd = keepIfRegular(UniqueFd(::open(mapFile, kReadFlags)))) return fd;
+UniqueFd openMappedFile(int pid, const proc::Mapping& mapping, int rootFd) {
+  const std::string mapFile = proc::mapFilesPath(pid, mapping.start, mapping.end);
+  if (UniqueFd fd = keepIfRegular(UniqueFd(::open(mapFile.c_str(), kReadFlags)))) return fd;
 
-  if (mapping.kind != MappingKind::kFile || mapping.deleted) return {};
+  if (mapping.kind != proc::MappingKind::kFile || mapping.deleted) return {};
   UniqueFd fd = openInRoot(rootFd, mapping.path);
   struct stat st;
   // The path may name another file by now (an upgrade replaced it); only the mapped inode is the truth.
@@ -62,8 +47,7 @@ UniqueFd openHostFile(const std::string& path) {
 }
 
 std::optional<std::vector<uint8_t>> readProcessMemory(int pid, uint64_t address, size_t size) {
-  std::string path = "/proc/" + std::to_string(pid) + "/mem";
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(proc::procPath(pid, "mem").c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) return std::nullopt;
   std::vector<uint8_t> bytes(size);
   size_t done = 0;
@@ -79,14 +63,14 @@ std::optional<std::vector<uint8_t>> readProcessMemory(int pid, uint64_t address,
 std::optional<std::vector<uint8_t>> ownVdsoImage() {
   auto base = static_cast<uint64_t>(::getauxval(AT_SYSINFO_EHDR));
   if (base == 0) return std::nullopt;
-  std::vector<Mapping> mappings;
+  std::vector<proc::Mapping> mappings;
   try {
-    mappings = readProcMaps(::getpid());
+    mappings = proc::readMaps(::getpid());
   } catch (const Error&) {
     return std::nullopt;
   }
-  for (const Mapping& mapping : mappings) {
-    if (mapping.kind == MappingKind::kVdso && mapping.start == base) {
+  for (const proc::Mapping& mapping : mappings) {
+    if (mapping.kind == proc::MappingKind::kVdso && mapping.start == base) {
       const auto* begin = reinterpret_cast<const uint8_t*>(mapping.start);
       return std::vector<uint8_t>(begin, begin + (mapping.end - mapping.start));
     }

@@ -8,21 +8,18 @@
 #include <vector>
 
 #include "userspace/base/unique_fd.h"
-#include "userspace/symbolize/proc_maps.h"
+#include "userspace/proc/maps.h"
 
 namespace jfrbpf::symbolize {
 
-// O_PATH descriptor of /proc/PID/root; invalid when the process is gone or we may not look.
-UniqueFd openProcessRoot(int pid);
-
-// Opens the regular file at `path` as resolved inside the directory `rootFd`: absolute symlinks and ".."
-// stay within it (openat2 RESOLVE_IN_ROOT), /proc magic links are refused. Invalid fd on any failure.
+// Opens the regular file at `path` as resolved inside the directory `rootFd` (proc::openProcessRoot): absolute
+// symlinks and ".." stay within it, /proc magic links are refused. Invalid fd on any failure.
 UniqueFd openInRoot(int rootFd, std::string_view path);
 
 // Opens the file behind a file mapping: /proc/PID/map_files/<start>-<end> (the very file mapped, even if
 // deleted or replaced; needs CAP_SYS_ADMIN), else the mapping's path inside the process root when its inode
 // still matches. Invalid fd when neither works. `rootFd` may be -1 to skip the second way.
-UniqueFd openMappedFile(int pid, const Mapping& mapping, int rootFd);
+UniqueFd openMappedFile(int pid, const proc::Mapping& mapping, int rootFd);
 
 // Opens a host file for reading (debug directories the operator configured). Invalid fd unless regular.
 UniqueFd openHostFile(const std::string& path);

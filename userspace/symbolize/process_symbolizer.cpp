@@ -3,6 +3,9 @@
 #include <cstdio>
 
 #include "userspace/base/error.h"
+#include "userspace/proc/maps.h"
+#include "userspace/proc/proc_file.h"
+#include "userspace/proc/process_dir.h"
 #include "userspace/symbolize/process_files.h"
 
 namespace jfrbpf::symbolize {
@@ -79,9 +82,9 @@ void ProcessSymbolizer::readMaps(int pid, AddressSpace& space) {
   ++stats_.mapsReads;
   space.lastMapsRead = std::chrono::steady_clock::now();
   try {
-    space.replaceMappings(readProcMaps(pid), names_);
+    space.replaceMappings(proc::readMaps(pid), names_);
     space.gone = false;
-  } catch (const ProcessGoneError&) {
+  } catch (const proc::ProcessGoneError&) {
     space.gone = true;
     space.pcCache.clear();
   } catch (const Error&) {
@@ -90,12 +93,12 @@ void ProcessSymbolizer::readMaps(int pid, AddressSpace& space) {
 }
 
 NativeFrame ProcessSymbolizer::resolve(int pid, AddressSpace& space, MappedObject& object, uint64_t pc) {
-  const Mapping& mapping = object.mapping;
-  if (mapping.kind == MappingKind::kAnonymous) {
+  const proc::Mapping& mapping = object.mapping;
+  if (mapping.kind == proc::MappingKind::kAnonymous) {
     return {object.library, {}, pc - mapping.start, FrameKind::kAnonymous};
   }
   uint64_t fileOffset = pc - mapping.start + mapping.fileOffset;
-  if (mapping.kind != MappingKind::kSpecial) {
+  if (mapping.kind != proc::MappingKind::kSpecial) {
     if (!object.loadAttempted) load(pid, space, object);
     if (object.symbols != nullptr) {
       const ElfSymbols& symbols = *object.symbols;
@@ -104,7 +107,7 @@ NativeFrame ProcessSymbolizer::resolve(int pid, AddressSpace& space, MappedObjec
           return {object.library, symbolName(symbols, match->index), match->offset, FrameKind::kSymbol};
         }
       }
-    } else if (mapping.kind == MappingKind::kMemfd) {
+    } else if (mapping.kind == proc::MappingKind::kMemfd) {
       return {object.library, {}, pc - mapping.start, FrameKind::kAnonymous};  // JIT code double-mapped via memfd
     }
   }
@@ -113,12 +116,12 @@ NativeFrame ProcessSymbolizer::resolve(int pid, AddressSpace& space, MappedObjec
 
 void ProcessSymbolizer::load(int pid, AddressSpace& space, MappedObject& object) {
   object.loadAttempted = true;
-  if (object.mapping.kind == MappingKind::kVdso) {
+  if (object.mapping.kind == proc::MappingKind::kVdso) {
     object.symbols = loader_.loadVdso(pid, object.mapping);
     return;
   }
   if (!space.rootOpened) {
-    space.root = openProcessRoot(pid);
+    space.root = proc::openProcessRoot(pid);
     space.rootOpened = true;
   }
   object.symbols = loader_.loadMappedFile(pid, object.mapping, space.root.get());

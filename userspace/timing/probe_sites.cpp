@@ -7,17 +7,15 @@
 #include <cstdio>
 
 #include "userspace/base/error.h"
-#include "userspace/unwind/process_maps.h"
+#include "userspace/proc/maps.h"
+#include "userspace/proc/paths.h"
 
 namespace jfrbpf::timing {
 
 ProbeTarget locateProbeSite(pid_t pid, uint64_t address) {
-  for (const unwind::MapsEntry& entry : unwind::readProcessMaps(pid)) {
-    if (!entry.executable || entry.inode == 0 || address < entry.start || address >= entry.end) continue;
-    char path[96];
-    std::snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, static_cast<int>(pid), entry.start,
-                  entry.end);
-    return ProbeTarget{path, address - entry.start + entry.offset};
+  for (const proc::Mapping& entry : proc::readMaps(pid)) {
+    if (!entry.executable || entry.inode == 0 || !entry.contains(address)) continue;
+    return ProbeTarget{proc::mapFilesPath(pid, entry.start, entry.end), address - entry.start + entry.fileOffset};
   }
   char where[32];
   std::snprintf(where, sizeof where, "0x%" PRIx64, address);
@@ -51,7 +49,7 @@ const char* describe(ProbeSiteState state) {
 
 bool hasUprobeTrampoline(pid_t pid) {
   try {
-    for (const unwind::MapsEntry& entry : unwind::readProcessMaps(pid)) {
+    for (const proc::Mapping& entry : proc::readMaps(pid)) {
       if (entry.path == "[uprobes-trampoline]") return true;
     }
   } catch (const Error&) {

@@ -4,11 +4,11 @@
 #include <sys/mman.h>
 
 #include <atomic>
-#include <cstdio>
 #include <string>
 
 #include "userspace/base/error.h"
 #include "userspace/base/unique_fd.h"
+#include "userspace/proc/paths.h"
 
 namespace jfrbpf::timing {
 
@@ -28,11 +28,9 @@ TimingTableView::TimingTableView(pid_t pid, uint64_t address, uint64_t bytes, ui
     throw Error(jvm + ": the agent reported a method timing table of " + std::to_string(bytes) + " bytes for " +
                 std::to_string(slotCount) + " slots");
   }
-  char path[96];
-  std::snprintf(path, sizeof path, "/proc/%d/map_files/%llx-%llx", static_cast<int>(pid),
-                static_cast<unsigned long long>(address), static_cast<unsigned long long>(address + bytes));
-  UniqueFd fd(open(path, O_RDONLY | O_CLOEXEC));
-  if (!fd) throw systemError(jvm + ": opening its method timing table (" + std::string(path) + ", needs CAP_SYS_ADMIN)");
+  const std::string path = proc::mapFilesPath(pid, address, address + bytes);
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw systemError(jvm + ": opening its method timing table (" + path + ", needs CAP_SYS_ADMIN)");
   void* mapped = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd.get(), 0);
   if (mapped == MAP_FAILED) throw systemError(jvm + ": mapping its method timing table");
   header_ = static_cast<const protocol::TimingTableHeader*>(mapped);

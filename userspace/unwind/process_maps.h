@@ -1,34 +1,19 @@
 #pragma once
-// A process's executable mappings and the unwind table of each: what the reference unwinder searches
-// (and what the BPF per-process mapping list mirrors). Files are opened through /proc/PID/map_files, or
-// inside the process's root with openat2(RESOLVE_IN_ROOT) so that a container's symlinks cannot send us
-// to a host file; the vDSO is read from the process's memory.
+// A process's executable mappings (userspace/proc/maps.h) and the unwind table of each: what the reference
+// unwinder searches (and what the BPF per-process mapping list mirrors). Files are opened through
+// /proc/PID/map_files, or inside the process's root (userspace/proc/root_files.h) so that a container's
+// symlinks cannot send us to a host file; the vDSO is read from the process's memory.
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "userspace/unwind/table_cache.h"
 #include "userspace/unwind/unwind_table.h"
 
 namespace jfrbpf::unwind {
-
-struct MapsEntry {
-  uint64_t start = 0;
-  uint64_t end = 0;
-  uint64_t offset = 0;
-  uint64_t inode = 0;
-  bool executable = false;
-  std::string path;  // may be empty, "[vdso]", or end in " (deleted)"
-};
-
-// Parses /proc/PID/maps text; malformed lines are skipped.
-std::vector<MapsEntry> parseMaps(std::string_view text);
-// Throws jfrbpf::Error when the process is gone or its maps are unreadable.
-std::vector<MapsEntry> readProcessMaps(pid_t pid);
 
 struct MappedTable {
   uint64_t start = 0;

@@ -1,0 +1,126 @@
+#pragma once
+// The JVM's own layout tables (VMStructs), verbatim, and its code heaps: what the loader and the BPF walker
+// read HotSpot's data structures and frames with.
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "jvmsupport/protocol/stream.h"
+
+namespace jfrbpf::protocol {
+
+struct VmStructField {
+  std::string_view typeName;
+  std::string_view fieldName;
+  std::string_view typeString;
+  uint8_t isStatic = 0;
+  uint64_t offset = 0;   // non-static: byte offset in the type
+  uint64_t address = 0;  // static: address in the JVM
+};
+
+inline constexpr uint8_t kVmTypeOop = 1;
+inline constexpr uint8_t kVmTypeInteger = 2;
+inline constexpr uint8_t kVmTypeUnsigned = 4;
+struct VmType {
+  std::string_view typeName;
+  std::string_view superclassName;
+  uint8_t flags = 0;  // kVmType* flags
+  uint64_t size = 0;
+};
+
+struct VmConstant {
+  std::string_view name;
+  uint8_t isLong = 0;  // from gHotSpotVMLongConstants (else gHotSpotVMIntConstants)
+  int64_t value = 0;
+};
+
+// One CodeHeap of the code cache, for walkers that map a pc to its CodeBlob through the segment map.
+// Sent once per session: the reserved range never changes, the committed end grows as the heap fills.
+struct CodeHeap {
+  uint64_t reservedLow = 0;
+  uint64_t reservedHigh = 0;
+  uint64_t committedLow = 0;
+  uint64_t committedHigh = 0;
+  uint64_t segmapLow = 0;
+  uint32_t log2SegmentSize = 0;
+};
+
+// ---- encoding (agent side) --------------------------------------------------------------------------------
+
+template <typename Sink>
+void encode(WireWriter<Sink>& w, const VmStructField& r) {
+  w.string(r.typeName);
+  w.string(r.fieldName);
+  w.string(r.typeString);
+  w.u8(r.isStatic);
+  w.u64(r.offset);
+  w.u64(r.address);
+}
+
+template <typename Sink>
+void encode(WireWriter<Sink>& w, const VmType& r) {
+  w.string(r.typeName);
+  w.string(r.superclassName);
+  w.u8(r.flags);
+  w.u64(r.size);
+}
+
+template <typename Sink>
+void encode(WireWriter<Sink>& w, const VmConstant& r) {
+  w.string(r.name);
+  w.u8(r.isLong);
+  w.i64(r.value);
+}
+
+template <typename Sink>
+void encode(WireWriter<Sink>& w, const CodeHeap& r) {
+  w.u64(r.reservedLow);
+  w.u64(r.reservedHigh);
+  w.u64(r.committedLow);
+  w.u64(r.committedHigh);
+  w.u64(r.segmapLow);
+  w.u32(r.log2SegmentSize);
+}
+
+// ---- decoding (loader side; every payload is hostile) -----------------------------------------------------
+
+inline bool decode(std::span<const uint8_t> p, VmStructField& r) {
+  WireReader in(p);
+  r.typeName = in.string();
+  r.fieldName = in.string();
+  r.typeString = in.string();
+  r.isStatic = in.u8();
+  r.offset = in.u64();
+  r.address = in.u64();
+  return in.ok();
+}
+
+inline bool decode(std::span<const uint8_t> p, VmType& r) {
+  WireReader in(p);
+  r.typeName = in.string();
+  r.superclassName = in.string();
+  r.flags = in.u8();
+  r.size = in.u64();
+  return in.ok();
+}
+
+inline bool decode(std::span<const uint8_t> p, VmConstant& r) {
+  WireReader in(p);
+  r.name = in.string();
+  r.isLong = in.u8();
+  r.value = in.i64();
+  return in.ok();
+}
+
+inline bool decode(std::span<const uint8_t> p, CodeHeap& r) {
+  WireReader in(p);
+  r.reservedLow = in.u64();
+  r.reservedHigh = in.u64();
+  r.committedLow = in.u64();
+  r.committedHigh = in.u64();
+  r.segmapLow = in.u64();
+  r.log2SegmentSize = in.u32();
+  return in.ok();
+}
+
+}  // namespace jfrbpf::protocol
