@@ -372,7 +372,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     count(JFRBPF_COUNTER_NOT_TARGET);
     return 0;
   }
-  __u64 cpu_time_ns = sample_cpu_time(s->known.added_ns);
+  __u64 cpu_time_ns = sample_cpu_time(tgid, tid, s->known.added_ns);
   if (cpu_time_ns == 0) {
     count(JFRBPF_COUNTER_AHEAD_OF_CPU_TIME);
     return 0;

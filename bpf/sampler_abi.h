@@ -90,6 +90,14 @@ struct jfrbpf_thread_loss {
   __u64 lost_cpu_ns; /* the CPU time those samples stood for */
 };
 
+/* Value of the thread CPU time seeds: a thread's CPU time (sum_exec_runtime) when its process's recording
+ * began (bpf/thread_cpu_time.bpf.h). */
+struct jfrbpf_thread_cpu_seed {
+  __u32 tgid;
+  __u32 reserved;
+  __u64 cpu_time_ns;
+};
+
 /* Value of the targets map: which processes are profiled. */
 struct jfrbpf_target {
   __u64 added_ns; /* CLOCK_MONOTONIC when it became a target: its threads started since are wholly recorded */

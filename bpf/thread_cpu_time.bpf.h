@@ -26,6 +26,16 @@ struct thread_cpu_time {
   __u32 reserved;
 };
 
+/* The CPU time of each thread of a process when its recording began, as userspace read it
+ * (/proc/PID/task/TID/schedstat): where a thread older than the recording starts its count, so that its
+ * samples stand for exactly what it used since. Taken (and deleted) at the thread's first sample. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, __u32); /* tid */
+  __type(value, struct jfrbpf_thread_cpu_seed);
+} thread_cpu_seeds SEC(".maps");
+
 /* Freed with the task, so exited threads leave nothing behind, and a reused thread id starts afresh. */
 struct {
   __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -34,18 +44,28 @@ struct {
   __type(value, struct thread_cpu_time);
 } thread_cpu_times SEC(".maps");
 
+/* Where the count of a thread older than its process's recording starts: what userspace read when the
+ * recording began, or else (a thread it missed) one period back, which its clock just counted. */
+static __always_inline __u64 older_thread_base(__u32 tgid, __u32 tid, __u64 runtime) {
+  struct jfrbpf_thread_cpu_seed* seed = bpf_map_lookup_elem(&thread_cpu_seeds, &tid);
+  if (seed && seed->tgid == tgid && seed->cpu_time_ns <= runtime) {
+    __u64 base = seed->cpu_time_ns;
+    bpf_map_delete_elem(&thread_cpu_seeds, &tid);
+    return base;
+  }
+  return runtime - (runtime < sampling_period_ns ? runtime : sampling_period_ns);
+}
+
 /* The CPU time the current thread's sample stands for, 0 when its samples already stand for more than its
  * CPU time (take none). `added_ns`: when its process became a target. */
-static __always_inline __u64 sample_cpu_time(__u64 added_ns) {
+static __always_inline __u64 sample_cpu_time(__u32 tgid, __u32 tid, __u64 added_ns) {
   struct task_struct* task = bpf_get_current_task_btf();
   __u64 runtime = task->se.sum_exec_runtime;
   struct thread_cpu_time* t = bpf_task_storage_get(&thread_cpu_times, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   if (!t) return sampling_period_ns; /* no storage (this CPU is already in it): the clock's period */
   if (!t->started) {
     t->started = 1;
-    /* A thread older than the recording: its CPU time before the recording is not ours, and its clock
-     * just counted a period. */
-    t->base = task->start_time >= added_ns ? 0 : runtime - (runtime < sampling_period_ns ? runtime : sampling_period_ns);
+    t->base = task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime);
   }
   __s64 owed = (__s64)(runtime - t->base - t->accounted);
   if (owed + (__s64)cpu_time_lead_ns < (__s64)sampling_period_ns) return 0;

@@ -10,6 +10,7 @@
 #include "tests/record/bpf_test_support.h"
 #include "tests/record/record_test_support.h"
 #include "tests/support/recorded_samples.h"
+#include "userspace/proc/schedstat.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -129,7 +130,7 @@ TEST_P(BurstyTruth, ShortBurstsGetTheirCpuTime) {
   ScratchDir dir(std::string("bursty-") + GetParam());
   std::string out = dir.file("bursty.jfr");
   RunResult r = run({jfrbpfBinary(), "record", "--sampler", GetParam(), "--interval", "1ms", "-o", out, "--",
-                     burstyWorkload(), "20", "50", "6"});
+                     burstyWorkload(), "20", "50", "8"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   std::map<int64_t, std::string> names;
   std::map<int64_t, double> cpuNs = reportedCpuTimes(r.output, &names);
@@ -144,17 +145,59 @@ TEST_P(BurstyTruth, ShortBurstsGetTheirCpuTime) {
     std::printf("[ figure ] --sampler %s %-8s cpu %7.1f ms, samples stand for %7.1f ms (%+.2f %%), largest %.1f ms\n",
                 GetParam(), names[tid].c_str(), ns / 1e6, sampledNs / 1e6, 100.0 * (sampledNs / ns - 1),
                 static_cast<double>(largestSample[tid]) / 1e6);
-    ASSERT_GT(ns, 1e9) << names[tid] << " ran too little to judge";
-    // Within 1 %: measured -0.85..+0.04 % (thread) and -0.48..+0.29 % (cpu) on a quiet VM. The CPU time a
-    // thread used after its last sample is in no sample: where a busy machine makes the clock catch the
-    // burst rarely (samples of 20-110 ms measured with two CPU hogs, -2.0 % for --sampler cpu), that is up to
-    // about one sample's worth.
-    double tolerance = std::max(0.01 * ns, static_cast<double>(largestSample[tid]));
+    // The bursty thread gets 1.4-1.5 s of its 6 s here (its 50 us sleeps take 60-80 us).
+    ASSERT_GT(ns, 0.8e9) << names[tid] << " ran too little to judge";
+    // Measured over 6 s: -0.85..+0.04 % (thread) and -0.48..+0.29 % (cpu) on a quiet VM. The CPU time a
+    // thread used after its last sample is in no sample. A per-CPU clock rarely fires while a burst runs (its
+    // timer wakes the sleeper as it expires), so there the bursty thread's samples stand for 15-110 ms each
+    // on a busy VM, and it ended 1.4-2.0 % short with two CPU hogs or other tests beside it.
+    const bool perCpu = std::string(GetParam()) == "cpu";
+    double tolerance = std::max((perCpu ? 0.03 : 0.01) * ns, static_cast<double>(largestSample[tid]));
     EXPECT_NEAR(sampledNs, ns, tolerance) << names[tid];
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(RecordE2E, BurstyTruth, ::testing::Values("thread", "cpu"));
+
+// Attached to a running process, the recording says what each thread used over it by the kernel's own
+// accounting (jfrbpf.ThreadCPUTime), and its samples stand for that: the threads' counts start where the
+// recording starts, not one period before their first sample.
+TEST(RecordE2E, AttachedThreadsSamplesStandForTheirCpuTimeOverTheRecording) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("attached-truth");
+  ChildProcess workload({threadsWorkload()});
+  auto tids = readyThreads(workload);
+  ASSERT_EQ(tids.size(), 4u);
+  auto cpuNow = [&](int64_t tid) {
+    auto schedstat = proc::readSchedstat(workload.pid(), static_cast<pid_t>(tid));
+    return schedstat ? static_cast<double>(schedstat->onCpuNs) : 0.0;
+  };
+  std::map<std::string, double> before;
+  for (const auto& [name, tid] : tids) before[name] = cpuNow(tid);
+  std::string out = dir.file("attached.jfr");
+  RunResult r = run({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "-d", "3s", "--interval", "1ms",
+                     "-o", out});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  Recorded recorded = readRecording(out);
+  double totalKernel = 0, totalSampled = 0;
+  for (const auto& [name, tid] : tids) {
+    totalKernel += static_cast<double>(recorded.kernelCpuNsByThread[tid]);
+    totalSampled += static_cast<double>(recorded.cpuNsByThread[tid]);
+  }
+  for (const auto& [name, tid] : tids) {
+    double kernel = static_cast<double>(recorded.kernelCpuNsByThread[tid]);
+    double sampled = static_cast<double>(recorded.cpuNsByThread[tid]);
+    double outside = cpuNow(tid) - before[name];  // the test's own reads, around the whole run of jfrbpf
+    std::printf("[ figure ] %-10s kernel %7.1f ms (of %7.1f ms around the run), samples stand for %7.1f ms\n",
+                name.c_str(), kernel / 1e6, outside / 1e6, sampled / 1e6);
+    EXPECT_LE(kernel, outside) << name << ": the recording is inside the run";
+    if (name == "sleeper") continue;
+    EXPECT_GT(kernel, 0.5 * outside) << name << ": most of the run is the recording";
+    // To within the last unfinished period and how far a clock may run ahead of the kernel's figure (10 ms).
+    EXPECT_NEAR(sampled, kernel, std::max(12e6, 0.01 * kernel)) << name;
+    EXPECT_NEAR(100 * sampled / totalSampled, 100 * kernel / totalKernel, 0.5) << name << ": share";
+  }
+}
 
 // Every overflow that hit the target is a sample or a counted loss: with a tiny ring buffer many are
 // lost, and the file still accounts for each of them.

@@ -51,7 +51,7 @@ Harvest harvestSamples(ClockMode mode, uint32_t ringBytes, uint64_t periodNs, pi
   BpfSampler sampler(config);
   SamplingClocks clocks(mode, periodNs, sampler);
   clocks.addProcess(target);
-  sampler.addTarget(static_cast<uint32_t>(target));
+  sampler.addTarget(static_cast<uint32_t>(target), readThreadCpuTimes(target));
   Harvest harvest;
   RingBufferReader ring(sampler.ringBufferMapFd(), [&](const void* data, size_t size) {
     ASSERT_GE(size, static_cast<size_t>(JFRBPF_SAMPLE_HEADER_SIZE));

@@ -37,6 +37,8 @@ Recorded readRecording(const std::string& path) {
     } else if (type == "jfrbpf.SampleLoss") {
       out.lossCauses[std::string(cause.of(event).asString())] += lost.of(event).asLong();
       if (auto thread = threadOf(event)) out.cpuNsByThread[thread->osThreadId] += lostCpu.of(event).asLong();
+    } else if (type == "jfrbpf.ThreadCPUTime") {
+      if (auto thread = threadOf(event)) out.kernelCpuNsByThread[thread->osThreadId] += event.getLong("cpuTime");
     } else if (type == "jfrbpf.Note") {
       out.notes.emplace_back(message.of(event).asString());
     }

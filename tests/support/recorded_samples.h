@@ -31,6 +31,8 @@ struct Recorded {
   // osThreadId -> the CPU time its samples stand for (samplingPeriod) and its lost samples stood for
   // (jfrbpf.SampleLoss lostCpuTime): what the recording says the thread used.
   std::map<int64_t, int64_t> cpuNsByThread;
+  // osThreadId -> its CPU time over the recording by the kernel's accounting (jfrbpf.ThreadCPUTime)
+  std::map<int64_t, int64_t> kernelCpuNsByThread;
   int64_t lostTotal = 0;
   std::map<std::string, int64_t> lossCauses;  // jfrbpf.SampleLoss cause -> lostSamples
   std::vector<std::string> notes;             // jfrbpf.Note messages

@@ -138,11 +138,14 @@ void BpfSampler::unwindMapsChanged() {
   __atomic_fetch_add(&skel_->bss->unwind_epoch, 1, __ATOMIC_RELEASE);
 }
 
-void BpfSampler::addTarget(uint32_t tgid) {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);  // the clock of task_struct.start_time
+void BpfSampler::addTarget(uint32_t tgid, const ThreadCpuTimes& start) {
+  for (const auto& [tid, cpuNs] : start.byTid) {
+    auto key = static_cast<uint32_t>(tid);
+    jfrbpf_thread_cpu_seed seed{tgid, 0, cpuNs};
+    bpf_map__update_elem(skel_->maps.thread_cpu_seeds, &key, sizeof(key), &seed, sizeof(seed), BPF_ANY);
+  }
   jfrbpf_target value{};
-  value.added_ns = static_cast<uint64_t>(now.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(now.tv_nsec);
+  value.added_ns = start.atNs;
   if (bpf_map__update_elem(skel_->maps.targets, &tgid, sizeof(tgid), &value, sizeof(value), BPF_ANY) != 0) {
     throw systemError("adding process " + std::to_string(tgid) + " to the BPF target map");
   }

@@ -15,6 +15,7 @@
 #include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
 #include "bpf/unwind_abi.h"
+#include "userspace/record/thread_cpu_times.h"
 
 struct sampler;
 struct bpf_link;
@@ -56,8 +57,9 @@ class BpfSampler {
   BpfSampler(const BpfSampler&) = delete;
   BpfSampler& operator=(const BpfSampler&) = delete;
 
-  // Samples the process from now on: its threads that start from now on are recorded from their start.
-  void addTarget(uint32_t tgid);
+  // Samples the process from now on. Its threads count their CPU time from `start` (threads that started
+  // since: from their start), so that their samples stand for exactly what they use.
+  void addTarget(uint32_t tgid, const ThreadCpuTimes& start);
   void removeTarget(uint32_t tgid);
 
   // Attaches the sampling program to a perf event. The link is the sampler's until detach(), or the

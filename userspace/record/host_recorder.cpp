@@ -236,8 +236,10 @@ class HostRecorder {
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Target) throw;  // it exited while we connected: the watcher tells soon
     }
+    ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
+    host->output->setThreadCpuStart(pid, cpuStart);
     pipeline_.addProcess(pid, *host->output);
-    sampler_.addTarget(static_cast<uint32_t>(pid));
+    sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
     std::fprintf(stderr, "jfrbpf: recording JVM %d (%s) into %s\n", pid, host->mainClass.c_str(), host->path.c_str());
     jvms_.emplace(pid, std::move(host));
   }

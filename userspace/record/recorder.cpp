@@ -116,11 +116,16 @@ RecordSummary record(const RecordConfig& config) {
   TargetOutput output(std::make_unique<jfr::Recording>(recordingOptions(config)), sampler, pipeline.kernelSymbols(),
                       pipeline.nativeSymbols(), config.periodNs, config.methodTiming);
   for (auto& jvm : jvms) output.addJvm(*jvm);
+  std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuStarts;
+  for (pid_t pid : targets) {
+    cpuStarts.emplace_back(pid, readThreadCpuTimes(pid));
+    output.setThreadCpuStart(pid, cpuStarts.back().second);
+  }
   for (pid_t pid : config.pids) pipeline.addProcess(pid, output);
   RecordSummary summary;
   summary.outputPath = config.outputPath;
   try {
-    for (pid_t pid : targets) sampler.addTarget(static_cast<uint32_t>(pid));
+    for (const auto& [pid, start] : cpuStarts) sampler.addTarget(static_cast<uint32_t>(pid), start);
     clocks.enable();
     if (launched) {
       launched->release();

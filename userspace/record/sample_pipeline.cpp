@@ -37,6 +37,7 @@ void SamplePipeline::addProcess(pid_t pid, TargetOutput& output) {
   {
     std::lock_guard lock(changesMutex_);
     changes_.push_back({pid, &output, nullptr, nullptr});
+    processes_.push_back(pid);
   }
   if (!running_.load(std::memory_order_acquire)) applyChanges();
 }
@@ -52,6 +53,7 @@ void SamplePipeline::runOnConsumer(std::function<void()> task) {
 void SamplePipeline::retireProcess(pid_t pid, std::function<void()> onRetired) {
   std::lock_guard lock(changesMutex_);
   changes_.push_back({pid, nullptr, std::move(onRetired), nullptr});
+  std::erase(processes_, pid);
 }
 
 void SamplePipeline::applyChanges() {
@@ -197,6 +199,12 @@ void SamplePipeline::runConsumer() {
 
 void SamplePipeline::stopAndDrain() {
   clocks_.disable();
+  // The threads' CPU time at the moment sampling stopped: what the samples can be checked against.
+  std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuEnds;
+  {
+    std::lock_guard lock(changesMutex_);
+    for (pid_t pid : processes_) cpuEnds.emplace_back(pid, readThreadCpuTimes(pid));
+  }
   sampler_.detach();
   stopConsumer();
   applyChanges();
@@ -205,6 +213,10 @@ void SamplePipeline::stopAndDrain() {
   ring_.drain();
   if (traceRing_) traceRing_->drain();
   periodicWork(jfr::Recording::now());
+  for (const auto& [pid, end] : cpuEnds) {
+    auto route = routes_.find(pid);
+    if (route != routes_.end()) route->second->writeThreadCpuTimes(jfr::Recording::now(), pid, end);
+  }
 }
 
 }  // namespace jfrbpf::record

@@ -46,8 +46,8 @@ class SamplePipeline {
   // Starts the consumer thread; it runs until stopAndDrain() or abandon().
   void start();
   // The end of a recording, in the order exact accounting needs (no clock overflow after the final
-  // drain): disables the clocks, detaches the sampler, stops the consumer, then drains the rest and writes
-  // the final loss reports into every output.
+  // drain): disables the clocks and reads the threads' CPU time at once, detaches the sampler, stops the
+  // consumer, then drains the rest and writes the final loss reports and thread CPU times into every output.
   void stopAndDrain();
   // After a failure: disables the clocks and stops the consumer; nothing more is drained.
   void abandon();
@@ -89,6 +89,7 @@ class SamplePipeline {
   std::thread consumer_;
   std::mutex changesMutex_;
   std::vector<Change> changes_;
+  std::vector<pid_t> processes_;  // added and not retired, under changesMutex_: what stopAndDrain reads
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> lost_{0};
 };

@@ -63,6 +63,19 @@ void TargetOutput::addJvm(JvmConnection& jvm) {
   }
 }
 
+void TargetOutput::setThreadCpuStart(pid_t pid, ThreadCpuTimes start) { cpuStarts_[pid] = std::move(start); }
+
+void TargetOutput::writeThreadCpuTimes(jfr::Ticks now, pid_t pid, const ThreadCpuTimes& end) {
+  auto start = cpuStarts_.find(pid);
+  if (start == cpuStarts_.end()) return;
+  refreshJavaThreadNames();  // threads first seen here get their Java names too
+  for (const auto& [tid, cpuNs] : end.byTid) {
+    uint64_t used = cpuTimeBetween(start->second, end, tid);
+    if (used == 0) continue;
+    out_->threadCpuTime(now, threads_.threadFor(pid, tid), static_cast<jfr::Ticks>(used));
+  }
+}
+
 bool TargetOutput::hasJvm(pid_t pid) const {
   return std::any_of(jvms_.begin(), jvms_.end(), [pid](const JvmConnection* jvm) { return jvm->pid() == pid; });
 }

@@ -17,6 +17,7 @@
 #include "userspace/record/loss_ledger.h"
 #include "userspace/record/recorder.h"
 #include "userspace/record/stack_resolver.h"
+#include "userspace/record/thread_cpu_times.h"
 #include "userspace/record/thread_registry.h"
 #include "userspace/record/truncation_ledger.h"
 #include "userspace/timing/method_timing_options.h"
@@ -31,6 +32,11 @@ class TargetOutput {
 
   jfr::Recording& recording() { return *out_; }
   void addJvm(JvmConnection& jvm);
+  // Process `pid`'s threads' CPU time when its recording began (what BpfSampler::addTarget was given).
+  // Before the pipeline routes the process here.
+  void setThreadCpuStart(pid_t pid, ThreadCpuTimes start);
+  // ... and when it ended: one jfrbpf.ThreadCPUTime per thread alive then.
+  void writeThreadCpuTimes(jfr::Ticks now, pid_t pid, const ThreadCpuTimes& end);
   bool hasJvm(pid_t pid) const;
 
   void onSample(const jfrbpf_sample_record& record);
@@ -84,6 +90,7 @@ class TargetOutput {
   TruncationLedger truncations_;
   bool printTruncatedWalks_;
   std::vector<JvmConnection*> jvms_;
+  std::unordered_map<pid_t, ThreadCpuTimes> cpuStarts_;
   bool layoutWarned_ = false;
   std::vector<jfr::StackFrame> frames_;  // reused for every sample
   std::deque<std::vector<uint8_t>> waitingSamples_;  // raw records, oldest first

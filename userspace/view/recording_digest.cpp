@@ -20,10 +20,12 @@ constexpr std::string_view kNote = "jfrbpf.Note";
 constexpr std::string_view kMethodTiming = "jdk.MethodTiming";
 constexpr std::string_view kMethodTrace = "jdk.MethodTrace";
 constexpr std::string_view kJvmInformation = "jdk.JVMInformation";
+constexpr std::string_view kThreadCpuTime = "jfrbpf.ThreadCPUTime";
 
 bool wantedHere(const TypeInfo& type) {
   return type.name == kCpuTimeSamplesLost || type.name == kSampleLoss || type.name == kNote ||
-         type.name == kMethodTiming || type.name == kMethodTrace || type.name == kJvmInformation;
+         type.name == kMethodTiming || type.name == kMethodTrace || type.name == kJvmInformation ||
+         type.name == kThreadCpuTime;
 }
 
 std::string firstLine(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
@@ -58,6 +60,13 @@ class DigestBuilder {
       addTiming(event);
     } else if (name == kMethodTrace) {
       addTrace(event);
+    } else if (name == kThreadCpuTime) {
+      auto thread = jfr::reader::threadOf(event);
+      auto cpuTime = event.timespanNanos("cpuTime");
+      if (thread && cpuTime && *cpuTime > 0) {
+        int64_t& total = digest_.kernelCpuNanos[thread->osThreadId];
+        total = convert::saturatingAdd(total, *cpuTime);
+      }
     } else if (name == kJvmInformation) {
       digest_.jvmName = firstLine(event.getString("jvmName"));
       digest_.jvmVersion = firstLine(event.getString("jvmVersion"));

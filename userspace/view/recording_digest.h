@@ -70,6 +70,8 @@ struct RecordingDigest {
   std::vector<MethodTimingRow> timings;
   std::vector<MethodTraceRecord> traces;
   std::vector<Note> notes;
+  // jfrbpf.ThreadCPUTime: OS thread id -> its CPU time over the recording by the kernel's accounting.
+  std::map<int64_t, int64_t> kernelCpuNanos;
 
   int64_t totalLost() const;
 };

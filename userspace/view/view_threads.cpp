@@ -44,6 +44,9 @@ std::string threadsView(const RecordingDigest& digest, const ViewOptions& option
                                             {"Samples", Align::kRight},
                                             {"Percent", Align::kRight},
                                             {"CPU Time", Align::kRight}};
+  // jfrbpf writes each thread's CPU time as the kernel accounted it: the truth the samples can be held to.
+  const bool showKernel = !digest.kernelCpuNanos.empty();
+  if (showKernel) columns.push_back({"Kernel CPU", Align::kRight});
   if (showLost) columns.push_back({"Lost", Align::kRight});
   columns.push_back({"Hottest Method (self)"});
   TextTable table("CPU Time by Thread (" + profile.eventName + ")", columns);
@@ -54,6 +57,10 @@ std::string threadsView(const RecordingDigest& digest, const ViewOptions& option
     std::vector<std::string> row = {t.name, t.osThreadId ? std::to_string(t.osThreadId) : "", groupThousands(s.samples),
                                     percent(sharePercent(profile, s.samples, s.cpuNanos), 100.0),
                                     profile.cpuTimeKnown ? humanDuration(s.cpuNanos) : "N/A"};
+    if (showKernel) {
+      auto kernel = digest.kernelCpuNanos.find(t.osThreadId);
+      row.push_back(kernel == digest.kernelCpuNanos.end() ? "-" : humanDuration(kernel->second));
+    }
     if (showLost) {
       auto it = lost.find(threadKey(t));
       row.push_back(groupThousands(it == lost.end() ? 0 : static_cast<uint64_t>(std::max<int64_t>(0, it->second))));

@@ -32,6 +32,7 @@ constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jfrbpf.SampleLoss", kSampleLossEvent},
     {"jfrbpf.Note", kNoteEvent},
     {"jfrbpf.TruncatedStacks", kTruncatedStacksEvent},
+    {"jfrbpf.ThreadCPUTime", kThreadCpuTimeEvent},
 };
 
 std::string eventName(TypeId id) {
@@ -342,6 +343,15 @@ void addJfrbpfEvents(Element& metadata) {
        field("samples", kLongType, {label("Samples")}), category({"jfrbpf"}), label("Truncated Stacks"),
        description("Samples whose stack walk stopped before the thread's outermost frame, by cause, since the "
                    "previous event: their stack traces are truncated and end in a [truncated: cause] frame")}));
+  metadata.child(eventType(
+      kThreadCpuTimeEvent,
+      {enabledSetting("true"), startTime(), threadField("Thread"),
+       field("cpuTime", kLongType,
+             {label("CPU Time"), timespan("TICKS"),
+              description("The thread's CPU time over the recording by the kernel's own accounting (schedstat)")}),
+       category({"jfrbpf"}), label("Thread CPU Time"),
+       description("What each thread alive at the end of the recording used, for comparison with the CPU time "
+                   "its samples stand for (their samplingPeriod)")}));
 }
 
 // FNV-1a: stable across runs and builds, unlike std::hash.

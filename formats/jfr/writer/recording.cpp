@@ -263,6 +263,19 @@ void Recording::truncatedStacks(Ticks startTime, std::string_view cause, int64_t
   s.recorded(kTruncatedStacksEvent, startTime);
 }
 
+void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime) {
+  State& s = *state_;
+  if (s.closed) return;
+  ByteBuffer& out = s.chunk.events();
+  size_t record = out.beginRecord();
+  out.putVarint(kThreadCpuTimeEvent);
+  out.putLong(startTime);
+  out.putVarint(s.threadKey(thread));
+  out.putLong(cpuTime);
+  out.endRecord(record);
+  s.recorded(kThreadCpuTimeEvent, startTime);
+}
+
 void Recording::rotateIfDue(Ticks now) {
   State& s = *state_;
   if (!s.closed && s.options.maxChunkAge > 0 && now - s.chunk.openedTicks() >= s.options.maxChunkAge)

@@ -3,8 +3,9 @@
 //
 // Files open in JDK 17+ `jfr print/summary/metadata`, JDK 21+ `jfr view` and JMC. Event types carry JDK 25's
 // exact names, fields and annotations (jdk.CPUTimeSample, jdk.CPUTimeSamplesLost, jdk.MethodTiming,
-// jdk.MethodTrace, …) plus jfrbpf.SampleLoss, jfrbpf.Note and jfrbpf.TruncatedStacks. Every chunk is
-// self-contained: it repeats the constants it references and the recording/OS/CPU/JVM description events.
+// jdk.MethodTrace, …) plus jfrbpf.SampleLoss, jfrbpf.Note, jfrbpf.TruncatedStacks and
+// jfrbpf.ThreadCPUTime. Every chunk is self-contained: it repeats the constants it references and the
+// recording/OS/CPU/JVM description events.
 //
 // Not thread-safe: one thread records (the pipeline serializes events). Event methods never throw and do
 // not allocate in steady state; I/O errors during recording are reported by close().
@@ -61,6 +62,8 @@ class Recording {
   void note(Ticks startTime, std::string_view severity, std::string_view message);
   // Samples whose stacks stopped before the thread's outermost frame for `cause`, since the last such event.
   void truncatedStacks(Ticks startTime, std::string_view cause, int64_t samples);
+  // The thread's CPU time over the recording, as the kernel accounted it.
+  void threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime);
 
   // Chunks rotate by size on their own; by age when the caller calls rotateIfDue periodically.
   void rotateIfDue(Ticks now);

@@ -21,6 +21,7 @@ enum TypeId : uint64_t {
   kSampleLossEvent,
   kNoteEvent,
   kTruncatedStacksEvent,
+  kThreadCpuTimeEvent,
 
   kBooleanType = 40,
   kIntType,
