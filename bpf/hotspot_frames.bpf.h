@@ -400,17 +400,27 @@ static __always_inline bool plain_frame_size(__s32 frame_size) {
  * returns 0 and leaves the walk as it was. A global function: verified once, not at every inlined unwind. */
 #define DISPLACED_MAX_WORDS 32
 
+static __always_inline bool in_code_cache(const struct sampler_scratch* s, __u64 pc) {
+  return pc >= s->jvm.code_low && pc < s->jvm.code_high;
+}
+
+/* Where a return address may lead: the code cache, or native code with unwind information. */
+static __always_inline bool leads_to_code(struct sampler_scratch* s, __u64 ra) {
+  if (in_code_cache(s, ra)) return true;
+  __u64 packed = cached_unwind_row(&s->walk, ra - 1);
+  return ((const struct jfrbpf_unwind_row*)&packed)->kind != JFRBPF_UNWIND_NONE;
+}
+
 __noinline int unwind_displaced_frame(__u32 scratch_key, __u64 sender_sp, __u64 ra) {
   struct sampler_scratch* s = get_scratch(scratch_key);
   if (!s) return 0;
   struct walk* w = &s->walk;
-  __u64 packed = cached_unwind_row(w, ra - 1);
-  if (((const struct jfrbpf_unwind_row*)&packed)->kind != JFRBPF_UNWIND_NONE) return 0;
+  if (leads_to_code(s, ra)) return 0;
   for (int words = 1; words <= DISPLACED_MAX_WORDS; words++) {
     __u64 at = sender_sp - 16 + 8 * (__u64)words;
     __u64 frame[2]; /* saved rbp, return address */
     if (!read_stack_pair(&s->window, at, frame)) return 0;
-    if (frame[1] < s->jvm.code_low || frame[1] >= s->jvm.code_high) continue;
+    if (!in_code_cache(s, frame[1])) continue;
     w->pc = frame[1];
     w->sp = at + 16;
     w->fp = frame[0];
@@ -427,14 +437,43 @@ static __always_inline long unwind_sized_frame(struct sampler_scratch* s, __s32 
   __u64 sender_sp = w->sp + (__u64)frame_size * 8;
   __u64 frame[2]; /* saved rbp, return address: the two words below the sender's sp */
   if (!read_stack_pair(&s->window, sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-  if ((frame[1] < s->jvm.code_low || frame[1] >= s->jvm.code_high) &&
-      unwind_displaced_frame(w->scratch_key, sender_sp, frame[1])) {
+  if (!in_code_cache(s, frame[1]) && unwind_displaced_frame(w->scratch_key, sender_sp, frame[1])) {
     return 0;
   }
   w->pc = frame[1];
   w->sp = sender_sp;
   w->fp = frame[0];
   return 0;
+}
+
+/* The top frame of a stub without a recorded size: an rbp frame, or none (a leaf, such as C1's
+ * slow_subtype_check, which pushes registers first and is called with two more pushed by its caller). The rbp
+ * frame holds where it leads to code; otherwise the return address is at sp, or where pushes moved it: the
+ * first word above in the code cache (a stub that pushes is called from Java code), within
+ * DISPLACED_MAX_WORDS. Returns 0, or why the walk stops. A global function: verified once. */
+__noinline int unwind_sizeless_stub(__u32 scratch_key) {
+  struct sampler_scratch* s = get_scratch(scratch_key);
+  if (!s) return JFRBPF_WALK_BAD_FRAME;
+  struct walk* w = &s->walk;
+  __u64 fp = w->fp;
+  __u64 frame[2]; /* saved rbp, return address */
+  if ((fp & 7) == 0 && fp >= w->sp && fp - w->sp < STUB_MAX_FRAME_BYTES && read_stack_pair(&s->window, fp, frame) &&
+      leads_to_code(s, frame[1])) {
+    w->pc = frame[1];
+    w->sp = fp + 16;
+    w->fp = frame[0];
+    return 0;
+  }
+  for (int words = 0; words < DISPLACED_MAX_WORDS; words++) {
+    __u64 ra = 0;
+    if (!read_stack_u64(&s->window, w->sp + 8 * (__u64)words, &ra)) return JFRBPF_WALK_READ_FAULT;
+    if (words == 0 ? !leads_to_code(s, ra) : !in_code_cache(s, ra)) continue;
+    if (words > 0) count(JFRBPF_COUNTER_WALK_DISPLACED_FRAME);
+    w->pc = ra;
+    w->sp += 8 * (__u64)words + 8;
+    return 0;
+  }
+  return JFRBPF_WALK_BAD_FRAME;
 }
 
 /* A frame that keeps rbp: the saved rbp and the return address are at rbp. False when rbp cannot be this
@@ -508,14 +547,9 @@ static __always_inline long step_code_cache(struct sampler_scratch* s, struct bl
   if (status != 0) return walk_stop(w, status);
   __s32 frame_size = s->blob.frame_size;
   if (!plain_frame_size(frame_size)) {
-    /* Stubs without a recorded size keep an rbp frame, except frameless ones. */
     if (unwind_stub_edge(s) == EDGE_UNWOUND) return 0;
-    if (unwind_rbp_frame(s, &stopped)) return stopped;
-    __u64 caller_pc = 0;
-    if (!read_stack_u64(&s->window, w->sp, &caller_pc)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-    w->pc = caller_pc;
-    w->sp += 8;
-    return 0;
+    status = unwind_sizeless_stub(w->scratch_key);
+    return status != 0 ? walk_stop(w, status) : 0;
   }
   enum compiled_edge edge = unwind_compiled_edge(s);
   if (edge == EDGE_UNWOUND) return 0;
