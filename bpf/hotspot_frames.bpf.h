@@ -294,6 +294,20 @@ static __always_inline enum compiled_edge prologue_edge(struct sampler_scratch* 
   return EDGE_UNWOUND;
 }
 
+/* A frame caught half built or half gone: its return address at `ra_at`, its caller's rbp at `fp_at` (0: still
+ * in rbp). */
+static __always_inline enum compiled_edge unwind_edge_at(struct sampler_scratch* s, __u64 ra_at, __u64 fp_at) {
+  struct walk* w = &s->walk;
+  __u64 caller_pc = 0, caller_fp = w->fp;
+  if (!read_stack_u64(&s->window, ra_at, &caller_pc) || (fp_at && !read_stack_u64(&s->window, fp_at, &caller_fp))) {
+    return EDGE_NONE;
+  }
+  w->pc = caller_pc;
+  w->fp = caller_fp;
+  w->sp = ra_at + 8;
+  return EDGE_UNWOUND;
+}
+
 /* The top frame of a sample may be caught while its frame is being built or torn down; only then is the
  * frame size not yet (or no longer) the distance to the return address. Decodes the instruction at pc. Needs
  * the blob's header in the scratch. */
@@ -342,14 +356,7 @@ static __always_inline enum compiled_edge unwind_compiled_edge(struct sampler_sc
   } else {
     return EDGE_NONE;
   }
-  __u64 caller_pc = 0, caller_fp = w->fp;
-  if (!read_stack_u64(&s->window, ra_at, &caller_pc) || (fp_at && !read_stack_u64(&s->window, fp_at, &caller_fp))) {
-    return EDGE_NONE;
-  }
-  w->pc = caller_pc;
-  w->fp = caller_fp;
-  w->sp = ra_at + 8;
-  return EDGE_UNWOUND;
+  return unwind_edge_at(s, ra_at, fp_at);
 }
 
 /* A stub that keeps an rbp frame (arraycopy and the other StubRoutines) caught at its first or last
@@ -366,14 +373,7 @@ static __always_inline enum compiled_edge unwind_stub_edge(struct sampler_scratc
   } else if (code[0] != 0x55 && code[0] != 0xc3) {
     return EDGE_NONE;
   }
-  __u64 caller_pc = 0, caller_fp = w->fp;
-  if (!read_stack_u64(&s->window, ra_at, &caller_pc) || (fp_at && !read_stack_u64(&s->window, fp_at, &caller_fp))) {
-    return EDGE_NONE;
-  }
-  w->pc = caller_pc;
-  w->fp = caller_fp;
-  w->sp = ra_at + 8;
-  return EDGE_UNWOUND;
+  return unwind_edge_at(s, ra_at, fp_at);
 }
 
 /* The cache entry of the blob that holds pc if it holds (see the blob cache), else 0. */

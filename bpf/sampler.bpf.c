@@ -91,6 +91,20 @@ static __always_inline void charge_loss(__u32 tgid, __u32 tid, __u64 cpu_time_ns
   __sync_fetch_and_add(&loss->lost_cpu_ns, cpu_time_ns);
 }
 
+/* Appends pc to the record's user frames; returns its slot. */
+static __always_inline __u32 record_frame(struct sampler_scratch* s, __u64 pc) {
+  struct walk* w = &s->walk;
+  __u32 slot = (w->depth & (JFRBPF_MAX_USER_FRAMES - 1)) * 2;
+  s->record.data[slot] = pc;
+  s->record.data[slot + 1] = 0;
+  w->depth += 1;
+  return slot;
+}
+
+static __always_inline bool walk_room(const struct walk* w) {
+  return w->depth < w->max_depth && w->depth < JFRBPF_MAX_USER_FRAMES;
+}
+
 static __always_inline long step_native(struct sampler_scratch* s) {
   struct walk* w = &s->walk;
   /* A return address points after the call: look up the call itself, which may end its function. */
@@ -108,24 +122,12 @@ static __always_inline long step_native(struct sampler_scratch* s) {
     __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
     if (java_thread && jump_to_java_anchor(s, *java_thread)) {
       count(JFRBPF_COUNTER_WALK_ANCHOR_USED);
+      /* The native frames between here and the last Java frame are not in the stack: say so there. */
+      if (walk_room(w)) record_frame(s, JFRBPF_FRAMES_SKIPPED_PC);
       return 0;
     }
   }
   return walk_stop(w, row->kind != JFRBPF_UNWIND_NONE ? JFRBPF_WALK_BAD_FRAME : JFRBPF_WALK_NO_UNWIND_INFO);
-}
-
-/* Appends pc to the record's user frames; returns its slot. */
-static __always_inline __u32 record_frame(struct sampler_scratch* s, __u64 pc) {
-  struct walk* w = &s->walk;
-  __u32 slot = (w->depth & (JFRBPF_MAX_USER_FRAMES - 1)) * 2;
-  s->record.data[slot] = pc;
-  s->record.data[slot + 1] = 0;
-  w->depth += 1;
-  return slot;
-}
-
-static __always_inline bool walk_room(const struct walk* w) {
-  return w->depth < w->max_depth && w->depth < JFRBPF_MAX_USER_FRAMES;
 }
 
 /* Records the frame at the walk's registers and finds its caller, whatever kind of code it runs. Returns

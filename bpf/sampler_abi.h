@@ -43,6 +43,10 @@ enum jfrbpf_walk_end {
   JFRBPF_WALK_BAD_FRAME = 5,
 };
 
+/* A user frame with this pc stands for native frames the walker skipped: it could not unwind one and went on
+ * at the thread's last Java frame (its JavaFrameAnchor). No code lives at address 1. */
+#define JFRBPF_FRAMES_SKIPPED_PC 1ull
+
 /* Record flags. */
 #define JFRBPF_SAMPLE_USER_STACK_FAILED (1u << 0)
 #define JFRBPF_SAMPLE_USER_STACK_TRUNCATED (1u << 1)

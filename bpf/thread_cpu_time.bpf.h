@@ -36,14 +36,6 @@ struct {
   __type(value, struct jfrbpf_thread_cpu_seed);
 } thread_cpu_seeds SEC(".maps");
 
-/* Freed with the task, so exited threads leave nothing behind, and a reused thread id starts afresh. */
-struct {
-  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, int);
-  __type(value, struct thread_cpu_time);
-} thread_cpu_times SEC(".maps");
-
 /* Where the count of a thread older than its process's recording starts: what userspace read when the
  * recording began, or else (a thread it missed) one period back, which its clock just counted. */
 static __always_inline __u64 older_thread_base(__u32 tgid, __u32 tid, __u64 runtime) {
@@ -55,6 +47,14 @@ static __always_inline __u64 older_thread_base(__u32 tgid, __u32 tid, __u64 runt
   }
   return runtime - (runtime < sampling_period_ns ? runtime : sampling_period_ns);
 }
+
+/* Freed with the task, so exited threads leave nothing behind, and a reused thread id starts afresh. */
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct thread_cpu_time);
+} thread_cpu_times SEC(".maps");
 
 /* The CPU time the current thread's sample stands for, 0 when its samples already stand for more than its
  * CPU time (take none). `added_ns`: when its process became a target. */

@@ -107,8 +107,13 @@ std::string javaMethodName(std::string_view className, std::string_view methodNa
   return out;
 }
 
+bool isMarkerFrame(std::string_view className, std::string_view methodName) {
+  return className == "jfrbpf" && methodName.starts_with('[');
+}
+
 bool isTruncationMarker(std::string_view className, std::string_view methodName) {
-  return className == "jfrbpf" && methodName.starts_with(kTruncatedRoot.substr(0, kTruncatedRoot.size() - 1));
+  return isMarkerFrame(className, methodName) &&
+         methodName.starts_with(kTruncatedRoot.substr(0, kTruncatedRoot.size() - 1));
 }
 
 std::string nativeFrameName(std::string_view library, std::string_view symbol) {

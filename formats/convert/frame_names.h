@@ -29,8 +29,10 @@ bool isNativeCode(std::string_view frameType, std::string_view className, std::s
 std::string javaMethodName(std::string_view className, std::string_view methodName, std::string_view descriptor);
 // "(I[Ljava/lang/String;J)V" -> "int, String[], long"; false if the descriptor is malformed.
 bool javaParameterList(std::string_view descriptor, std::string& out);
-// The frame jfrbpf writes where a truncated stack's missing frames would be: class "jfrbpf", a name such as
-// "[truncated: no unwind info]". It is shown by that name alone.
+// A frame jfrbpf writes where frames are missing, class "jfrbpf": "[truncated: no unwind info]" where a
+// truncated stack's outermost frames would be, "[frames skipped: ...]" where it left some out. It is shown by
+// that name alone.
+bool isMarkerFrame(std::string_view className, std::string_view methodName);
 bool isTruncationMarker(std::string_view className, std::string_view methodName);
 // The root a truncated stack without such a frame (from another recorder, or deeper than its depth) is shown
 // under.

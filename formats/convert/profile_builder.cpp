@@ -87,7 +87,7 @@ uint32_t ProfileBuilder::methodFor(const Frame& frame, bool nativeCode) {
   ProfileMethod m;
   m.java = !nativeCode;
   std::string key;
-  if (nativeCode && isTruncationMarker(frame.className, frame.methodName)) {
+  if (nativeCode && isMarkerFrame(frame.className, frame.methodName)) {
     m.name = std::string(frame.methodName);
     m.owner = std::string(frame.className);
     m.systemName = m.name;

@@ -178,6 +178,8 @@ struct App {
   AppStarter start;
 };
 
+void PrintTo(const App& app, std::ostream* out) { *out << app.name; }
+
 const App kApps[] = {{"jetty", startJetty}, {"h2", startH2}, {"groovy", startGroovy}, {"jruby", startJruby}};
 
 // A Java thread's sample is complete when it was walked to the thread's first frame: libc's clone3 (every

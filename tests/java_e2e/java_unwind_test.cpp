@@ -108,8 +108,10 @@ TEST_P(JavaUnwind, InterpretedFrameBetweenCompiledFramesCompletes) {
   });
   std::printf("[ figure ] JDK %d: %zu of %zu samples hold compiled <- interpreted <- compiled frames\n", jdk,
               sandwiched.size(), mixed.size());
-  EXPECT_GE(sandwiched.size(), mixed.size() / 2) << "once warm, compiled inner runs under the interpreted middle, "
-                                                    "called from compiled outer";
+  // When the JIT gets to compile inner and outer is its own affair (warm-up samples fall in the window too):
+  // enough such stacks for the checks above to have judged them is what this needs.
+  EXPECT_GE(sandwiched.size(), 30u) << "once warm, compiled inner runs under the interpreted middle, "
+                                       "called from compiled outer";
 }
 
 // A one-line method called through an inline cache and never inlined: about half of the samples catch it in

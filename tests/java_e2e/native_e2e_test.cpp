@@ -73,7 +73,10 @@ TEST(NativeE2E, ProgramWithoutFramePointersGetsCompleteStacksAndANote) {
   const auto& syscaller = byThread[program.tid("syscaller")];
   EXPECT_GE(syscaller.size(), 20u);
   auto inKernel = where(syscaller, [](const JfrSample& s) { return firstUserFrame(s) > 0; });
-  EXPECT_GE(inKernel.size(), syscaller.size() / 2) << "a getppid(2) loop spends most of its time in the kernel";
+  // How much of a getppid(2) loop the clock catches in the kernel depends on the CPU and its mitigations (the
+  // timer fires at the first user instruction when it expires on the syscall's way out): enough samples to
+  // judge their walks is what this needs.
+  ASSERT_GE(inKernel.size(), 20u) << "too few samples in the kernel to judge their stacks";
   EXPECT_GE(percentWithout(
                 inKernel,
                 [](const JfrSample& s) {

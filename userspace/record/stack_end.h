@@ -30,5 +30,8 @@ std::string_view stackEndCause(StackEnd end);
 // The marker frame's class and method name: `jfrbpf` and "[truncated: no unwind info]".
 inline constexpr std::string_view kMarkerClass = "jfrbpf";
 std::string_view markerFrameName(StackEnd end);
+// The frame that stands where the walker skipped native frames it could not unwind, going on at the thread's
+// last Java frame: the stack reaches its root, but not every frame is in it.
+inline constexpr std::string_view kFramesSkipped = "[frames skipped: no unwind info]";
 
 }  // namespace jfrbpf::record

@@ -54,6 +54,10 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     const uint64_t pc = record.data[2 * i];
     const uint64_t methodPtr = record.data[2 * i + 1];
     const bool top = i == 0;
+    if (pc == JFRBPF_FRAMES_SKIPPED_PC) {
+      frames.push_back({markerMethod(kFramesSkipped), -1, -1, jfr::FrameType::Native});
+      continue;
+    }
     if (java && appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) continue;
     if (java && inCodeHeaps(*java, pc)) complete_ = false;  // JIT code or a stub not reported yet
     std::optional<jfr::MethodId> method = nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1);
@@ -66,14 +70,14 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     frames.push_back({*method, -1, -1, jfr::FrameType::Native});
   }
   if (userDepth == 0) end_ = StackEnd::kRoot;  // a failed sample: nothing to mark
-  if (end_ != StackEnd::kRoot) frames.push_back({markerMethod(end_), -1, -1, jfr::FrameType::Native});
+  if (end_ != StackEnd::kRoot) frames.push_back({markerMethod(markerFrameName(end_)), -1, -1, jfr::FrameType::Native});
   return complete_;
 }
 
-jfr::MethodId StackResolver::markerMethod(StackEnd end) {
-  jfr::MethodId& id = markers_[static_cast<size_t>(end)];
-  if (id == 0) id = out_.internMethod(out_.internClass(kMarkerClass), markerFrameName(end), jfr::kNativeMethodDescriptor);
-  return id;
+jfr::MethodId StackResolver::markerMethod(std::string_view name) {
+  auto [it, inserted] = markers_.try_emplace(name, 0);
+  if (inserted) it->second = out_.internMethod(out_.internClass(kMarkerClass), name, jfr::kNativeMethodDescriptor);
+  return it->second;
 }
 
 bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr, uint64_t ticks,

@@ -51,7 +51,7 @@ class StackResolver {
   // Nothing when no mapping of the process holds `pc`.
   std::optional<jfr::MethodId> nativeMethod(pid_t tgid, uint64_t pc);
   jfr::MethodId methodFor(const symbolize::NativeFrame& frame);
-  jfr::MethodId markerMethod(StackEnd end);
+  jfr::MethodId markerMethod(std::string_view name);
 
   jfr::Recording& out_;
   const symbolize::KernelSymbolizer& kernel_;
@@ -64,7 +64,7 @@ class StackResolver {
   pid_t currentTgid_ = 0;
   bool complete_ = true;  // of the sample being resolved
   StackEnd end_ = StackEnd::kRoot;
-  std::array<jfr::MethodId, static_cast<size_t>(StackEnd::kCount)> markers_{};  // 0: not interned yet
+  std::unordered_map<std::string_view, jfr::MethodId> markers_;  // by name (static strings)
   std::array<jvm::JavaFrame, 64> inlineScratch_;
 };
 

@@ -15,7 +15,7 @@ class ThreadRegistry {
  public:
   explicit ThreadRegistry(jfr::Recording& out) : out_(out) {}
 
-  // The JFR thread for (tgid, tid), created on first use. `procRoot` is "/proc" unless tests redirect it.
+  // The JFR thread for (tgid, tid), created on first use and named by the thread's comm.
   jfr::ThreadId threadFor(pid_t tgid, pid_t tid);
 
   // Java identity learnt from the agent; applies to the existing constant or to the one created later.
