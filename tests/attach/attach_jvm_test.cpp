@@ -114,7 +114,8 @@ TEST_P(AttachJvm, LoadsTheAgentWithItsOptionsAndCleansUp) {
     StagedAgent agent = vm.loadAgentLibrary(test::testAgentPath(), options);
     EXPECT_FALSE(agent.reused());
     stagedDirectory = std::filesystem::path(agent.pathInTarget()).parent_path();
-    EXPECT_TRUE(test::pathExists(agent.pathInTarget()));
+    // Gone as soon as the JVM loaded it: a crash of jfrbpf from here on leaves nothing in the target's /tmp.
+    EXPECT_FALSE(test::pathExists(stagedDirectory));
     EXPECT_EQ(test::fileContents(scratch_.file("agent.out")), options + "\n");
     expectNoTriggers(jvm->pid(), jvm->pid());
     EXPECT_EQ(mappedAgentPaths(jvm->pid()), std::vector<std::string>{agent.pathInTarget()});
@@ -397,8 +398,10 @@ TEST_F(AttachJvmSpecial, AttachesIntoPrivatePidMountAndNetworkNamespaces) {
   {
     StagedAgent agent = vm.loadAgentLibrary(test::testAgentPath(), options);
     stagedPath = agent.pathInTarget();
-    EXPECT_TRUE(test::pathExists(root + stagedPath));
-    EXPECT_FALSE(test::pathExists(stagedPath));  // copied into the JVM's /tmp, not the host's
+    // Copied into the JVM's /tmp, not the host's, and removed there as soon as the JVM mapped it.
+    EXPECT_EQ(mappedAgentPaths(java), std::vector<std::string>{stagedPath});
+    EXPECT_FALSE(test::pathExists(root + stagedPath));
+    EXPECT_FALSE(test::pathExists(stagedPath));
     EXPECT_EQ(test::fileContents(root + "/tmp/agent.out"), options + "\n");
     expectNoTriggers(java, vm.target().namespacePid);
   }

@@ -184,6 +184,12 @@ class TimingRun {
     run_.jfrbpfExit = exit.value_or(-1);
   }
 
+  // What the OOM killer or a crashed sidecar does to jfrbpf.
+  void killJfrbpf() {
+    jfrbpf_->signal(SIGKILL);
+    run_.jfrbpfExit = jfrbpf_->wait(30s).value_or(-1);
+  }
+
   ChildProcess& workload() { return *workload_; }
   WorkloadRun& result() { return run_; }
 
@@ -405,6 +411,45 @@ TEST(TimingE2E, RemovesInstrumentationWhenTheRecordingStops) {
     if (m.name == "tick" && m.klass->name == kWorkload && m.methodPtr != 0) tickVersions.insert(m.methodPtr);
   });
   EXPECT_EQ(tickVersions.size(), 3u) << "the original, the instrumented and the restored tick()";
+}
+
+// The recorder killed while the methods are instrumented: its channel to the agent closes, and the agent
+// restores the class, as after a normal end, so that no timing stub is called any more.
+TEST(TimingE2E, RestoresInstrumentationWhenTheRecorderIsKilled) {
+  if (!haveRoot()) GTEST_SKIP() << "needs root for BPF uprobes and attaching to the JVM";
+  TimingRun run({"jdk17", kJdkHome}, "timing-killed");
+  ASSERT_NO_FATAL_FAILURE(run.startWorkload());
+  pid_t pid = run.result().jvmPid;
+  auto tickVersions = [](const jvm::JavaModel& model) {
+    std::map<uint64_t, uint32_t> lengths;  // Method* -> bytecode length
+    model.methods().forEachMethod([&](const jvm::JavaMethod& m) {
+      if (m.name == "tick" && m.klass->name == kWorkload && m.methodPtr != 0) lengths[m.methodPtr] = m.codeSize;
+    });
+    return lengths;
+  };
+  std::map<uint64_t, uint32_t> before;
+  {
+    auto connection = record::JvmConnection::attach(pid, 60s);
+    before = tickVersions(connection->model());
+  }
+  ASSERT_EQ(before.size(), 1u);
+  const uint32_t original = before.begin()->second;
+
+  ASSERT_NO_FATAL_FAILURE(run.startJfrbpf({"--method-timing", "TimingWorkload::tick"}));
+  run.killJfrbpf();
+  EXPECT_EQ(run.result().jfrbpfExit, 128 + SIGKILL);
+
+  // The agent restores before it takes the next session, so this replay sees the result.
+  auto after = record::JvmConnection::attach(pid, 60s);
+  std::map<uint64_t, uint32_t> versions = tickVersions(after->model());
+  EXPECT_EQ(versions.size(), 3u) << "the original, the instrumented and the restored tick()";
+  uint32_t longest = 0, newestLength = 0;
+  for (const auto& [method, length] : versions) longest = std::max(longest, length);
+  after->model().methods().forEachMethod([&](const jvm::JavaMethod& m) {
+    if (m.name == "tick" && m.klass->name == kWorkload && m.codeSize != 0) newestLength = m.codeSize;  // newest last
+  });
+  EXPECT_GT(longest, original) << "tick() was instrumented while jfrbpf lived";
+  EXPECT_EQ(newestLength, original) << "tick() has its original bytecode again";
 }
 
 TEST(TimingE2E, RefusesABadFilterPointingAtTheCharacter) {

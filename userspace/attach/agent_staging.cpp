@@ -1,6 +1,8 @@
 #include "userspace/attach/agent_staging.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -29,7 +31,7 @@ std::string randomDirectoryName() {
   if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
     throw systemError("getrandom for the agent directory name");
   }
-  std::string name = "jfrbpf-";
+  std::string name(kStagingDirectoryPrefix);
   for (unsigned char b : bytes) {
     char hex[3];
     std::snprintf(hex, sizeof hex, "%02x", b);
@@ -103,10 +105,35 @@ UniqueFd openTargetTmp(const TargetProcess& process) {
   return tmp;
 }
 
+// Removes the copies that jfrbpf processes which died before they could remove them left in this /tmp: each
+// live copy's directory is locked by the process that made it, so a directory we can lock has no owner.
+// Only our own names are touched, never through a link the target could plant.
+void removeOrphanedCopies(const TargetProcess& process) {
+  UniqueFd root = proc::openProcessRoot(process.pid());
+  UniqueFd tmp = root ? proc::openInRoot(root.get(), "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW) : UniqueFd();
+  if (!tmp) return;  // staging, if it is attempted, says why
+  const int tmpDir = tmp.get();
+  UniqueFd listing(::openat(tmpDir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* dir = listing ? ::fdopendir(listing.get()) : nullptr;
+  if (!dir) return;
+  listing.release();  // the DIR owns it now
+  const std::string fileName(kStagedAgentFileName);
+  while (dirent* entry = ::readdir(dir)) {
+    std::string_view name = entry->d_name;
+    if (!name.starts_with(kStagingDirectoryPrefix)) continue;
+    UniqueFd orphan(::openat(tmpDir, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!orphan || ::flock(orphan.get(), LOCK_EX | LOCK_NB) != 0) continue;
+    ::unlinkat(orphan.get(), fileName.c_str(), 0);
+    ::unlinkat(tmpDir, entry->d_name, AT_REMOVEDIR);
+  }
+  ::closedir(dir);
+}
+
 }  // namespace
 
 StagedAgent StagedAgent::prepare(const TargetProcess& process, const std::string& hostLibraryPath) {
   StagedAgent staged;
+  removeOrphanedCopies(process);
   for (const proc::Mapping& file : process.mappedFiles()) {
     if (proc::baseName(file.path).starts_with(kAgentFileNamePrefix)) {
       staged.pathInTarget_ = file.path;
@@ -140,7 +167,8 @@ StagedAgent StagedAgent::prepare(const TargetProcess& process, const std::string
     throw AttachError(AttachFailure::UnsafeTarget,
                       "cannot find a free directory name in /tmp of " + process.describe());
   }
-  // From here on the destructor removes whatever exists.
+  // From here on the destructor removes whatever exists; the lock says the directory is ours while we live.
+  if (::flock(staged.stagingDir_.get(), LOCK_EX | LOCK_NB) != 0) throw systemError("cannot lock the agent directory");
   if (::fchmod(staged.stagingDir_.get(), kDirectoryMode) != 0) throw systemError("chmod of the agent directory");
   const std::string fileName(kStagedAgentFileName);
   UniqueFd copy(

@@ -1,8 +1,11 @@
 #pragma once
 // Making jfrbpf's agent library loadable by a JVM that may live in another mount namespace: either reuse the
-// agent the JVM already has mapped (ld.so then hands back the loaded library and HotSpot calls Agent_OnAttach
-// on it again), or copy the library into a fresh, unpredictably named directory in the target's /tmp,
-// created without following any link the target could plant, and removed again when the handle goes away.
+// agent the JVM already has mapped (ld.so then hands back the loaded library by its name, even once the
+// file is gone, and HotSpot calls Agent_OnAttach on it again), or copy the library into a fresh,
+// unpredictably named directory in the target's /tmp, created without following any link the target could
+// plant. The caller removes the copy as soon as the JVM has loaded it (the mapping stays valid), so a crash
+// leaves nothing behind; the directory is locked while its maker lives, and a copy whose maker died between
+// copying and loading is removed by the next attach to that JVM.
 #include <string>
 
 #include "userspace/attach/target_process.h"
@@ -12,6 +15,8 @@ namespace jfrbpf::attach {
 
 // The staged copy's file name; it starts with kAgentFileNamePrefix so a later attach finds and reuses it.
 inline constexpr std::string_view kStagedAgentFileName = "libjfrbpf-agent.so";
+// The directory it is staged in, in the target's /tmp: this, then random hex.
+inline constexpr std::string_view kStagingDirectoryPrefix = "jfrbpf-";
 
 class StagedAgent {
  public:

@@ -72,6 +72,7 @@ StagedAgent HotSpotVm::loadAgentLibrary(const std::string& hostLibraryPath, std:
   ensureAgentsAccepted(hostLibraryPath);
   StagedAgent staged = StagedAgent::prepare(process_, hostLibraryPath);
   load(staged.pathInTarget(), true, options, timeouts);
+  staged.remove();  // loaded: the JVM's mapping outlives the file
   return staged;
 }
 

@@ -4,7 +4,7 @@
 //
 //   auto vm = HotSpotVm::inspect(pid);                        // throws AttachError with a one-line reason
 //   if (vm.facts().loadingAgentPrintsWarning()) print(dynamicAgentWarningNote(vm.target()));
-//   StagedAgent agent = vm.loadAgentLibrary(agentSo, options); // keep it until the recording ends
+//   StagedAgent agent = vm.loadAgentLibrary(agentSo, options); // the copy is already gone once loaded
 //   std::string version = vm.jcmd("VM.version");
 #include <chrono>
 #include <string>
@@ -46,8 +46,8 @@ class HotSpotVm {
             const AttachTimeouts& timeouts = {}) const;
 
   // Makes jfrbpf's agent available to the JVM (reusing a loaded one, else copying `hostLibraryPath` into its
-  // /tmp) and loads it with `options`. The returned handle removes the copy when destroyed: keep it for the
-  // duration of the recording.
+  // /tmp) and loads it with `options`. The copy is removed as soon as the JVM has loaded it: the returned
+  // handle tells where it was and whether a loaded agent was reused.
   StagedAgent loadAgentLibrary(const std::string& hostLibraryPath, std::string_view options,
                                const AttachTimeouts& timeouts = {}) const;
 

@@ -47,10 +47,10 @@ Options:
       --rate N/s           samples per second over all CPUs (JEP 509's throttle form: the period is
                            CPUs x 1 s / N); use either --interval or --rate
       --stack-depth N      deepest user stack kept, 1..512 (default 512; deeper stacks are marked truncated)
-      --sampler thread|cpu what drives sampling: each thread's own CPU time (thread, the default: samples
-                           match the kernel's CPU accounting exactly, like JDK 25's CPUTimeSample), or one
-                           clock per CPU (cpu: constant cost however many threads, but biased when other
-                           timers fire together with it)
+      --sampler thread|cpu what drives sampling: each thread's own CPU time (thread, the default, like JDK
+                           25's CPUTimeSample), or one clock per CPU (cpu: constant cost however many
+                           threads, but biased in which moments it catches). Either way each sample stands
+                           for the CPU time the kernel accounted to its thread since its previous sample
       --ring-buffer SIZE   BPF ring buffer size in bytes, a power of two (default 8m; k/m suffixes)
       --method-timing FILTER
                            time the JVM methods FILTER selects: jdk.MethodTiming events with invocations
@@ -65,6 +65,8 @@ Options:
                            trace only calls that take at least TIME (JFR's threshold; default 0 ms)
       --timing-period TIME write jdk.MethodTiming every TIME as well (JFR's period; default: once, when the
                            recording ends, like JFR's endChunk); the values are cumulative, as in the JDK
+      --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
+                           (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
   -h, --help               this text
 
 Examples:
@@ -287,6 +289,11 @@ int runRecordCommand(Arguments& args) {
     } else if (args.option("", "--trace-threshold", value)) {
       config.methodTiming.traceThresholdNs = parseDuration(value, "--trace-threshold");
       traceThresholdGiven = true;
+    } else if (args.option("", "--flush", value)) {
+      config.flushNs = parseDuration(value, "--flush");
+      if (config.flushNs < 100'000'000) {
+        throw Error("invalid --flush '" + value + "': must be at least 100ms", ErrorKind::Usage);
+      }
     } else if (args.option("", "--timing-period", value)) {
       config.methodTiming.timingPeriodNs = parseDuration(value, "--timing-period");
       if (config.methodTiming.timingPeriodNs < 1'000'000) {

@@ -223,10 +223,8 @@ class HostRecorder {
       freeSlots_.pop_back();
       startTiming(*host->jvm, sampler_, config_.methodTiming, *host->slotBase, *host->slotBase + kSlotsPerJvm, notes);
     }
-    jfr::RecordingOptions options;
-    options.path = host->path;
-    options.settings = config_.settings;
-    host->output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(options), sampler_,
+    host->output = std::make_unique<TargetOutput>(
+        std::make_unique<jfr::Recording>(recordingOptions(config_, host->path)), sampler_,
                                                   pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
                                                   config_.periodNs, config_.methodTiming);
     if (host->jvm) host->output->addJvm(*host->jvm);

@@ -54,15 +54,14 @@ namespace {
 
 // A JVM found within milliseconds of its start may serve the load before it can host an agent; the agent
 // says so and we try again until it can.
-attach::StagedAgent loadAgent(const attach::HotSpotVm& vm, const jvm::ChannelListener& listener,
-                              std::chrono::milliseconds timeout) {
+void loadAgent(const attach::HotSpotVm& vm, const jvm::ChannelListener& listener, std::chrono::milliseconds timeout) {
   constexpr auto kRetryPause = std::chrono::milliseconds(50);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   attach::StagedAgent staged = attach::StagedAgent::prepare(vm.process(), agentLibraryPath());
   for (;;) {
     try {
       vm.load(staged.pathInTarget(), true, listener.agentOptions());
-      return staged;
+      return;  // `staged` goes: the JVM's mapping outlives the file, and nothing is left in its /tmp
     } catch (const attach::AttachError& e) {
       if (e.agentResult() != protocol::kAgentVmStarting || std::chrono::steady_clock::now() + kRetryPause > deadline) {
         throw;
@@ -80,7 +79,7 @@ std::unique_ptr<JvmConnection> JvmConnection::attach(pid_t pid, std::chrono::mil
   attach::HotSpotVm vm = attach::HotSpotVm::inspect(pid);
   if (vm.facts().loadingAgentPrintsWarning()) connection->note_ = attach::dynamicAgentWarningNote(vm.target());
   jvm::ChannelListener listener(pid);
-  connection->staged_.emplace(loadAgent(vm, listener, timeout));
+  loadAgent(vm, listener, timeout);
   connection->session_ = jvm::JavaSession::accept(listener, timeout);
   bool replayed = connection->session_->drainUntil([](const jvm::JavaModel& m) { return m.initialReplayDone(); },
                                                    timeout);

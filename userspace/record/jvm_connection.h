@@ -69,7 +69,6 @@ class JvmConnection {
 
   pid_t pid_ = 0;
   std::unique_ptr<jvm::ChannelListener> listener_;  // launch mode only
-  std::optional<attach::StagedAgent> staged_;
   std::unique_ptr<jvm::JavaSession> session_;
   std::string note_;
   bool layoutPublished_ = false;

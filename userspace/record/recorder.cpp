@@ -37,14 +37,15 @@ std::string describeTargets(const RecordConfig& config, pid_t launched) {
   return text;
 }
 
-jfr::RecordingOptions recordingOptions(const RecordConfig& config) {
+}  // namespace
+
+jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path) {
   jfr::RecordingOptions options;
-  options.path = config.outputPath;
+  options.path = path;
   options.settings = config.settings;
+  options.maxChunkAge = config.flushNs;
   return options;
 }
-
-}  // namespace
 
 SamplerConfig samplerConfigOf(const RecordConfig& config) {
   SamplerConfig sampler;
@@ -113,7 +114,7 @@ RecordSummary record(const RecordConfig& config) {
   for (pid_t pid : targets) clocks.addProcess(pid);  // the launched child is still one gated thread
 
   SamplePipeline pipeline(sampler, clocks);
-  TargetOutput output(std::make_unique<jfr::Recording>(recordingOptions(config)), sampler, pipeline.kernelSymbols(),
+  TargetOutput output(std::make_unique<jfr::Recording>(recordingOptions(config, config.outputPath)), sampler, pipeline.kernelSymbols(),
                       pipeline.nativeSymbols(), config.periodNs, config.methodTiming);
   for (auto& jvm : jvms) output.addJvm(*jvm);
   std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuStarts;

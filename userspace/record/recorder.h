@@ -35,7 +35,11 @@ struct RecordConfig {
   timing::MethodTimingOptions methodTiming;  // --method-timing / --method-trace
   std::string containerFilter;         // --all: only JVMs whose container id starts with this
   bool measureSampleCost = false;      // JFRBPF_DEBUG=cost: the BPF time of every sample, in the summary
+  int64_t flushNs = 1'000'000'000;     // --flush: the oldest a chunk gets before it is written out
 };
+
+// The JFR file of a recording with `config` at `path`.
+jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path);
 
 enum class StopReason { Duration, Interrupted, Terminated, TargetsExited };
 

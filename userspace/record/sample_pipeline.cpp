@@ -193,6 +193,7 @@ void SamplePipeline::runConsumer() {
       periodicWork(now);
       nextPeriodic = now + kPeriodicWorkNs;
     }
+    for (TargetOutput* output : outputs()) output->flushIfDue(now);
   }
   running_.store(false, std::memory_order_release);
 }

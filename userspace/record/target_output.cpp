@@ -256,8 +256,9 @@ void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& l
       nextTimingBatch_ = now + timingOptions_.timingPeriodNs;
     }
   }
-  out_->rotateIfDue(now);
 }
+
+void TargetOutput::flushIfDue(jfr::Ticks now) { out_->rotateIfDue(now); }
 
 void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count) {
   ledger_.reportUnattributed(now, cause, count);

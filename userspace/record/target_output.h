@@ -47,6 +47,8 @@ class TargetOutput {
   void serviceJvms(jfr::Ticks now);
   void afterTraces();
   void periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
+  // Writes the chunk being built out to the file once it is --flush old: what a crash can lose.
+  void flushIfDue(jfr::Ticks now);
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
   // Drains what is left of the agents, writes the last timings and closes the file.
   void finish(jfr::Ticks now, bool finalTraces);

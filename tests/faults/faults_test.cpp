@@ -1,0 +1,176 @@
+// jfrbpf under faults, as they come in production: the recorder killed (SIGKILL: the OOM killer, a node
+// drain, a crashed sidecar) at any moment, from the attach to the steady recording; the output disk full.
+// For each: the JVM goes on, the file holds what was recorded up to the flush bound and opens in the JDK's
+// own `jfr`, and nothing of jfrbpf's is left in the target's /tmp.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "tests/java_e2e/printed_samples.h"
+#include "tests/java_e2e/workloads.h"
+
+namespace jfrbpf::test {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// What jfrbpf keeps in a target's /tmp while it loads its agent (the target here shares our /tmp).
+std::vector<std::string> stagedAgentCopies() {
+  std::vector<std::string> copies;
+  for (const auto& entry : fs::directory_iterator("/tmp")) {
+    if (entry.path().filename().string().starts_with("jfrbpf-")) copies.push_back(entry.path().string());
+  }
+  return copies;
+}
+
+std::vector<std::string> partFiles(const fs::path& dir) {
+  std::vector<std::string> parts;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().string().ends_with(".part.jfr")) parts.push_back(entry.path().string());
+  }
+  return parts;
+}
+
+int64_t epochNanosNow() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A busy JVM the recordings attach to: four threads that burn CPU for a minute.
+std::unique_ptr<Workload> busyJvm() {
+  return std::make_unique<Workload>(javaCommand(17, {}, "CpuShares", {"60"}), 4);
+}
+
+// SIGKILL during the steady recording: the part file the recorder leaves is a valid recording as it is, holds
+// every sample up to the flush bound before the kill, and `jfrbpf recover` makes the recording of it.
+TEST(Faults, SigkillLosesAtMostTheFlushBoundAndLeavesAValidFile) {
+  JAVA_E2E_REQUIRE(17);
+  ScratchDir dir("faults-sigkill");
+  auto jvm = busyJvm();
+  const std::string out = dir.file("app.jfr");
+  ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(jvm->pid()), "-d", "60s", "-o", out},
+                        {.captureStderr = true});
+  // Once the first chunk is in the part file the recording runs; then a few flushes more.
+  ASSERT_TRUE([&] {
+    for (auto until = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < until;) {
+      for (const std::string& part : partFiles(dir.path())) {
+        if (fs::file_size(part) > 0) return true;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }()) << "no chunk was written";
+  std::this_thread::sleep_for(3s);
+  const int64_t killedAt = epochNanosNow();
+  recorder.signal(SIGKILL);
+  ASSERT_TRUE(recorder.wait(10s).has_value());
+
+  std::vector<std::string> parts = partFiles(dir.path());
+  ASSERT_EQ(parts.size(), 1u) << "the recorder leaves its part file";
+  EXPECT_FALSE(fs::exists(out)) << "nothing was finished under the destination's name";
+  std::vector<JfrSample> samples = printedSamples(parts[0]);  // the JDK's jfr reads it as it was left
+  ASSERT_FALSE(samples.empty());
+  int64_t lastNanosOfDay = 0;
+  for (const JfrSample& s : samples) lastNanosOfDay = std::max(lastNanosOfDay, s.startNanosOfDay);
+  const int64_t killedNanosOfDay = killedAt % (86'400LL * 1'000'000'000);
+  const double lostSeconds = static_cast<double>(killedNanosOfDay - lastNanosOfDay) / 1e9;
+  std::printf("[ figure ] %zu samples in the part file; the last %.2f s before the kill\n", samples.size(), lostSeconds);
+  EXPECT_LT(lostSeconds, 2.0) << "a kill loses at most the flush bound (1 s) and one more flush check";
+  EXPECT_TRUE(stagedAgentCopies().empty()) << "the agent's copy is gone once the JVM loaded it";
+  EXPECT_EQ(kill(jvm->pid(), 0), 0) << "the JVM goes on";
+
+  RunResult recovered = run({jfrbpfBinary(), "recover", parts[0]});
+  ASSERT_EQ(recovered.exitCode, 0) << recovered.output;
+  EXPECT_NE(recovered.output.find("recovered"), std::string::npos) << recovered.output;
+  EXPECT_FALSE(fs::exists(parts[0]));
+  EXPECT_EQ(printedSamples(out).size(), samples.size()) << "the recovered recording holds every complete chunk";
+
+  // The JVM serves the next recording at once.
+  RunResult again = recordPid(jvm->pid(), dir.file("again.jfr"), "1s");
+  EXPECT_EQ(again.exitCode, 0) << again.output;
+}
+
+// SIGKILL anywhere in the attach (the agent's copy staged in the target's /tmp, loaded, its session begun):
+// the JVM goes on, and no copy is left behind once the next recording has attached.
+TEST(Faults, SigkillDuringTheAttachLeavesNoAgentCopyBehind) {
+  JAVA_E2E_REQUIRE(17);
+  ScratchDir dir("faults-attach");
+  auto jvm = busyJvm();
+  for (int delayMs : {50, 150, 300, 500, 800, 1200}) {
+    SCOPED_TRACE("killed " + std::to_string(delayMs) + " ms after its start");
+    ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(jvm->pid()), "-d", "30s", "-o",
+                           dir.file("attach-" + std::to_string(delayMs) + ".jfr")},
+                          {.captureStderr = true});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+    recorder.signal(SIGKILL);
+    ASSERT_TRUE(recorder.wait(10s).has_value());
+    ASSERT_EQ(kill(jvm->pid(), 0), 0) << "the JVM goes on";
+  }
+  // A copy whose recorder died between staging and loading it is the next attach's to remove.
+  RunResult next = recordPid(jvm->pid(), dir.file("next.jfr"), "1s");
+  ASSERT_EQ(next.exitCode, 0) << next.output;
+  EXPECT_TRUE(stagedAgentCopies().empty()) << stagedAgentCopies().front();
+  EXPECT_GT(readRecording(dir.file("next.jfr")).samples.size(), 0u);
+}
+
+// The target JVM killed at any moment, from the attach on: either it died before the recording began (one
+// line, exit code 4, no file) or the recording ends with it (a valid file, exit code 0); never anything left
+// in its /tmp.
+TEST(Faults, TargetKilledAtAnyMomentEndsCleanly) {
+  JAVA_E2E_REQUIRE(17);
+  ScratchDir dir("faults-target");
+  for (int delayMs : {100, 400, 900, 2500}) {
+    SCOPED_TRACE("the JVM killed " + std::to_string(delayMs) + " ms after jfrbpf started");
+    auto jvm = busyJvm();
+    const std::string out = dir.file("target-" + std::to_string(delayMs) + ".jfr");
+    ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(jvm->pid()), "-d", "30s", "-o", out},
+                          {.captureStderr = true});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+    kill(jvm->pid(), SIGKILL);
+    std::optional<int> code = recorder.wait(60s);
+    std::string output = recorder.readAll(1s);
+    ASSERT_TRUE(code.has_value()) << output;
+    if (*code == 4) {
+      EXPECT_NE(output.find("exited"), std::string::npos) << output;
+      EXPECT_FALSE(fs::exists(out));
+    } else {
+      ASSERT_EQ(*code, 0) << output;
+      EXPECT_NE(output.find("target exited"), std::string::npos) << output;
+      EXPECT_EQ(run({jdkTool("jfr"), "summary", out}).exitCode, 0) << out;
+    }
+    EXPECT_TRUE(partFiles(dir.path()).empty()) << output;
+    EXPECT_TRUE(stagedAgentCopies().empty()) << output;
+  }
+}
+
+// A full output disk mid-run: the recording is finished with the chunks that could be written, and one line
+// says how many could not and why; exit code 1.
+TEST(Faults, FullDiskMidRunSaysSoAndKeepsWhatWasWritten) {
+  JAVA_E2E_REQUIRE(17);
+  ScratchDir dir("faults-disk");
+  const fs::path small = dir.path() / "small";
+  fs::create_directories(small);
+  if (mount("jfrbpf-test", small.c_str(), "tmpfs", 0, "size=160k") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{small};
+  auto jvm = busyJvm();
+  RunResult r = recordPid(jvm->pid(), (small / "app.jfr").string(), "6s", {"--interval", "1ms"});
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("No space left on device"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("is missing"), std::string::npos) << r.output;
+  EXPECT_TRUE(partFiles(small).empty());
+  EXPECT_GT(printedSamples((small / "app.jfr").string()).size(), 0u) << "the chunks written before the disk filled";
+  EXPECT_TRUE(stagedAgentCopies().empty());
+  EXPECT_EQ(kill(jvm->pid(), 0), 0) << "the JVM goes on";
+}
+
+}  // namespace
+}  // namespace jfrbpf::test
