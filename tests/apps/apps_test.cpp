@@ -93,6 +93,9 @@ std::map<int64_t, double> threadCpuNs(pid_t pid) {
 struct RunningApp {
   std::unique_ptr<ChildProcess> jvm;
   std::unique_ptr<ChildProcess> load;  // a separate process (wrk, a client JVM), not profiled
+  // Run once the recording is under way: more load, which makes the application start threads.
+  std::function<void(RunningApp&)> duringRecording;
+  std::unique_ptr<ChildProcess> moreLoad;
   std::string skipReason;
 };
 
@@ -112,8 +115,12 @@ RunningApp startJetty(int jdk, const ScratchDir& dir) {
   const std::string get = "GET /app/index.jsp?warm HTTP/1.0\r\nHost: localhost\r\n\r\n";
   EXPECT_TRUE(waitUntil([&] { return firstLineOfAnswer(port, get).ends_with("200 OK"); }, 60s))
       << "Jetty did not serve the JSP";
-  app.load = std::make_unique<ChildProcess>(std::vector<std::string>{
-      kWrk, "-t1", "-c4", "-d60s", "http://127.0.0.1:" + std::to_string(port) + "/app/index.jsp?load"});
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/app/index.jsp?load";
+  app.load = std::make_unique<ChildProcess>(std::vector<std::string>{kWrk, "-t1", "-c4", "-d60s", url});
+  // More connections during the recording than the pool has threads: Jetty starts threads for them then.
+  app.duringRecording = [url](RunningApp& running) {
+    running.moreLoad = std::make_unique<ChildProcess>(std::vector<std::string>{kWrk, "-t1", "-c24", "-d60s", url});
+  };
   return app;
 }
 
@@ -204,9 +211,18 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
 
   std::map<int64_t, double> before = threadCpuNs(pid);
   std::string out = dir.file("app.jfr");
-  RunResult r = recordPid(pid, out, "6s", {"--interval", "1ms"});
+  ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(pid), "-d", "6s", "--interval", "1ms", "-o", out},
+                        {.captureStderr = true});
+  if (running.duringRecording) {
+    std::this_thread::sleep_for(3s);  // the attach and a second or two of recording
+    running.duringRecording(running);
+  }
+  std::optional<int> code = recorder.wait(120s);
+  std::string output = recorder.readAll(1s);
   std::map<int64_t, double> after = threadCpuNs(pid);
-  ASSERT_EQ(r.exitCode, 0) << r.output;
+  running.load.reset();  // the machine to the checks below
+  running.moreLoad.reset();
+  ASSERT_EQ(code, std::optional<int>(0)) << output;
   const std::string label = std::string(app.name) + " on JDK " + std::to_string(jdk);
 
   // Stacks, as the JDK's own `jfr` prints them.
@@ -234,17 +250,21 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
   // and stops), which must lie within the test's own reads around the whole run.
   Recorded recorded = readRecording(out);
   double kernelTotal = 0, sampledTotal = 0, otherSampled = 0;
+  size_t started = 0;  // threads that started during the recording
   for (const auto& [tid, kernel] : recorded.kernelCpuNsByThread) {
     kernelTotal += static_cast<double>(kernel);
     sampledTotal += static_cast<double>(recorded.cpuNsByThread[tid]);
-    EXPECT_LE(static_cast<double>(kernel), after[tid] - before[tid] + 1e6) << label << ": thread " << tid;
+    const double earlier = before.count(tid) ? before.at(tid) : 0;
+    if (!before.count(tid)) ++started;
+    EXPECT_LE(static_cast<double>(kernel), after[tid] - earlier + 1e6) << label << ": thread " << tid;
   }
+  if (running.duringRecording) EXPECT_GT(started, 0u) << label << ": the second client's thread";
   for (const auto& [tid, sampled] : recorded.cpuNsByThread) {
     if (!recorded.kernelCpuNsByThread.count(tid)) otherSampled += static_cast<double>(sampled);
   }
-  std::printf("[ figure ] %s: %zu threads; samples stand for %.1f ms, the kernel accounted %.1f ms (%+.2f %%); "
+  std::printf("[ figure ] %s: %zu threads (%zu started while recording); samples stand for %.1f ms, the kernel accounted %.1f ms (%+.2f %%); "
               "%.1f ms sampled in threads that ended before the recording\n",
-              label.c_str(), recorded.kernelCpuNsByThread.size(), sampledTotal / 1e6, kernelTotal / 1e6,
+              label.c_str(), recorded.kernelCpuNsByThread.size(), started, sampledTotal / 1e6, kernelTotal / 1e6,
               100 * (sampledTotal / kernelTotal - 1), otherSampled / 1e6);
   ASSERT_GT(kernelTotal, 2e9) << label << ": the application hardly ran";
   EXPECT_NEAR(sampledTotal / kernelTotal, 1.0, 0.01) << label;
