@@ -190,6 +190,56 @@ TEST(JfrWriterChunks, ExplicitRotationRepeatsConstantsInEachChunk) {
   EXPECT_EQ(throttles, 4);
 }
 
+// A long recording in a file per period: each file opens on its own, holds its own constants, settings and
+// the events recorded while it was current, and appears under its name only when finished.
+TEST(JfrWriterChunks, ContinueInFinishesTheFileAndGoesOnInANewOne) {
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  test::TempDir dir;
+  const std::vector<std::string> paths{dir.file("a.jfr"), dir.file("b.jfr"), dir.file("c.jfr")};
+  {
+    Recording r({.path = paths[0], .settings = {{"jdk.CPUTimeSample", "throttle", "1 ms"}}});
+    ClassId cls = r.internClass("com/example/Same");
+    MethodId method = r.internMethod(cls, "run", "()V");
+    ThreadId thread = r.internThread({"same", 5, "same", 5});
+    std::vector<StackFrame> frames{{method, 3, 4, FrameType::JitCompiled}};
+    for (size_t file = 0; file < paths.size(); ++file) {
+      for (size_t i = 0; i <= file; ++i) r.cpuTimeSample(Recording::now(), frames, false, thread, false, kMs, false);
+      r.rotate();  // more than one chunk in a file
+      r.cpuTimeSamplesLost(Recording::now(), static_cast<int32_t>(file + 1), thread);
+      if (file + 1 == paths.size()) break;
+      EXPECT_EQ(partFiles(dir).size(), 1u) << "the current file is still a temporary one";
+      EXPECT_EQ(r.continueIn(paths[file + 1]), std::nullopt);
+      EXPECT_TRUE(std::ifstream(paths[file]).good()) << "finished, under its name";
+      EXPECT_EQ(r.stats().bytesWritten, 0u) << "the new file has nothing yet";
+    }
+    EXPECT_NE(r.continueIn(dir.file("missing/d.jfr")), std::nullopt) << "an uncreatable file is reported";
+    r.cpuTimeSample(Recording::now(), frames, false, thread, false, kMs, false);  // still goes to c.jfr
+    r.close();
+  }
+  EXPECT_TRUE(partFiles(dir).empty());
+  for (size_t file = 0; file < paths.size(); ++file) {
+    auto print =
+        test::runJfr(test::jdk17Home(), {"print", "--json", "--events", "CPUTimeSample,CPUTimeSamplesLost,ActiveSetting,ActiveRecording", paths[file]});
+    ASSERT_EQ(print.exitCode, 0) << print.err;
+    Json doc = Json::parse(print.out);
+    auto samples = test::eventsOfType(doc, "jdk.CPUTimeSample");
+    EXPECT_EQ(samples.size(), file + 1 + (file + 1 == paths.size() ? 1 : 0)) << paths[file];
+    for (const Json* s : samples) {
+      EXPECT_EQ((*s)["stackTrace"]["frames"][0]["method"]["name"].string(), "run");
+      EXPECT_EQ((*s)["eventThread"]["osName"].string(), "same");
+    }
+    auto lost = test::eventsOfType(doc, "jdk.CPUTimeSamplesLost");
+    ASSERT_EQ(lost.size(), 1u);
+    EXPECT_EQ((*lost[0])["lostSamples"].integer(), static_cast<int64_t>(file + 1));
+    int throttles = 0;
+    for (const Json* s : test::eventsOfType(doc, "jdk.ActiveSetting"))
+      if ((*s)["name"].string() == "throttle") ++throttles;
+    EXPECT_EQ(throttles, 2) << "the settings, in each chunk of each file";
+    for (const Json* a : test::eventsOfType(doc, "jdk.ActiveRecording"))
+      EXPECT_EQ((*a)["destination"].string(), paths[file]);
+  }
+}
+
 // The JDK reuses the previous chunk's thread constants by key, so renamed threads must still show their
 // new names in later chunks, and in the chunk where the rename happened.
 TEST(JfrWriterChunks, ThreadNamesLearntLaterShowUp) {

@@ -21,6 +21,24 @@ TEST(JfrValues, DurationsInJfrSyntax) {
   EXPECT_EQ(parseDuration("infinity", "-d", true), std::numeric_limits<int64_t>::max());
 }
 
+TEST(JfrValues, SizesInJfrSyntax) {
+  EXPECT_EQ(parseSize("1048576", "--max-size"), 1048576u);
+  EXPECT_EQ(parseSize("512k", "--max-size"), 512u << 10);
+  EXPECT_EQ(parseSize("100m", "--max-size"), 100u << 20);
+  EXPECT_EQ(parseSize("100MB", "--max-size"), 100u << 20);
+  EXPECT_EQ(parseSize("2g", "--max-size"), 2ull << 30);
+  EXPECT_EQ(parseSize("1.5 G", "--max-size"), 3ull << 29);
+  for (const char* bad : {"", "m", "0", "-1m", "10 parsecs", "1t", "99999999999g"}) {
+    try {
+      parseSize(bad, "--max-size");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_NE(std::string(e.what()).find("--max-size"), std::string::npos);
+    }
+  }
+}
+
 TEST(JfrValues, BadDurationsNameTheOptionAndTheSyntax) {
   for (const char* bad : {"", "10", "ms", "10 parsecs", "-5s", "1e3s", "infinity"}) {
     try {

@@ -86,6 +86,27 @@ double parseRate(std::string_view text, std::string_view option) {
   return count * 1e9 / static_cast<double>(unit->nanos);
 }
 
+uint64_t parseSize(std::string_view text, std::string_view option) {
+  double number = 0;
+  std::string_view suffix;
+  uint64_t scale = 0;
+  if (splitNumber(trim(text), number, suffix)) {
+    std::string unit;
+    for (char c : suffix) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (unit.size() == 2 && unit[1] == 'b') unit.pop_back();  // "MB" as JFR's "M"
+    if (unit.empty() || unit == "b") scale = 1;
+    if (unit == "k") scale = 1ull << 10;
+    if (unit == "m") scale = 1ull << 20;
+    if (unit == "g") scale = 1ull << 30;
+  }
+  if (scale == 0 || number <= 0 || number * static_cast<double>(scale) >= 9.2e18) {
+    throw Error("invalid " + std::string(option) + " '" + std::string(text) +
+                    "': expected a size in bytes with an optional unit (k, m, g), e.g. 100m or 2g",
+                ErrorKind::Usage);
+  }
+  return static_cast<uint64_t>(std::llround(number * static_cast<double>(scale)));
+}
+
 std::string formatDuration(int64_t nanos) {
   if (nanos == std::numeric_limits<int64_t>::max()) return "infinity";
   // Walk from the largest unit down and take the first that divides exactly.

@@ -67,6 +67,15 @@ Options:
                            recording ends, like JFR's endChunk); the values are cumulative, as in the JDK
       --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
                            (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
+      --rotate TIME        continuous recording: a new file every TIME (at least 1s) while sampling goes
+                           on, each complete in itself and renamed into place when finished; -o is then a
+                           directory (default jfrbpf-PID-DATE-TIME) of files PID-MAIN-UTCSTART.jfr
+      --rotate-size SIZE   a new file once the current one holds SIZE (JFR sizes: 100m, 1g); with or
+                           without --rotate
+      --max-age TIME       remove finished recordings in the -o directory older than TIME, oldest first
+      --max-size SIZE      remove finished recordings, oldest first, while the directory's recordings
+                           take more than SIZE (--max-age and --max-size need --rotate, --rotate-size or
+                           --all; files being written are never removed)
   -h, --help               this text
 
 Examples:
@@ -74,6 +83,7 @@ Examples:
   sudo jfrbpf record --interval 1ms -- ./my-benchmark --iterations 10
   sudo jfrbpf record -p 4242 --method-timing 'com.example.Foo::bar' --method-trace '::<clinit>'
   sudo jfrbpf record --all -d 60s -o /var/tmp/profiles
+  sudo jfrbpf record --all --rotate 1m --max-age 1d -o /var/lib/jfrbpf
   jfr print --events jdk.CPUTimeSample app.jfr
   jfr view method-timing app.jfr          (JDK 25's jfr)
 
@@ -119,15 +129,16 @@ void parsePids(const std::string& text, std::vector<pid_t>& pids) {
   }
 }
 
-std::string defaultOutputName(const record::RecordConfig& config, bool all) {
+// A file, or for --all and --rotate a directory.
+std::string defaultOutputName(const record::RecordConfig& config, bool directory) {
   char stamp[32];
   time_t now = time(nullptr);
   tm local{};
   localtime_r(&now, &local);
   strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &local);
-  if (all) return std::string("jfrbpf-all-") + stamp;
+  if (config.pids.empty() && config.command.empty()) return std::string("jfrbpf-all-") + stamp;
   std::string who = config.pids.empty() ? "launch" : std::to_string(config.pids.front());
-  return "jfrbpf-" + who + "-" + stamp + ".jfr";
+  return "jfrbpf-" + who + "-" + stamp + (directory ? "" : ".jfr");
 }
 
 // Under sudo, the file belongs to the user who asked for it.
@@ -176,7 +187,12 @@ void printTruncatedStacks(const record::RecordSummary& s) {
 void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   using record::groupThousands;
   double cpuSeconds = static_cast<double>(s.sampledCpuNs) / 1e9;
-  std::printf("jfrbpf: wrote %s (%.1f s, %s)\n", s.outputPath.c_str(), s.seconds, record::describe(s.stopReason));
+  if (s.fileCount > 1) {
+    std::printf("jfrbpf: wrote %zu files, the last %s (%.1f s, %s)\n", s.fileCount, s.outputPath.c_str(), s.seconds,
+                record::describe(s.stopReason));
+  } else {
+    std::printf("jfrbpf: wrote %s (%.1f s, %s)\n", s.outputPath.c_str(), s.seconds, record::describe(s.stopReason));
+  }
   std::printf("  samples  %s (%.2f s of CPU time, one per %s of a thread's)", groupThousands(s.samples).c_str(),
               cpuSeconds, formatDuration(periodNs).c_str());
   if (s.failedStacks) std::printf(", %s without a user stack", groupThousands(s.failedStacks).c_str());
@@ -211,8 +227,9 @@ void printHostSummary(const record::RecordSummary& s) {
   std::printf("jfrbpf: recorded %zu JVM%s into %s (%.1f s, %s)\n", s.files.size(), s.files.size() == 1 ? "" : "s", s.outputPath.c_str(), s.seconds,
               record::describe(s.stopReason));
   for (const auto& file : s.files) {
-    std::printf("  %-48s %8s samples %6s lost%s\n", file.path.c_str(), groupThousands(file.samples).c_str(),
-                groupThousands(file.lost).c_str(), file.javaFrames ? "" : "  (native frames only)");
+    std::string files = file.fileCount > 1 ? " (the last of " + std::to_string(file.fileCount) + " files)" : "";
+    std::printf("  %-48s %8s samples %6s lost%s%s\n", file.path.c_str(), groupThousands(file.samples).c_str(),
+                groupThousands(file.lost).c_str(), files.c_str(), file.javaFrames ? "" : "  (native frames only)");
   }
   std::printf("  total    %s samples (%.2f s of CPU time), %s lost of %s sampling ticks\n", groupThousands(s.samples).c_str(),
               static_cast<double>(s.sampledCpuNs) / 1e9, groupThousands(s.lost).c_str(),
@@ -294,6 +311,17 @@ int runRecordCommand(Arguments& args) {
       if (config.flushNs < 100'000'000) {
         throw Error("invalid --flush '" + value + "': must be at least 100ms", ErrorKind::Usage);
       }
+    } else if (args.option("", "--rotate", value)) {
+      config.rotation.periodNs = parseDuration(value, "--rotate");
+      if (config.rotation.periodNs < 1'000'000'000) {
+        throw Error("invalid --rotate '" + value + "': must be at least 1s", ErrorKind::Usage);
+      }
+    } else if (args.option("", "--rotate-size", value)) {
+      config.rotation.maxBytes = parseSize(value, "--rotate-size");
+    } else if (args.option("", "--max-age", value)) {
+      config.retention.maxAgeNs = parseDuration(value, "--max-age");
+    } else if (args.option("", "--max-size", value)) {
+      config.retention.maxBytes = parseSize(value, "--max-size");
     } else if (args.option("", "--timing-period", value)) {
       config.methodTiming.timingPeriodNs = parseDuration(value, "--timing-period");
       if (config.methodTiming.timingPeriodNs < 1'000'000) {
@@ -315,6 +343,14 @@ int runRecordCommand(Arguments& args) {
   }
   if (!config.pids.empty() && !config.command.empty()) {
     throw Error("give either -p PID or -- COMMAND, not both", ErrorKind::Usage);
+  }
+  if (config.retention.enabled() && !config.rotation.enabled() && !all) {
+    throw Error("--max-age and --max-size keep a directory of recordings: add --rotate TIME or use --all",
+                ErrorKind::Usage);
+  }
+  if (config.rotation.enabled() && config.rotation.maxBytes > 0 && config.rotation.maxBytes < (1u << 20)) {
+    throw Error("invalid --rotate-size: must be at least 1m (a file holds its metadata and constants)",
+                ErrorKind::Usage);
   }
   if (!interval.empty() && !rate.empty()) {
     throw Error("give either --interval or --rate, not both", ErrorKind::Usage);
@@ -339,8 +375,13 @@ int runRecordCommand(Arguments& args) {
     if (config.periodNs < 10'000) throw Error("invalid --rate '" + rate + "': too high", ErrorKind::Usage);
     throttle = rate;
   }
-  if (config.outputPath.empty()) config.outputPath = defaultOutputName(config, all);
-  if (!all) requireWritableDestination(config.outputPath);
+  const bool directoryOutput = all || config.rotation.enabled();
+  if (config.outputPath.empty()) config.outputPath = defaultOutputName(config, directoryOutput);
+  if (config.rotation.enabled() && !all) {
+    record::prepareOutputDirectory(config.outputPath, "--rotate");
+  } else if (!all) {
+    requireWritableDestination(config.outputPath);
+  }
   config.progressLine = isatty(STDERR_FILENO) != 0;
   config.settings = {
       {"jdk.CPUTimeSample", "enabled", "true"},
@@ -365,10 +406,12 @@ int runRecordCommand(Arguments& args) {
   config.measureSampleCost = debugOption("cost");
   record::RecordSummary summary = all ? record::recordAll(config) : record::record(config);
   if (all) {
-    for (const auto& file : summary.files) giveToSudoUser(file.path);
+    for (const auto& file : summary.files) {
+      if (file.fileCount == 1) giveToSudoUser(file.path);  // a continuous recording's files stay root's
+    }
     printHostSummary(summary);
   } else {
-    giveToSudoUser(summary.outputPath);
+    if (summary.fileCount == 1) giveToSudoUser(summary.outputPath);
     printSummary(summary, config.periodNs);
   }
   return kExitOk;

@@ -35,7 +35,8 @@ constexpr int kAttachPollMs = 20;
 
 struct HostJvm {
   pid_t pid = 0;
-  std::string path;
+  std::string prefix;  // of its file name
+  std::string path;    // its file; with --rotate, its first
   std::string mainClass;
   std::unique_ptr<JvmConnection> jvm;  // null when the agent could not be attached
   std::unique_ptr<TargetOutput> output;
@@ -53,22 +54,16 @@ struct PendingAttach {
   std::jthread thread;  // last member: joined before the others are destroyed
 };
 
-// "1234-com.example.App-3f2a9c1b04de.jfr": pid, what runs, and the container, readable in a listing.
-std::string fileNameFor(const discovery::JvmInfo& info) {
-  std::string what = info.mainClass.empty() ? "java" : std::filesystem::path(info.mainClass).filename().string();
-  for (char& c : what) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
-  }
-  if (what.size() > 60) what.resize(60);
-  std::string name = std::to_string(info.pid) + "-" + what;
-  if (info.container.known()) name += "-" + info.container.shortId();
-  return name + ".jfr";
+// "1234-com.example.App-3f2a9c1b04de": pid, what runs, and the container, readable in a listing.
+std::string filePrefixFor(const discovery::JvmInfo& info) {
+  return processFilePrefix(info.pid, info.mainClass, info.container.known() ? info.container.shortId() : "");
 }
 
 class HostRecorder {
  public:
-  HostRecorder(const RecordConfig& config, BpfSampler& sampler, SamplingClocks& clocks, SamplePipeline& pipeline)
-      : config_(config), sampler_(sampler), clocks_(clocks), pipeline_(pipeline) {
+  HostRecorder(const RecordConfig& config, BpfSampler& sampler, SamplingClocks& clocks, SamplePipeline& pipeline,
+               RecordSummary& summary)
+      : config_(config), sampler_(sampler), clocks_(clocks), pipeline_(pipeline), summary_(summary) {
     for (uint32_t base = 0; base + kSlotsPerJvm <= kMethodSlots; base += kSlotsPerJvm) freeSlots_.push_back(base);
   }
 
@@ -85,7 +80,10 @@ class HostRecorder {
       pending->host = std::make_unique<HostJvm>();
       pending->host->pid = pid;
       pending->host->mainClass = info->mainClass;
-      pending->host->path = unusedPath(std::filesystem::path(config_.outputPath) / fileNameFor(*info));
+      pending->host->prefix = filePrefixFor(*info);
+      if (!config_.rotation.enabled()) {
+        pending->host->path = unusedPath(std::filesystem::path(config_.outputPath) / (pending->host->prefix + ".jfr"));
+      }
       queued_.push_back(std::move(pending));
     }
     launchQueued();
@@ -152,15 +150,24 @@ class HostRecorder {
     std::fprintf(stderr, "jfrbpf: JVM %d exited: finishing %s\n", pid, host->path.c_str());
   }
 
+  // JVMs whose files are finished leave nothing behind but their lines in the summary: a host recording
+  // runs for days while JVMs come and go.
+  void releaseFinished() {
+    std::erase_if(exited_, [this](const std::unique_ptr<HostJvm>& host) {
+      if (!host->finished.load(std::memory_order_acquire)) return false;
+      account(*host);
+      return true;
+    });
+  }
+
   // After the pipeline finished: every file not finished yet is finished now.
-  void finishAll(RecordSummary& summary) {
+  void finishAll() {
     for (HostJvm* host : all()) {
       if (!host->finished) host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
-      summary.files.push_back({host->pid, host->path, host->mainClass, host->output->samples(), host->output->lost(),
-                               host->jvm != nullptr});
-      host->output->addCountsTo(summary);
-      summary.javaProcesses += host->jvm ? 1 : 0;
+      account(*host);
     }
+    std::sort(summary_.files.begin(), summary_.files.end(),
+              [](const RecordSummary::File& a, const RecordSummary::File& b) { return a.pid < b.pid; });
   }
 
   void abandonAll() {
@@ -170,6 +177,15 @@ class HostRecorder {
   }
 
  private:
+  void account(const HostJvm& host) {
+    const TargetOutput& output = *host.output;
+    summary_.files.push_back({host.pid, output.path(), output.files(), host.mainClass, output.samples(),
+                              output.lost(), host.jvm != nullptr});
+    output.addCountsTo(summary_);
+    summary_.fileCount += output.files();
+    summary_.javaProcesses += host.jvm ? 1 : 0;
+  }
+
   std::vector<HostJvm*> all() const {
     std::vector<HostJvm*> hosts;
     for (const auto& [pid, host] : jvms_) hosts.push_back(host.get());
@@ -223,10 +239,15 @@ class HostRecorder {
       freeSlots_.pop_back();
       startTiming(*host->jvm, sampler_, config_.methodTiming, *host->slotBase, *host->slotBase + kSlotsPerJvm, notes);
     }
-    host->output = std::make_unique<TargetOutput>(
-        std::make_unique<jfr::Recording>(recordingOptions(config_, host->path)), sampler_,
-                                                  pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
+    std::optional<FileSeries> series;
+    if (config_.rotation.enabled()) {
+      series.emplace(config_.outputPath, host->prefix, config_.rotation);
+      host->path = series->nextPath(time(nullptr));
+    }
+    host->output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, host->path)),
+                                                  sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
                                                   config_.periodNs, config_.methodTiming);
+    if (series) host->output->rotateThrough(std::move(*series));
     if (host->jvm) host->output->addJvm(*host->jvm);
     for (const std::string& note : notes) host->output->recording().note(jfr::Recording::now(), "warning", note);
     try {
@@ -246,21 +267,13 @@ class HostRecorder {
   BpfSampler& sampler_;
   SamplingClocks& clocks_;
   SamplePipeline& pipeline_;
+  RecordSummary& summary_;  // of the JVMs finished so far
   std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // recording now
   std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
   std::vector<std::unique_ptr<PendingAttach>> queued_;     // to attach, in the order found
   std::vector<std::unique_ptr<PendingAttach>> attaching_;  // attaching now
   std::vector<uint32_t> freeSlots_;
 };
-
-void prepareDirectory(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
-    throw Error("cannot use " + dir + " as the output directory of --all: " + ec.message() + " (change -o)",
-                ErrorKind::Usage);
-  }
-}
 
 // Begins the JVMs found at the start as their attaches end, for at most kInitialAttachWaitNs. Returns why
 // to stop if a signal came meanwhile.
@@ -279,17 +292,18 @@ std::optional<StopReason> waitForInitialAttaches(HostRecorder& host, const Block
 RecordSummary recordAll(const RecordConfig& config) {
   requireProfilingPrivileges();
   raiseOpenFileLimit();
-  prepareDirectory(config.outputPath);
+  prepareOutputDirectory(config.outputPath, "--all");
   BlockedStopSignals signals;
 
   BpfSampler sampler(samplerConfigOf(config));
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
   SamplePipeline pipeline(sampler, clocks);
-  HostRecorder host(config, sampler, clocks, pipeline);
-  discovery::JvmWatcher watcher;
-
   RecordSummary summary;
   summary.outputPath = config.outputPath;
+  HostRecorder host(config, sampler, clocks, pipeline, summary);
+  discovery::JvmWatcher watcher;
+  RetentionSweeper retention(config.outputPath, config.retention);
+
   int64_t startNs = jfr::Recording::now();
   try {
     clocks.enable();
@@ -306,7 +320,9 @@ RecordSummary recordAll(const RecordConfig& config) {
       for (pid_t pid : changes.gone) host.retire(pid);
       host.start(changes.appeared);
       host.beginAttached();
+      host.releaseFinished();
       int64_t now = jfr::Recording::now();
+      retention.sweepIfDue(now);
       if (now >= nextProgress) {
         progress.update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config.durationNs) / 1e9,
                         pipeline.samples(), pipeline.lost());
@@ -322,7 +338,8 @@ RecordSummary recordAll(const RecordConfig& config) {
   }
 
   pipeline.stopAndDrain();
-  host.finishAll(summary);
+  host.finishAll();
+  retention.sweepIfDue(INT64_MAX);
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   host.dropPendingAttaches();
   SamplerCounters counters = sampler.readCounters();

@@ -5,10 +5,14 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "userspace/base/error.h"
+#include "userspace/discovery/discovery.h"
+#include "userspace/proc/comm.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/jvm_connection.h"
 #include "userspace/record/jvm_setup.h"
@@ -37,6 +41,15 @@ std::string describeTargets(const RecordConfig& config, pid_t launched) {
   return text;
 }
 
+// With --rotate, the files of `pid` are named after it: what runs in it, and its container.
+std::string filePrefixOf(const RecordConfig& config, pid_t pid) {
+  if (std::optional<discovery::JvmInfo> jvm = discovery::inspectJvm(pid)) {
+    return processFilePrefix(pid, jvm->mainClass, jvm->container.known() ? jvm->container.shortId() : "");
+  }
+  std::string what = config.command.empty() ? proc::readThreadComm(pid, pid) : config.command.front();
+  return processFilePrefix(pid, what, "");
+}
+
 }  // namespace
 
 jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path) {
@@ -45,6 +58,16 @@ jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::st
   options.settings = config.settings;
   options.maxChunkAge = config.flushNs;
   return options;
+}
+
+void prepareOutputDirectory(const std::string& dir, const char* why) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw Error("cannot use " + dir + " as the output directory of " + why + ": " +
+                    (ec ? ec.message() : "not a directory") + " (change -o)",
+                ErrorKind::Usage);
+  }
 }
 
 SamplerConfig samplerConfigOf(const RecordConfig& config) {
@@ -114,8 +137,15 @@ RecordSummary record(const RecordConfig& config) {
   for (pid_t pid : targets) clocks.addProcess(pid);  // the launched child is still one gated thread
 
   SamplePipeline pipeline(sampler, clocks);
-  TargetOutput output(std::make_unique<jfr::Recording>(recordingOptions(config, config.outputPath)), sampler, pipeline.kernelSymbols(),
-                      pipeline.nativeSymbols(), config.periodNs, config.methodTiming);
+  std::optional<FileSeries> series;
+  if (config.rotation.enabled()) {
+    series.emplace(config.outputPath, filePrefixOf(config, targets.front()), config.rotation);
+  }
+  TargetOutput output(std::make_unique<jfr::Recording>(
+                          recordingOptions(config, series ? series->nextPath(time(nullptr)) : config.outputPath)),
+                      sampler, pipeline.kernelSymbols(), pipeline.nativeSymbols(), config.periodNs, config.methodTiming);
+  if (series) output.rotateThrough(std::move(*series));
+  RetentionSweeper retention(config.outputPath, config.retention);
   for (auto& jvm : jvms) output.addJvm(*jvm);
   std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuStarts;
   for (pid_t pid : targets) {
@@ -166,6 +196,7 @@ RecordSummary record(const RecordConfig& config) {
     while (!(reason = stop.wait(1000))) {
       double elapsed = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
       progress.update(elapsed, static_cast<double>(config.durationNs) / 1e9, pipeline.samples(), pipeline.lost());
+      retention.sweepIfDue(jfr::Recording::now());
     }
     progress.clear();
     summary.stopReason = *reason;
@@ -177,6 +208,9 @@ RecordSummary record(const RecordConfig& config) {
 
   pipeline.stopAndDrain();
   output.finish(jfr::Recording::now(), /*finalTraces=*/true);
+  retention.sweepIfDue(INT64_MAX);
+  if (series) summary.outputPath = output.path();
+  summary.fileCount = output.files();
 
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   output.addCountsTo(summary);

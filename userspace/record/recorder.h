@@ -16,6 +16,8 @@
 #include "formats/jfr/writer/recording.h"
 #include "jvmsupport/protocol/timing_table.h"
 #include "userspace/record/bpf_sampler.h"
+#include "userspace/record/file_series.h"
+#include "userspace/record/retention.h"
 #include "userspace/record/sampling_clocks.h"
 #include "userspace/timing/method_timing_options.h"
 
@@ -36,10 +38,15 @@ struct RecordConfig {
   std::string containerFilter;         // --all: only JVMs whose container id starts with this
   bool measureSampleCost = false;      // JFRBPF_DEBUG=cost: the BPF time of every sample, in the summary
   int64_t flushNs = 1'000'000'000;     // --flush: the oldest a chunk gets before it is written out
+  RotationPolicy rotation;             // --rotate, --rotate-size: outputPath is then a directory
+  RetentionPolicy retention;           // --max-age, --max-size: of the output directory
 };
 
 // The JFR file of a recording with `config` at `path`.
 jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path);
+
+// An output directory that exists (made if missing). Throws jfrbpf::Error naming it and a fix.
+void prepareOutputDirectory(const std::string& dir, const char* why);
 
 enum class StopReason { Duration, Interrupted, Terminated, TargetsExited };
 
@@ -68,9 +75,11 @@ struct RecordSummary {
   uint64_t tracesUnknown = 0;          // trace records no timed method could be found for
   protocol::TimingCounters stubCounters;  // the agents' hook stubs', summed over JVMs
   std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> traceCounters{};  // the trace probe program's, over CPUs
+  size_t fileCount = 0;                // files written (more than one per target with --rotate)
   struct File {                        // record --all: one per JVM
     pid_t pid = 0;
-    std::string path;
+    std::string path;                  // with --rotate: the last of its files
+    size_t fileCount = 1;
     std::string mainClass;
     uint64_t samples = 0;
     uint64_t lost = 0;

@@ -2,8 +2,9 @@
 // The consumer side of a recording, run on its own thread: it drains the sampler's rings, routes each
 // record to the output of its process (one file for `record -p`, one per JVM for `record --all`), and does
 // the periodic work that keeps the accounting exact (per-thread losses, kernel throttling), the native
-// unwind tables current and the chunks rotating. Processes and outputs may be added and retired while it
-// runs: changes are handed over through a small queue and applied on the consumer thread.
+// unwind tables current, and the chunks and (with --rotate) the files rotating. Processes and outputs may
+// be added and retired while it runs: changes are handed over through a small queue and applied on the
+// consumer thread.
 #include <sys/types.h>
 
 #include <atomic>

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 #include "userspace/base/debug_options.h"
+#include "userspace/base/error.h"
 #include "userspace/timing/probe_sites.h"
 
 namespace jfrbpf::record {
@@ -260,6 +262,34 @@ void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& l
 
 void TargetOutput::flushIfDue(jfr::Ticks now) { out_->rotateIfDue(now); }
 
+void TargetOutput::rotateThrough(FileSeries series) {
+  series_ = std::move(series);
+  fileOpened_ = jfr::Recording::now();
+}
+
+bool TargetOutput::fileDue(jfr::Ticks now) const {
+  return series_ && series_->due(now, fileOpened_, out_->stats().bytesWritten);
+}
+
+void TargetOutput::continueInNextFile(jfr::Ticks now) {
+  truncations_.report(now);
+  for (auto& [pid, start] : cpuStarts_) {
+    ThreadCpuTimes end = readThreadCpuTimes(pid);
+    if (end.byTid.empty()) continue;  // gone: its retirement writes what it used
+    writeThreadCpuTimes(now, pid, end);
+    start = std::move(end);
+  }
+  if (timing_) writeMethodTimings(now);  // JFR's endChunk values, cumulative, so that each file has them
+  std::optional<std::string> error = out_->continueIn(series_->nextPath(time(nullptr)));
+  fileOpened_ = now;
+  ++files_;
+  if (!error) return;
+  // The recording goes on; what this file misses is told now and in the exit status at the end.
+  std::fprintf(stderr, "jfrbpf: %s\n", error->c_str());
+  out_->note(now, "warning", *error);
+  if (filesIncomplete_++ == 0) firstFileError_ = *error;
+}
+
 void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count) {
   ledger_.reportUnattributed(now, cause, count);
 }
@@ -272,6 +302,10 @@ void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   refreshJavaThreadNames();
   if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here
   out_->close();
+  if (filesIncomplete_ > 0) {
+    throw Error(std::to_string(filesIncomplete_) + " of " + std::to_string(files_) +
+                " files of the recording are incomplete; the first: " + firstFileError_);
+  }
 }
 
 }  // namespace jfrbpf::record

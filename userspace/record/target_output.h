@@ -8,11 +8,14 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "formats/jfr/writer/recording.h"
 #include "userspace/record/bpf_sampler.h"
+#include "userspace/record/file_series.h"
 #include "userspace/record/jvm_connection.h"
 #include "userspace/record/loss_ledger.h"
 #include "userspace/record/recorder.h"
@@ -49,8 +52,18 @@ class TargetOutput {
   void periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
   // Writes the chunk being built out to the file once it is --flush old: what a crash can lose.
   void flushIfDue(jfr::Ticks now);
+  // --rotate: the recording goes on in `series`' files, of which the current one is the first.
+  void rotateThrough(FileSeries series);
+  bool fileDue(jfr::Ticks now) const;
+  // Finishes the current file with what is per file (the threads' CPU time and the method timings over
+  // it) and goes on in the next one. Losses up to `now` must have been reported (periodicWork) before.
+  void continueInNextFile(jfr::Ticks now);
+  size_t files() const { return files_; }
+  const std::string& path() const { return out_->path(); }  // of the current file
+  const std::optional<FileSeries>& fileSeries() const { return series_; }
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
-  // Drains what is left of the agents, writes the last timings and closes the file.
+  // Drains what is left of the agents, writes the last timings and closes the file. Throws jfrbpf::Error
+  // when this or an earlier file of the recording could not be written whole.
   void finish(jfr::Ticks now, bool finalTraces);
   void abandon() { out_->abandon(); }
   void forgetProcess(pid_t pid);
@@ -92,7 +105,12 @@ class TargetOutput {
   TruncationLedger truncations_;
   bool printTruncatedWalks_;
   std::vector<JvmConnection*> jvms_;
-  std::unordered_map<pid_t, ThreadCpuTimes> cpuStarts_;
+  std::unordered_map<pid_t, ThreadCpuTimes> cpuStarts_;  // of the current file
+  std::optional<FileSeries> series_;
+  jfr::Ticks fileOpened_ = 0;
+  size_t files_ = 1;
+  size_t filesIncomplete_ = 0;  // finished files that miss chunks, or were not renamed into place
+  std::string firstFileError_;
   bool layoutWarned_ = false;
   std::vector<jfr::StackFrame> frames_;  // reused for every sample
   std::deque<std::vector<uint8_t>> waitingSamples_;  // raw records, oldest first

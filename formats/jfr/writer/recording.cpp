@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <ctime>
 #include <string>
 #include <utility>
@@ -51,7 +52,7 @@ struct Recording::State {
         schema(buildMetadataSchema(localGmtOffsetMillis())),
         system(readSystemInfo()),
         recordingStartMillis(readClock(CLOCK_REALTIME) / 1'000'000),
-        file(options.path),
+        file(std::make_unique<OutputFile>(options.path)),
         chunk(std::min<size_t>(options.maxChunkBytes, kMaxReservedChunkBytes) + 65536) {
     unknownMethod =
         pools.internMethod(pools.internClass("[unknown]", 0, false), "[unknown]", kNativeMethodDescriptor, 0, false);
@@ -92,6 +93,8 @@ struct Recording::State {
   }
 
   // Appends the chunk to the file and, unless it is the last, starts the next one where it ended.
+  std::optional<std::string> finishFile();
+
   void finishChunk(bool finalChunk) {
     // Every event type in use appears as enabled unless the caller said otherwise: `jfr view active-settings`
     // and JMC's rules read the settings, not the events.
@@ -99,12 +102,13 @@ struct Recording::State {
                            {options, settings, recordedTypes & ~callerEnabledTypes, system, recordingStartMillis});
     ClockPair closed = readClockPair();
     auto pieces = chunk.assemble(schema, pools, closed, finalChunk);
-    if (auto error = file.appendChunk(pieces)) {
+    if (auto error = file->appendChunk(pieces)) {
       if (firstWriteError.empty()) firstWriteError = *error;
       ++chunksLost;
     } else {
       ++stats.chunks;
-      stats.bytesWritten = file.size();
+      ++fileChunks;
+      stats.bytesWritten = file->size();
       stats.stackTraces += chunk.stackTraceCount();
     }
     pools.startNextChunk();
@@ -116,7 +120,7 @@ struct Recording::State {
   MetadataSchema schema;
   SystemInfo system;
   int64_t recordingStartMillis;
-  OutputFile file;
+  std::unique_ptr<OutputFile> file;
   ConstantPools pools;
   Chunk chunk;
   MethodId unknownMethod = 0;
@@ -125,7 +129,8 @@ struct Recording::State {
   uint32_t callerEnabledTypes = 0;  // eventBit() of event types with an "enabled" setting from the caller
   Stats stats{};
   std::string firstWriteError;
-  uint64_t chunksLost = 0;
+  uint64_t chunksLost = 0;  // of the current file
+  uint64_t fileChunks = 0;  // written to the current file
   bool closed = false;
 };
 
@@ -286,29 +291,62 @@ void Recording::rotate() {
   if (!state_->closed) state_->finishChunk(false);
 }
 
+// The file's last chunk, then the file into place; what went wrong with it, as close() reports it.
+std::optional<std::string> Recording::State::finishFile() {
+  finishChunk(true);
+  const std::string& path = file->destination();
+  const std::string fix = " (free disk space or choose another output path)";
+  if (file->size() == 0) {
+    file->discard();
+    return "nothing could be written to recording '" + path + "': " + firstWriteError + fix;
+  }
+  try {
+    file->commit();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  if (chunksLost > 0)
+    return "recording '" + path + "' is missing " + std::to_string(chunksLost) + " of " +
+           std::to_string(chunksLost + fileChunks) + " chunks: " + firstWriteError + fix;
+  return std::nullopt;
+}
+
+std::optional<std::string> Recording::continueIn(const std::string& path) {
+  State& s = *state_;
+  if (s.closed) return std::nullopt;
+  std::unique_ptr<OutputFile> next;
+  try {
+    next = std::make_unique<OutputFile>(path);
+  } catch (const Error& e) {
+    return e.what();  // the current file goes on
+  }
+  std::optional<std::string> error = s.finishFile();
+  s.file = std::move(next);
+  s.options.path = path;
+  s.firstWriteError.clear();
+  s.chunksLost = 0;
+  s.fileChunks = 0;
+  s.stats.bytesWritten = 0;
+  s.updateChunkOverhead();
+  s.chunk.start(readClockPair());
+  return error;
+}
+
 void Recording::close() {
   State& s = *state_;
   if (s.closed) return;
   s.closed = true;
-  s.finishChunk(true);
-  const std::string& path = s.options.path;
-  std::string fix = " (free disk space or choose another output path)";
-  if (s.file.size() == 0) {
-    s.file.discard();
-    throw Error("nothing could be written to recording '" + path + "': " + s.firstWriteError + fix);
-  }
-  s.file.commit();
-  if (s.chunksLost > 0)
-    throw Error("recording '" + path + "' is missing " + std::to_string(s.chunksLost) + " of " +
-                std::to_string(s.chunksLost + s.stats.chunks) + " chunks: " + s.firstWriteError + fix);
+  if (std::optional<std::string> error = s.finishFile()) throw Error(*error);
 }
 
 void Recording::abandon() noexcept {
   State& s = *state_;
   if (s.closed) return;
   s.closed = true;
-  s.file.discard();
+  s.file->discard();
 }
+
+const std::string& Recording::path() const { return state_->options.path; }
 
 Recording::Stats Recording::stats() const { return state_->stats; }
 

@@ -11,6 +11,8 @@
 // not allocate in steady state; I/O errors during recording are reported by close().
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 
@@ -68,6 +70,13 @@ class Recording {
   // Chunks rotate by size on their own; by age when the caller calls rotateIfDue periodically.
   void rotateIfDue(Ticks now);
   void rotate();
+  // Finishes the current file as close() does and goes on in a new one at `path`, every interned constant
+  // and setting kept: a file per period of a long recording, each self-contained. Returns what went wrong
+  // with the finished file (as close() would throw it), or why `path` cannot be created, in which case
+  // recording goes on in the current file. Never throws.
+  std::optional<std::string> continueIn(const std::string& path);
+  // Where the current file goes when it is finished.
+  const std::string& path() const;
   // Writes the final chunk, fsyncs and renames the file into place. Throws jfrbpf::Error on I/O failure
   // (including chunks that could not be written earlier). Further calls do nothing.
   void close();
@@ -77,8 +86,8 @@ class Recording {
 
   struct Stats {
     uint64_t events;        // events recorded through the methods above
-    uint64_t chunks;        // chunks written to the file
-    uint64_t bytesWritten;  // bytes in the file
+    uint64_t chunks;        // chunks written, over all files
+    uint64_t bytesWritten;  // bytes in the current file
     uint64_t stackTraces;   // stack traces written (deduplicated per chunk, summed over chunks)
   };
   Stats stats() const;

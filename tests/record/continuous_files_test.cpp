@@ -1,0 +1,93 @@
+// The files of a continuous recording: names that sort by time within a process, when the next file is
+// due, and retention that removes only finished recordings jfrbpf named, oldest first.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/scratch_tree.h"
+#include "userspace/record/file_series.h"
+#include "userspace/record/retention.h"
+
+namespace jfrbpf::record {
+namespace {
+
+constexpr int64_t kSecond = 1'000'000'000;
+
+TEST(FileSeries, NamesSayTheProcessAndSortByTime) {
+  EXPECT_EQ(processFilePrefix(1234, "com.example.App", "3f2a9c1b04de"), "1234-com.example.App-3f2a9c1b04de");
+  EXPECT_EQ(processFilePrefix(7, "/opt/app/server.jar", ""), "7-server.jar");
+  EXPECT_EQ(processFilePrefix(7, "", ""), "7-java");
+  EXPECT_EQ(processFilePrefix(7, "a b/c:d", ""), "7-c_d") << "the last path part, in safe characters";
+  EXPECT_EQ(utcStamp(0), "19700101T000000Z");
+  EXPECT_EQ(utcStamp(1795602900), "20261125T103500Z");
+
+  FileSeries series("/nonexistent-dir", "1234-App", {.periodNs = 60 * kSecond});
+  std::vector<std::string> names;
+  for (time_t t : {1795602900, 1795602960, 1795603020}) names.push_back(series.nextPath(t));
+  EXPECT_EQ(names[0], "/nonexistent-dir/1234-App-20261125T103500Z.jfr");
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(series.nextPath(1795603020), "/nonexistent-dir/1234-App-20261125T103700Z-2.jfr")
+      << "a name given already is not given again";
+}
+
+TEST(FileSeries, DueByTimeOrSizeButNotTwiceInASecond) {
+  FileSeries byTime("/d", "1-x", {.periodNs = 60 * kSecond});
+  EXPECT_FALSE(byTime.due(59 * kSecond, 0, 1u << 30));
+  EXPECT_TRUE(byTime.due(60 * kSecond, 0, 0));
+  FileSeries bySize("/d", "1-x", {.maxBytes = 1u << 20});
+  EXPECT_FALSE(bySize.due(100 * kSecond, 0, (1u << 20) - 1));
+  EXPECT_TRUE(bySize.due(100 * kSecond, 0, 1u << 20));
+  EXPECT_FALSE(bySize.due(kSecond / 2, 0, 1u << 30)) << "at most a file a second: names stamped to the second";
+}
+
+class Retention : public test::ScratchTree {
+ protected:
+  // A file of `bytes` last written `ageSeconds` before `now_`.
+  void file(const std::string& name, size_t bytes, int ageSeconds) {
+    write(name, std::string(bytes, 'x'));
+    timespec times[2] = {{now_ - ageSeconds, 0}, {now_ - ageSeconds, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, (root_ + "/" + name).c_str(), times, 0), 0);
+  }
+  std::vector<std::string> names() const {
+    std::vector<std::string> all;
+    for (const auto& entry : std::filesystem::directory_iterator(root_)) all.push_back(entry.path().filename());
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+  time_t now_ = time(nullptr);
+};
+
+TEST_F(Retention, MaxAgeRemovesOnlyOldFinishedRecordings) {
+  file("10-App-20261124T100000Z.jfr", 100, 7200);
+  file("10-App-20261124T110000Z.jfr", 100, 60);
+  file("11-App.a1b2c3.part.jfr", 100, 7200);  // being written (or left by a crash): never removed
+  file("notes.jfr", 100, 7200);               // not a name jfrbpf gives
+  file("12-App.txt", 100, 7200);
+  std::filesystem::create_symlink("/etc/hostname", root_ + "/13-App-link.jfr");
+  auto removed = applyRetention(root_, {.maxAgeNs = 3600 * kSecond}, now_);
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(std::filesystem::path(removed[0]).filename(), "10-App-20261124T100000Z.jfr");
+  EXPECT_EQ(names(), (std::vector<std::string>{"10-App-20261124T110000Z.jfr", "11-App.a1b2c3.part.jfr",
+                                               "12-App.txt", "13-App-link.jfr", "notes.jfr"}));
+}
+
+TEST_F(Retention, MaxSizeRemovesOldestFirstCountingFilesBeingWritten) {
+  file("1-A-20261124T100000Z.jfr", 400, 300);
+  file("2-B-20261124T100100Z.jfr", 400, 240);
+  file("1-A-20261124T100200Z.jfr", 400, 180);
+  file("2-B.f00d.part.jfr", 400, 0);
+  // 1600 bytes, 1000 allowed: the two oldest finished files go; the part file counts but stays.
+  auto removed = applyRetention(root_, {.maxBytes = 1000}, now_);
+  EXPECT_EQ(removed.size(), 2u);
+  EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100200Z.jfr", "2-B.f00d.part.jfr"}));
+  EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1000}, now_).empty()) << "under the limit: nothing more";
+  EXPECT_TRUE(applyRetention(root_ + "/missing", {.maxBytes = 1}, now_).empty()) << "no directory, no error";
+}
+
+}  // namespace
+}  // namespace jfrbpf::record

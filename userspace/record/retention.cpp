@@ -1,0 +1,73 @@
+#include "userspace/record/retention.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+
+namespace jfrbpf::record {
+namespace {
+
+struct Recording {
+  std::string path;
+  uint64_t bytes = 0;
+  int64_t modifiedNs = 0;
+  bool finished = false;
+};
+
+bool isRecordingName(const std::string& name) {
+  size_t digits = 0;
+  while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
+  return digits > 0 && digits < name.size() && name[digits] == '-' && name.ends_with(".jfr");
+}
+
+}  // namespace
+
+bool isFinishedRecordingName(const std::string& name) {
+  return isRecordingName(name) && !name.ends_with(".part.jfr");
+}
+
+std::vector<std::string> applyRetention(const std::filesystem::path& directory, const RetentionPolicy& policy,
+                                        time_t now) {
+  std::vector<Recording> recordings;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    const std::string name = entry.path().filename().string();
+    struct stat st {};
+    // lstat: a symlink someone put there is not ours, and is not followed.
+    if (!isRecordingName(name) || ::lstat(entry.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    recordings.push_back({entry.path().string(), static_cast<uint64_t>(st.st_size),
+                          static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+                          isFinishedRecordingName(name)});
+  }
+  std::sort(recordings.begin(), recordings.end(),
+            [](const Recording& a, const Recording& b) { return a.modifiedNs < b.modifiedNs; });
+  uint64_t total = 0;
+  for (const Recording& r : recordings) total += r.bytes;
+  const int64_t nowNs = static_cast<int64_t>(now) * 1'000'000'000;
+  std::vector<std::string> removed;
+  for (const Recording& r : recordings) {
+    const bool tooOld = policy.maxAgeNs > 0 && nowNs - r.modifiedNs > policy.maxAgeNs;
+    const bool overSize = policy.maxBytes > 0 && total > policy.maxBytes;
+    if (!r.finished || !(tooOld || overSize)) continue;
+    if (::unlink(r.path.c_str()) != 0) continue;  // gone already, or not ours to remove
+    total -= r.bytes;
+    removed.push_back(r.path);
+  }
+  return removed;
+}
+
+void RetentionSweeper::sweepIfDue(int64_t now) {
+  constexpr int64_t kSweepIntervalNs = 5'000'000'000;
+  if (!policy_.enabled() || now < next_) return;
+  next_ = now == INT64_MAX ? now : now + kSweepIntervalNs;
+  std::vector<std::string> removed = applyRetention(directory_, policy_, time(nullptr));
+  if (removed.empty()) return;
+  std::fprintf(stderr, "jfrbpf: removed %zu recording%s past --max-age/--max-size, the newest %s\n", removed.size(),
+               removed.size() == 1 ? "" : "s", removed.back().c_str());
+}
+
+}  // namespace jfrbpf::record
