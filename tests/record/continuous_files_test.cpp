@@ -86,6 +86,7 @@ TEST_F(Retention, MaxSizeRemovesOldestFirstCountingFilesBeingWritten) {
   EXPECT_EQ(removed.size(), 2u);
   EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100200Z.jfr", "2-B.f00d.part.jfr"}));
   EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1000}, now_).empty()) << "under the limit: nothing more";
+  EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1}, now_).empty()) << "the newest finished one stays";
   EXPECT_TRUE(applyRetention(root_ + "/missing", {.maxBytes = 1}, now_).empty()) << "no directory, no error";
 }
 

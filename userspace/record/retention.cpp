@@ -48,6 +48,9 @@ std::vector<std::string> applyRetention(const std::filesystem::path& directory, 
   uint64_t total = 0;
   for (const Recording& r : recordings) total += r.bytes;
   const int64_t nowNs = static_cast<int64_t>(now) * 1'000'000'000;
+  // The newest finished recording stays whatever the budget: a limit too small must not leave nothing.
+  auto newest = std::find_if(recordings.rbegin(), recordings.rend(), [](const Recording& r) { return r.finished; });
+  if (newest != recordings.rend()) newest->finished = false;
   std::vector<std::string> removed;
   for (const Recording& r : recordings) {
     const bool tooOld = policy.maxAgeNs > 0 && nowNs - r.modifiedNs > policy.maxAgeNs;

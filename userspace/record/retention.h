@@ -2,7 +2,7 @@
 // Retention of an output directory, like JFR's maxage and maxsize for its repository: jfrbpf's finished
 // recordings there ("PID-....jfr") are removed oldest first once older than maxAge, or while all of its
 // recordings, those being written included, take more than maxBytes. A file still being written (a
-// .part.jfr) is never removed, nor anything jfrbpf did not name.
+// .part.jfr) is never removed, nor the newest finished one, nor anything jfrbpf did not name.
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
