@@ -7,6 +7,7 @@
 #include "userspace/cli/arguments.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/list_command.h"
+#include "userspace/cli/dump_command.h"
 #include "userspace/cli/recover_command.h"
 #include "userspace/view/convert_command.h"
 #include "userspace/view/view_command.h"
@@ -25,6 +26,7 @@ Commands:
   view      summaries of a recording on the terminal: hot methods, threads, lost samples, method timing
   convert   a recording as collapsed stacks, a self-contained HTML flame graph, or pprof
   recover   a recording of what a recorder that was killed left in its part file
+  dump      what a running recorder has recorded so far, without stopping it
 
 Run `jfrbpf COMMAND --help` for the options of a command.
 
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[1], "view") == 0) return runViewCommand(args);
     if (std::strcmp(argv[1], "convert") == 0) return runConvertCommand(args);
     if (std::strcmp(argv[1], "recover") == 0) return runRecoverCommand(args);
+    if (std::strcmp(argv[1], "dump") == 0) return runDumpCommand(args);
     std::fprintf(stderr, "jfrbpf: unknown command '%s' (see jfrbpf --help)\n", argv[1]);
     return kExitUsage;
   } catch (const jfrbpf::Error& e) {

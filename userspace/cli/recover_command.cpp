@@ -1,6 +1,5 @@
 #include "userspace/cli/recover_command.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,8 +9,8 @@
 #include "formats/jfr/reader/complete_chunks.h"
 #include "formats/jfr/reader/mapped_file.h"
 #include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/cli/exit_codes.h"
+#include "userspace/cli/new_file.h"
 
 namespace jfrbpf::cli {
 namespace {
@@ -38,32 +37,6 @@ std::string defaultDestination(const std::string& partFile) {
   if (std::regex_match(partFile, match, kPart)) return match[1].str() + ".jfr";
   std::filesystem::path path(partFile);
   return (path.parent_path() / (path.stem().string() + ".recovered.jfr")).string();
-}
-
-void writeNew(const std::string& destination, std::span<const uint8_t> bytes) {
-  const std::string temporary = destination + ".recovering";
-  UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (!out) throw systemError("cannot create " + temporary);
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t wrote = ::write(out.get(), bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      int err = errno;
-      ::unlink(temporary.c_str());
-      errno = err;
-      throw systemError("cannot write " + temporary);
-    }
-    done += static_cast<size_t>(wrote);
-  }
-  // No existing file is replaced: link the finished copy into place, which fails if the name is taken.
-  if (::fsync(out.get()) != 0 || ::link(temporary.c_str(), destination.c_str()) != 0) {
-    int err = errno;
-    ::unlink(temporary.c_str());
-    if (err == EEXIST) throw Error(destination + " exists; choose another name with -o", ErrorKind::Usage);
-    errno = err;
-    throw systemError("cannot write " + destination);
-  }
-  ::unlink(temporary.c_str());
 }
 
 }  // namespace
@@ -93,7 +66,7 @@ int runRecoverCommand(Arguments& args) {
     throw Error(partFile + " holds no complete chunk: nothing to recover (the recorder died within its first "
                 "flush)");
   }
-  writeNew(destination, file.bytes().first(complete.bytes));
+  writeNewFile(destination, file.bytes().first(complete.bytes));
   ::unlink(partFile.c_str());
   std::printf("jfrbpf: recovered %zu chunk%s into %s", complete.count, complete.count == 1 ? "" : "s",
               destination.c_str());

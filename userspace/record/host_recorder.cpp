@@ -14,6 +14,7 @@
 #include "userspace/base/error.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/jvm_watcher.h"
+#include "userspace/record/dump_requests.h"
 #include "userspace/record/jvm_setup.h"
 #include "userspace/record/privileges.h"
 #include "userspace/record/progress_line.h"
@@ -158,6 +159,13 @@ class HostRecorder {
       account(*host);
       return true;
     });
+  }
+
+  // The outputs of the JVMs being recorded now.
+  std::vector<TargetOutput*> recordingOutputs() const {
+    std::vector<TargetOutput*> outputs;
+    for (const auto& [pid, host] : jvms_) outputs.push_back(host->output.get());
+    return outputs;
   }
 
   // After the pipeline finished: every file not finished yet is finished now.
@@ -314,6 +322,7 @@ RecordSummary recordAll(const RecordConfig& config) {
     StopConditions stop(signals, config.durationNs > 0 ? startNs + config.durationNs : 0);
     pipeline.start();
     ProgressLine progress(config.progressLine, "every JVM");
+    std::unique_ptr<DumpServer> dumps = openDumpServer();
     int64_t nextProgress = 0;
     while (!reason && !(reason = stop.wait(kWatchIntervalMs))) {
       discovery::JvmChanges changes = watcher.poll();
@@ -323,6 +332,7 @@ RecordSummary recordAll(const RecordConfig& config) {
       host.releaseFinished();
       int64_t now = jfr::Recording::now();
       retention.sweepIfDue(now);
+      answerDumpRequests(dumps.get(), pipeline, host.recordingOutputs());
       if (now >= nextProgress) {
         progress.update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config.durationNs) / 1e9,
                         pipeline.samples(), pipeline.lost());

@@ -14,6 +14,7 @@
 #include "userspace/discovery/discovery.h"
 #include "userspace/proc/comm.h"
 #include "userspace/record/bpf_sampler.h"
+#include "userspace/record/dump_requests.h"
 #include "userspace/record/jvm_connection.h"
 #include "userspace/record/jvm_setup.h"
 #include "userspace/record/target_output.h"
@@ -26,6 +27,9 @@
 
 namespace jfrbpf::record {
 namespace {
+
+// How often the recorder looks at its stop conditions, progress line, retention and dump requests.
+constexpr int kMainLoopMs = 250;
 
 void requireProcess(pid_t pid) {
   if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH)) {
@@ -192,11 +196,13 @@ RecordSummary record(const RecordConfig& config) {
     }
 
     ProgressLine progress(config.progressLine, describeTargets(config, launched ? launched->pid() : 0));
+    std::unique_ptr<DumpServer> dumps = openDumpServer();
     std::optional<StopReason> reason;
-    while (!(reason = stop.wait(1000))) {
+    while (!(reason = stop.wait(kMainLoopMs))) {
       double elapsed = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
       progress.update(elapsed, static_cast<double>(config.durationNs) / 1e9, pipeline.samples(), pipeline.lost());
       retention.sweepIfDue(jfr::Recording::now());
+      answerDumpRequests(dumps.get(), pipeline, {&output});
     }
     progress.clear();
     summary.stopReason = *reason;

@@ -1,11 +1,16 @@
 #include "userspace/record/target_output.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 
 #include "userspace/base/debug_options.h"
 #include "userspace/base/error.h"
+#include "userspace/record/retention.h"
 #include "userspace/timing/probe_sites.h"
 
 namespace jfrbpf::record {
@@ -261,6 +266,30 @@ void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& l
 }
 
 void TargetOutput::flushIfDue(jfr::Ticks now) { out_->rotateIfDue(now); }
+
+std::vector<DumpFile> TargetOutput::filesForDump() {
+  out_->rotate();
+  const std::string label = series_ ? series_->prefix() : std::filesystem::path(out_->path()).stem().string();
+  std::vector<std::string> paths;
+  if (series_) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(series_->directory(), ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.starts_with(label + "-") && isFinishedRecordingName(name)) paths.push_back(entry.path().string());
+    }
+    std::sort(paths.begin(), paths.end());  // by time: the names are stamped
+  }
+  std::vector<DumpFile> files;
+  for (const std::string& path : paths) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    struct stat st {};
+    if (fd && ::fstat(fd.get(), &st) == 0) files.push_back({label, std::move(fd), static_cast<uint64_t>(st.st_size)});
+  }
+  jfr::Recording::WrittenPart current = out_->writtenPart();
+  UniqueFd fd(::open(current.temporaryPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd && current.bytes > 0) files.push_back({label, std::move(fd), current.bytes});
+  return files;
+}
 
 void TargetOutput::rotateThrough(FileSeries series) {
   series_ = std::move(series);

@@ -15,6 +15,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "userspace/record/bpf_sampler.h"
+#include "userspace/record/dump_channel.h"
 #include "userspace/record/file_series.h"
 #include "userspace/record/jvm_connection.h"
 #include "userspace/record/loss_ledger.h"
@@ -59,6 +60,9 @@ class TargetOutput {
   // it) and goes on in the next one. Losses up to `now` must have been reported (periodicWork) before.
   void continueInNextFile(jfr::Ticks now);
   size_t files() const { return files_; }
+  // jfrbpf dump: everything recorded so far written out, then this output's files (the finished ones of its
+  // series still in the directory, oldest first, and the current one), opened.
+  std::vector<DumpFile> filesForDump();
   const std::string& path() const { return out_->path(); }  // of the current file
   const std::optional<FileSeries>& fileSeries() const { return series_; }
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);

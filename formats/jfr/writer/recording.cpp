@@ -348,6 +348,10 @@ void Recording::abandon() noexcept {
 
 const std::string& Recording::path() const { return state_->options.path; }
 
+Recording::WrittenPart Recording::writtenPart() const {
+  return {state_->file->temporaryPath(), state_->file->size()};
+}
+
 Recording::Stats Recording::stats() const { return state_->stats; }
 
 Ticks Recording::now() { return monotonicNow(); }

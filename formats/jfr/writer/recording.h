@@ -77,6 +77,12 @@ class Recording {
   std::optional<std::string> continueIn(const std::string& path);
   // Where the current file goes when it is finished.
   const std::string& path() const;
+  // The current file as it is being written: its whole chunks take the first `bytes` of `temporaryPath`.
+  struct WrittenPart {
+    std::string temporaryPath;
+    uint64_t bytes;
+  };
+  WrittenPart writtenPart() const;
   // Writes the final chunk, fsyncs and renames the file into place. Throws jfrbpf::Error on I/O failure
   // (including chunks that could not be written earlier). Further calls do nothing.
   void close();
