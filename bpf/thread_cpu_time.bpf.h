@@ -18,6 +18,10 @@
 /* Set by the loader before load. */
 const volatile __u64 sampling_period_ns = 10000000;
 const volatile __u64 cpu_time_lead_ns = 10000000;
+/* Set by the loader while recording: a longer period that a host-wide sample budget (--max-rate) asks for,
+ * 0 when none. The clocks the loader opened are slowed down alike; inherited ones (threads started since)
+ * keep firing at sampling_period_ns, and their overflows in between take no sample. */
+__u64 budget_period_ns = 0;
 
 struct thread_cpu_time {
   __u64 base;      /* sum_exec_runtime when the thread's recording began: 0 if it started during it */
@@ -67,9 +71,11 @@ static __always_inline __u64 sample_cpu_time(__u32 tgid, __u32 tid, __u64 added_
     t->started = 1;
     t->base = task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime);
   }
+  __u64 budget = *(volatile __u64*)&budget_period_ns;
+  __s64 period = (__s64)(budget > sampling_period_ns ? budget : sampling_period_ns);
   __s64 owed = (__s64)(runtime - t->base - t->accounted);
-  if (owed + (__s64)cpu_time_lead_ns < (__s64)sampling_period_ns) return 0;
-  __u64 cpu_time = owed > (__s64)sampling_period_ns ? (__u64)owed : sampling_period_ns;
+  if (owed + (__s64)cpu_time_lead_ns < period) return 0;
+  __u64 cpu_time = (__u64)(owed > period ? owed : period);
   t->accounted += cpu_time;
   return cpu_time;
 }

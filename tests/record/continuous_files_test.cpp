@@ -11,6 +11,7 @@
 
 #include "tests/support/scratch_tree.h"
 #include "userspace/record/file_series.h"
+#include "userspace/record/rate_governor.h"
 #include "userspace/record/retention.h"
 
 namespace jfrbpf::record {
@@ -88,6 +89,34 @@ TEST_F(Retention, MaxSizeRemovesOldestFirstCountingFilesBeingWritten) {
   EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1000}, now_).empty()) << "under the limit: nothing more";
   EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1}, now_).empty()) << "the newest finished one stays";
   EXPECT_TRUE(applyRetention(root_ + "/missing", {.maxBytes = 1}, now_).empty()) << "no directory, no error";
+}
+
+TEST(RateGovernor, LengthensThePeriodWhenOverTheBudgetAndComesBackWhenWellUnder) {
+  constexpr int64_t kMs = 1'000'000;
+  RateGovernor governor(100, 10 * kMs);  // 100 samples/s over the host, at least 10 ms of a thread's CPU
+  int64_t now = 1;
+  uint64_t ticks = 0;
+  EXPECT_EQ(governor.update(now, ticks), std::nullopt) << "the first call starts the first window";
+  now += kSecond;
+  ticks += 300;
+  EXPECT_EQ(governor.update(now, ticks), std::nullopt) << "windows of 2 s";
+  now += kSecond;
+  ticks += 300;  // 300/s at 10 ms: the host's threads use 3 CPUs' worth
+  EXPECT_EQ(governor.update(now, ticks), 38 * kMs) << "80 % of the budget: 3 CPUs / 80/s = 37.5 ms";
+  now += 2 * kSecond;
+  ticks += 160;  // 80/s: as aimed
+  EXPECT_EQ(governor.update(now, ticks), std::nullopt);
+  now += 2 * kSecond;
+  ticks += 60;  // 30/s: the JVMs went quiet
+  EXPECT_EQ(governor.update(now, ticks), 15 * kMs);
+  now += 2 * kSecond;
+  ticks += 20;  // 10/s
+  EXPECT_EQ(governor.update(now, ticks), 10 * kMs) << "never shorter than the period asked for";
+  now += 2 * kSecond;
+  ticks += 10;
+  EXPECT_EQ(governor.update(now, ticks), std::nullopt);
+  EXPECT_EQ(periodSetting(38 * kMs), "38 ms");
+  EXPECT_EQ(periodSetting(2'500'000), "2500 us");
 }
 
 }  // namespace

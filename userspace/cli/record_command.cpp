@@ -46,6 +46,10 @@ Options:
                            use either --interval or --rate
       --rate N/s           samples per second over all CPUs (JEP 509's throttle form: the period is
                            CPUs x 1 s / N); use either --interval or --rate
+      --max-rate N/s       a budget of samples per second for the whole host, however many threads and
+                           JVMs run: the period is lengthened while the host would sample more (and
+                           shortened again, never below --interval), each file's settings follow it, and
+                           each sample still stands for its thread's CPU time since its previous sample
       --stack-depth N      deepest user stack kept, 1..512 (default 512; deeper stacks are marked truncated)
       --sampler thread|cpu what drives sampling: each thread's own CPU time (thread, the default, like JDK
                            25's CPUTimeSample), or one clock per CPU (cpu: constant cost however many
@@ -193,8 +197,9 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   } else {
     std::printf("jfrbpf: wrote %s (%.1f s, %s)\n", s.outputPath.c_str(), s.seconds, record::describe(s.stopReason));
   }
-  std::printf("  samples  %s (%.2f s of CPU time, one per %s of a thread's)", groupThousands(s.samples).c_str(),
-              cpuSeconds, formatDuration(periodNs).c_str());
+  std::printf("  samples  %s (%.2f s of CPU time, one per %s of a thread's%s)", groupThousands(s.samples).c_str(),
+              cpuSeconds, formatDuration(periodNs).c_str(),
+              s.periodNs != periodNs ? (", " + formatDuration(s.periodNs) + " at the end for --max-rate").c_str() : "");
   if (s.failedStacks) std::printf(", %s without a user stack", groupThousands(s.failedStacks).c_str());
   std::printf("\n  lost     %s of %s sampling ticks", groupThousands(s.lost).c_str(), groupThousands(s.overflows).c_str());
   if (s.lost > 0) {
@@ -287,6 +292,8 @@ int runRecordCommand(Arguments& args) {
       interval = value;
     } else if (args.option("", "--rate", value)) {
       rate = value;
+    } else if (args.option("", "--max-rate", value)) {
+      config.maxRatePerSecond = parseRate(value, "--max-rate");
     } else if (args.option("", "--stack-depth", value)) {
       config.stackDepth = static_cast<uint32_t>(parseCount(value, "--stack-depth", 1, JFRBPF_MAX_USER_FRAMES));
     } else if (args.option("", "--sampler", value)) {

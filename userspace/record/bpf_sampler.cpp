@@ -215,6 +215,10 @@ bool BpfSampler::watchCodeFrees(uint32_t tgid, const std::string& libjvmPath, st
   return true;
 }
 
+void BpfSampler::setBudgetPeriod(uint64_t periodNs) {
+  __atomic_store_n(&skel_->bss->budget_period_ns, periodNs, __ATOMIC_RELEASE);
+}
+
 void BpfSampler::codeBlobsChanged() { __atomic_fetch_add(&skel_->bss->code_epoch, 1, __ATOMIC_RELEASE); }
 
 void BpfSampler::forgetProcess(uint32_t tgid) {

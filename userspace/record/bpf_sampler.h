@@ -104,6 +104,8 @@ class BpfSampler {
   int traceProgramFd() const;
   // Whether the trace probe of process `tgid` was hit.
   bool traceProbeHit(uint32_t tgid) const;
+  // --max-rate: the least CPU time between two samples of a thread from now on (0: the clocks' period).
+  void setBudgetPeriod(uint64_t periodNs);
 
  private:
   void unwindMapsChanged();  // tells the walker its cached native unwind rows are stale

@@ -94,6 +94,11 @@ void ClockEvent::enable() {
 
 void ClockEvent::disable() { ioctl(fd_.get(), PERF_EVENT_IOC_DISABLE, 0); }
 
+void ClockEvent::setPeriod(uint64_t periodNs) {
+  // Takes effect from the next overflow; events inherited from this one later get it too.
+  if (ioctl(fd_.get(), PERF_EVENT_IOC_PERIOD, &periodNs) == 0) periodNs_ = periodNs;
+}
+
 uint64_t ClockEvent::takeThrottledOverflows(uint64_t nowNs) {
   if (!ring_) return 0;
   auto* meta = static_cast<perf_event_mmap_page*>(ring_);

@@ -30,6 +30,8 @@ class ClockEvent {
   int fd() const { return fd_.get(); }
   void enable();
   void disable();
+  // A new period, as --max-rate asks for (the events already inherited by new threads keep theirs).
+  void setPeriod(uint64_t periodNs);
 
   // Overflows lost to kernel throttling since the last call (per-CPU events only; 0 otherwise). `nowNs`
   // closes a throttle window that is still open.

@@ -15,6 +15,7 @@
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/jvm_watcher.h"
 #include "userspace/record/dump_requests.h"
+#include "userspace/record/rate_budget.h"
 #include "userspace/record/jvm_setup.h"
 #include "userspace/record/privileges.h"
 #include "userspace/record/progress_line.h"
@@ -63,8 +64,8 @@ std::string filePrefixFor(const discovery::JvmInfo& info) {
 class HostRecorder {
  public:
   HostRecorder(const RecordConfig& config, BpfSampler& sampler, SamplingClocks& clocks, SamplePipeline& pipeline,
-               RecordSummary& summary)
-      : config_(config), sampler_(sampler), clocks_(clocks), pipeline_(pipeline), summary_(summary) {
+               const RateBudget& budget, RecordSummary& summary)
+      : config_(config), sampler_(sampler), clocks_(clocks), pipeline_(pipeline), budget_(budget), summary_(summary) {
     for (uint32_t base = 0; base + kSlotsPerJvm <= kMethodSlots; base += kSlotsPerJvm) freeSlots_.push_back(base);
   }
 
@@ -256,6 +257,7 @@ class HostRecorder {
                                                   sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
                                                   config_.periodNs, config_.methodTiming);
     if (series) host->output->rotateThrough(std::move(*series));
+    budget_.applyTo(*host->output, jfr::Recording::now());
     if (host->jvm) host->output->addJvm(*host->jvm);
     for (const std::string& note : notes) host->output->recording().note(jfr::Recording::now(), "warning", note);
     try {
@@ -275,6 +277,7 @@ class HostRecorder {
   BpfSampler& sampler_;
   SamplingClocks& clocks_;
   SamplePipeline& pipeline_;
+  const RateBudget& budget_;
   RecordSummary& summary_;  // of the JVMs finished so far
   std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // recording now
   std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
@@ -308,7 +311,8 @@ RecordSummary recordAll(const RecordConfig& config) {
   SamplePipeline pipeline(sampler, clocks);
   RecordSummary summary;
   summary.outputPath = config.outputPath;
-  HostRecorder host(config, sampler, clocks, pipeline, summary);
+  RateBudget budget(config.maxRatePerSecond, config.periodNs, sampler, clocks, pipeline);
+  HostRecorder host(config, sampler, clocks, pipeline, budget, summary);
   discovery::JvmWatcher watcher;
   RetentionSweeper retention(config.outputPath, config.retention);
 
@@ -333,6 +337,7 @@ RecordSummary recordAll(const RecordConfig& config) {
       int64_t now = jfr::Recording::now();
       retention.sweepIfDue(now);
       answerDumpRequests(dumps.get(), pipeline, host.recordingOutputs());
+      budget.update(now, host.recordingOutputs());
       if (now >= nextProgress) {
         progress.update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config.durationNs) / 1e9,
                         pipeline.samples(), pipeline.lost());
@@ -351,6 +356,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   host.finishAll();
   retention.sweepIfDue(INT64_MAX);
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
+  summary.periodNs = budget.periodNs();
   host.dropPendingAttaches();
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = samplingTicks(counters);

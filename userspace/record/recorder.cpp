@@ -15,6 +15,7 @@
 #include "userspace/proc/comm.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/dump_requests.h"
+#include "userspace/record/rate_budget.h"
 #include "userspace/record/jvm_connection.h"
 #include "userspace/record/jvm_setup.h"
 #include "userspace/record/target_output.h"
@@ -150,6 +151,7 @@ RecordSummary record(const RecordConfig& config) {
                       sampler, pipeline.kernelSymbols(), pipeline.nativeSymbols(), config.periodNs, config.methodTiming);
   if (series) output.rotateThrough(std::move(*series));
   RetentionSweeper retention(config.outputPath, config.retention);
+  RateBudget budget(config.maxRatePerSecond, config.periodNs, sampler, clocks, pipeline);
   for (auto& jvm : jvms) output.addJvm(*jvm);
   std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuStarts;
   for (pid_t pid : targets) {
@@ -203,6 +205,7 @@ RecordSummary record(const RecordConfig& config) {
       progress.update(elapsed, static_cast<double>(config.durationNs) / 1e9, pipeline.samples(), pipeline.lost());
       retention.sweepIfDue(jfr::Recording::now());
       answerDumpRequests(dumps.get(), pipeline, {&output});
+      budget.update(jfr::Recording::now(), {&output});
     }
     progress.clear();
     summary.stopReason = *reason;
@@ -217,6 +220,7 @@ RecordSummary record(const RecordConfig& config) {
   retention.sweepIfDue(INT64_MAX);
   if (series) summary.outputPath = output.path();
   summary.fileCount = output.files();
+  summary.periodNs = budget.periodNs();
 
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   output.addCountsTo(summary);

@@ -40,6 +40,7 @@ struct RecordConfig {
   int64_t flushNs = 1'000'000'000;     // --flush: the oldest a chunk gets before it is written out
   RotationPolicy rotation;             // --rotate, --rotate-size: outputPath is then a directory
   RetentionPolicy retention;           // --max-age, --max-size: of the output directory
+  double maxRatePerSecond = 0;         // --max-rate: host-wide samples per second (0: no budget)
 };
 
 // The JFR file of a recording with `config` at `path`.
@@ -54,6 +55,7 @@ struct RecordSummary {
   std::string outputPath;
   StopReason stopReason = StopReason::Duration;
   double seconds = 0;
+  int64_t periodNs = 0;                // the sampling period in force at the end (--max-rate may lengthen it)
   uint64_t samples = 0;
   uint64_t sampledCpuNs = 0;           // the CPU time the samples stand for
   uint64_t failedStacks = 0;

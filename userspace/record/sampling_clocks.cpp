@@ -64,6 +64,15 @@ void SamplingClocks::removeProcess(pid_t pid) {
   for (pid_t tid : proc::listTasks(pid)) threadsWithEvents_.erase(tid);  // usually none left: it exited
 }
 
+void SamplingClocks::setPeriod(uint64_t periodNs) {
+  std::lock_guard lock(mutex_);
+  periodNs_ = periodNs;
+  for (Attached& attached : cpuEvents_) attached.event.setPeriod(periodNs);
+  for (auto& [pid, group] : threadEvents_) {
+    for (Attached& attached : group) attached.event.setPeriod(periodNs);
+  }
+}
+
 void SamplingClocks::enable() {
   std::lock_guard lock(mutex_);
   for (Attached& attached : cpuEvents_) attached.event.enable();

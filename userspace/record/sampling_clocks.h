@@ -34,6 +34,8 @@ class SamplingClocks {
 
   void enable();
   void disable();
+  // Every clock's period from now on, the clocks of processes added later included (--max-rate).
+  void setPeriod(uint64_t periodNs);
   // Overflows the kernel throttled since the last call (per-CPU events report them).
   uint64_t takeThrottledOverflows(uint64_t nowNs);
 

@@ -10,6 +10,7 @@
 
 #include "userspace/base/debug_options.h"
 #include "userspace/base/error.h"
+#include "userspace/record/rate_governor.h"
 #include "userspace/record/retention.h"
 #include "userspace/timing/probe_sites.h"
 
@@ -321,6 +322,12 @@ void TargetOutput::continueInNextFile(jfr::Ticks now) {
 
 void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count) {
   ledger_.reportUnattributed(now, cause, count);
+}
+
+void TargetOutput::samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const std::string& why) {
+  periodNs_ = periodNs;
+  out_->changeSetting({"jdk.CPUTimeSample", "throttle", periodSetting(periodNs)});
+  out_->note(now, "info", why);
 }
 
 void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {

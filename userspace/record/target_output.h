@@ -66,6 +66,8 @@ class TargetOutput {
   const std::string& path() const { return out_->path(); }  // of the current file
   const std::optional<FileSeries>& fileSeries() const { return series_; }
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
+  // --max-rate changed the sampling period: the file's settings follow, and a note says why.
+  void samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const std::string& why);
   // Drains what is left of the agents, writes the last timings and closes the file. Throws jfrbpf::Error
   // when this or an earlier file of the recording could not be written whole.
   void finish(jfr::Ticks now, bool finalTraces);

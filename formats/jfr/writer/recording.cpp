@@ -281,6 +281,20 @@ void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime) {
   s.recorded(kThreadCpuTimeEvent, startTime);
 }
 
+void Recording::changeSetting(const Setting& setting) {
+  State& s = *state_;
+  auto resolved = resolveSettings({setting}).front();
+  auto same = std::find_if(s.settings.begin(), s.settings.end(), [&](const auto& existing) {
+    return existing.first == resolved.first && existing.second.name == setting.name;
+  });
+  if (same != s.settings.end()) {
+    same->second.value = setting.value;
+  } else {
+    s.settings.push_back(std::move(resolved));
+  }
+  s.updateChunkOverhead();
+}
+
 void Recording::rotateIfDue(Ticks now) {
   State& s = *state_;
   if (!s.closed && s.options.maxChunkAge > 0 && now - s.chunk.openedTicks() >= s.options.maxChunkAge)

@@ -67,6 +67,10 @@ class Recording {
   // The thread's CPU time over the recording, as the kernel accounted it.
   void threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime);
 
+  // A setting changed while recording (e.g. the sampling period under a rate budget): the chunk being built
+  // and the later ones show the new value. Throws jfrbpf::Error for an event type this writer lacks.
+  void changeSetting(const Setting& setting);
+
   // Chunks rotate by size on their own; by age when the caller calls rotateIfDue periodically.
   void rotateIfDue(Ticks now);
   void rotate();
