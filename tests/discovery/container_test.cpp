@@ -1,5 +1,5 @@
 // The container deliverables in scripts/container: the Kubernetes manifests pass a schema-aware lint (and
-// broken ones do not), and jfrbpf-loop.sh runs rounds and hands SIGTERM to jfrbpf (with a stand-in jfrbpf).
+// broken ones do not), and the image's command is a continuous recording this jfrbpf runs.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -18,7 +19,6 @@
 #include <vector>
 
 #include "test_config.h"
-#include "tests/discovery/child_process.h"
 
 namespace jfrbpf::discovery {
 namespace {
@@ -123,91 +123,47 @@ TEST_F(DiscoveryManifestLint, BrokenManifestsAreRejected) {
   }
 }
 
-class DiscoveryContainerLoop : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char path[] = "/tmp/jfrbpf-discovery-loop-XXXXXX";
-    ASSERT_NE(::mkdtemp(path), nullptr);
-    scratch_ = path;
-    fs::create_directories(scratch_ / "bin");
+// The arguments of a manifest's or the Dockerfile's `args:`/`CMD` flow list: ["a", "b", ...].
+std::vector<std::string> flowList(const std::string& text, const std::string& key) {
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex(key + R"( *\[([^\]]*)\])"))) return {};
+  std::vector<std::string> items;
+  const std::string list = match[1].str();
+  const std::regex item(R"re("([^"]*)")re");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), item); it != std::sregex_iterator(); ++it) {
+    items.push_back((*it)[1].str());
   }
-  void TearDown() override { fs::remove_all(scratch_); }
-
-  // A stand-in for jfrbpf: a sh script in which $LOG is the log file; it should append its arguments to it
-  // once it is ready for SIGTERM (the test waits for that line).
-  void fakeJfrbpf(const std::string& body) {
-    const fs::path fake = scratch_ / "bin/jfrbpf";
-    std::ofstream(fake) << "#!/bin/sh\nLOG=" << quoted((scratch_ / "log").string()) << "\n" << body;
-    fs::permissions(fake, fs::perms::owner_all);
-  }
-
-  std::vector<std::string> loopCommand() const {
-    return {"env",
-            "PATH=" + (scratch_ / "bin").string() + ":/usr/bin:/bin",
-            "JFRBPF_OUT=" + (scratch_ / "out").string(),
-            "JFRBPF_ROUND=1s",
-            "NODE_NAME=node-a",
-            "/bin/sh",
-            "-c",
-            "exec \"$0\" 2>&1",
-            (kContainerDir / "jfrbpf-loop.sh").string()};
-  }
-
-  // Waits until the log has `lines` lines; false after a hang guard.
-  bool waitForLogLines(size_t lines) const {
-    for (int i = 0; i < 1500; ++i) {
-      std::istringstream log(readText(scratch_ / "log"));
-      size_t count = 0;
-      for (std::string line; std::getline(log, line);) ++count;
-      if (count >= lines) return true;
-      std::this_thread::sleep_for(20ms);
-    }
-    return false;
-  }
-
-  fs::path scratch_;
-};
-
-TEST_F(DiscoveryContainerLoop, RoundsGoToTimestampedDirectoriesAndSigtermIsForwarded) {
-  // Records until told to stop, like `jfrbpf record` does on SIGTERM: finish the file, exit 0.
-  fakeJfrbpf(R"(arguments="$*"
-while [ $# -gt 0 ]; do [ "$1" = -o ] && dir=$2; shift; done
-touch "$dir/partial"
-sleep 600 & sleeper=$!
-trap 'kill $sleeper; mv "$dir/partial" "$dir/recording.jfr"; echo term >> "$LOG"; exit 0' TERM
-echo "$arguments" >> "$LOG"
-wait
-)");
-  discovery_test::ChildProcess loop(loopCommand());
-  ASSERT_TRUE(waitForLogLines(1));
-  ASSERT_EQ(::kill(loop.pid(), SIGTERM), 0);
-  auto status = loop.waitForExit(30s);
-  ASSERT_TRUE(status.has_value()) << "jfrbpf-loop did not exit on SIGTERM";
-  EXPECT_EQ(*status, 0) << loop.readAll(1s);
-
-  std::string log = readText(scratch_ / "log");
-  EXPECT_TRUE(std::regex_search(log, std::regex("^record --all -d 1s -o .*/out/node-a/[0-9]{8}T[0-9]{6}Z\n")))
-      << log;
-  EXPECT_NE(log.find("term\n"), std::string::npos) << "SIGTERM was not passed to jfrbpf:\n" << log;
-  std::vector<fs::path> rounds;
-  for (const auto& entry : fs::directory_iterator(scratch_ / "out/node-a")) rounds.push_back(entry.path());
-  ASSERT_EQ(rounds.size(), 1u);
-  EXPECT_TRUE(fs::exists(rounds.front() / "recording.jfr"));
+  return items;
 }
 
-TEST_F(DiscoveryContainerLoop, FailedRoundIsReportedAndLeavesNoEmptyDirectory) {
-  fakeJfrbpf("echo \"$*\" >> \"$LOG\"\nexit 3\n");
-  discovery_test::ChildProcess loop(loopCommand());
-  ASSERT_TRUE(loop.waitForLine("jfrbpf-loop: jfrbpf record exited with status 3; next round in 10 s"));
-  ASSERT_EQ(::kill(loop.pid(), SIGTERM), 0);  // during the pause: exits without another round
-  auto status = loop.waitForExit(30s);
-  ASSERT_TRUE(status.has_value());
-  EXPECT_EQ(*status, 0);
-  EXPECT_TRUE(fs::is_empty(scratch_ / "out/node-a"));
-  std::istringstream log(readText(scratch_ / "log"));
-  size_t rounds = 0;
-  for (std::string line; std::getline(log, line);) ++rounds;
-  EXPECT_EQ(rounds, 1u);
+// The image runs jfrbpf itself (no shell loop): the Dockerfile's command, which the manifests repeat with
+// their own directory and retention, is one continuous recording that this jfrbpf accepts and runs.
+TEST(DiscoveryContainerCommand, ImageAndManifestsRunOneContinuousRecording) {
+  const std::vector<std::string> image = flowList(readText(kContainerDir / "Dockerfile"), "CMD");
+  const std::vector<std::string> node = flowList(readText(kContainerDir / "k8s/daemonset.yaml"), "args:");
+  const std::vector<std::string> sidecar = flowList(readText(kContainerDir / "k8s/sidecar-pod.yaml"), "args:");
+  ASSERT_FALSE(image.empty());
+  for (const auto* command : {&image, &node, &sidecar}) {
+    const std::string text = std::accumulate(command->begin(), command->end(), std::string(),
+                                             [](std::string a, const std::string& b) { return a + " " + b; });
+    EXPECT_TRUE(text.starts_with(" record --all --rotate ")) << text;
+    EXPECT_NE(text.find(" --max-age "), std::string::npos) << text;
+  }
+  EXPECT_EQ(std::vector<std::string>(node.begin(), node.end() - 1), std::vector<std::string>(image.begin(), image.end() - 1))
+      << "the DaemonSet runs the image's command, in a directory per node";
+  EXPECT_EQ(node.back(), "/out/$(NODE_NAME)");
+
+  if (::geteuid() != 0) GTEST_SKIP() << "running the command needs root";
+  char scratch[] = "/tmp/jfrbpf-discovery-cmd-XXXXXX";
+  ASSERT_NE(::mkdtemp(scratch), nullptr);
+  std::string command = quoted((fs::path(test::kBinaryDir) / "userspace/cli/jfrbpf").string());
+  for (size_t i = 0; i + 1 < image.size(); ++i) command += " " + quoted(image[i]);
+  command += " " + quoted(std::string(scratch) + "/out") + " -d 2s";
+  CommandResult result = runShell(command);
+  fs::remove_all(scratch);
+  if (result.output.find("not permitted") != std::string::npos) GTEST_SKIP() << "no BPF here: " << result.output;
+  EXPECT_EQ(result.status, 0) << result.output;
+  EXPECT_NE(result.output.find("jfrbpf: recorded "), std::string::npos) << result.output;
 }
 
 }  // namespace

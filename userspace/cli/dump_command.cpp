@@ -27,8 +27,9 @@ everything up to this moment of the file it is writing and, with --rotate, of it
 its directory. A recording of one target gives one file; `record --all` one file per JVM.
 
 Options:
-  -o, --output FILE|DIR  where to write: a file for one target, a directory (made if missing) for
-                         several; default jfrbpf-dump-DATE-TIME.jfr, or a directory of that name
+  -o, --output FILE|DIR  where to write: a FILE ending in .jfr (one target), else a directory (made
+                         if missing) of LABEL-dump-UTCTIME.jfr, one per target; default
+                         jfrbpf-dump-UTCTIME.jfr for one target, a directory of that name for several
       --since TIME       only the chunks of the last TIME (JFR syntax: 5m, 30 s); default: all of it
       --recorder PID     the recorder to ask, when several run on this host
   -h, --help             this text
@@ -101,7 +102,11 @@ int runDumpCommand(Arguments& args) {
   if (byLabel.empty()) throw Error("the recorder has nothing recorded in that time yet (try a longer --since)");
 
   const std::string stamp = record::utcStamp(now.tv_sec);
-  const bool oneFile = byLabel.size() == 1 && !std::filesystem::is_directory(output);
+  const bool oneFile = output.empty() ? byLabel.size() == 1 : output.ends_with(".jfr");
+  if (oneFile && byLabel.size() > 1) {
+    throw Error("the recorder has " + std::to_string(byLabel.size()) + " targets, a file each: give -o a directory",
+                ErrorKind::Usage);
+  }
   if (output.empty()) output = "jfrbpf-dump-" + stamp + (oneFile ? ".jfr" : "");
   if (!oneFile) {
     std::error_code ec;

@@ -35,8 +35,12 @@ void prepareControlDirectory() {
     throw systemError(std::string("cannot create ") + kControlDirectory);
   }
   struct stat st {};
-  if (::lstat(kControlDirectory, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 077) != 0) {
-    throw Error(std::string(kControlDirectory) + " is not a directory of root's with mode 0700 (remove it)");
+  if (::lstat(kControlDirectory, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) {
+    throw Error(std::string(kControlDirectory) + " is not a directory of root's (remove it)");
+  }
+  // A root-owned directory made wider (a container's emptyDir is 0777): only root's from now on.
+  if ((st.st_mode & 077) != 0 && ::chmod(kControlDirectory, 0700) != 0) {
+    throw systemError(std::string("cannot make ") + kControlDirectory + " root's only");
   }
 }
 
