@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "tests/attach/test_processes.h"
 #include "userspace/attach/agent_staging.h"
@@ -123,6 +124,41 @@ TEST(AttachStaging, CopiesIntoAFreshPrivateDirectoryAndRemovesIt) {
     EXPECT_TRUE(test::pathExists(moved.pathInTarget()));
   }
   EXPECT_FALSE(test::pathExists(directory));
+}
+
+// Attaches to several JVMs at once (record --all) stage into the same /tmp and each sweeps it for orphans:
+// none may take another's directory for one, even between its mkdir and its lock.
+TEST(AttachStaging, ConcurrentStagingsNeverSweepEachOther) {
+  TargetProcess self = TargetProcess::open(::getpid());
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 40; ++i) {
+        try {
+          StagedAgent staged = StagedAgent::prepare(self, test::testAgentPath());
+          if (!test::pathExists(staged.pathInTarget())) ++failures;
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << e.what();
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+// The sweep removes what a dead recorder left, and nothing else that happens to start with "jfrbpf-".
+TEST(AttachStaging, SweepsOrphansButNotOthersDirectories) {
+  const std::string orphan = "/tmp/jfrbpf-00112233445566778a";
+  const std::string notOurs = "/tmp/jfrbpf-notes-of-someone";
+  std::filesystem::create_directories(orphan);
+  std::filesystem::create_directories(notOurs);
+  { StagedAgent staged = StagedAgent::prepare(TargetProcess::open(::getpid()), test::testAgentPath()); }
+  EXPECT_FALSE(test::pathExists(orphan)) << "an unlocked copy's directory is an orphan";
+  EXPECT_TRUE(test::pathExists(notOurs));
+  std::filesystem::remove_all(notOurs);
 }
 
 TEST(AttachStaging, ReusesAMappedAgentInsteadOfCopying) {

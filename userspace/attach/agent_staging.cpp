@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/attach/jvm_facts.h"
@@ -25,9 +26,23 @@ constexpr int kNameAttempts = 16;
 constexpr size_t kMaxLibrarySize = 512 * 1024 * 1024;
 constexpr mode_t kDirectoryMode = 0711;  // the JVM's user may traverse, not list or add
 constexpr mode_t kLibraryMode = 0755;    // readable and mappable by any user, writable by none but root
+// A directory is made under "." + its name and renamed once locked, so that no attach, in this process or
+// another, ever sees an unlocked "jfrbpf-" directory of a live recorder. One left under its first name
+// (its maker died within that moment) is removed once it is this old.
+constexpr time_t kUnrenamedOrphanSeconds = 60;
+
+constexpr size_t kRandomBytes = 9;
+
+// "jfrbpf-" and the random part in hex: the only names the sweep touches (a "jfrbpf-notes" is not ours).
+bool isStagingName(std::string_view name) {
+  if (!name.starts_with(kStagingDirectoryPrefix)) return false;
+  name.remove_prefix(kStagingDirectoryPrefix.size());
+  return name.size() == 2 * kRandomBytes &&
+         name.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
 
 std::string randomDirectoryName() {
-  unsigned char bytes[9];
+  unsigned char bytes[kRandomBytes];
   if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
     throw systemError("getrandom for the agent directory name");
   }
@@ -106,7 +121,8 @@ UniqueFd openTargetTmp(const TargetProcess& process) {
 }
 
 // Removes the copies that jfrbpf processes which died before they could remove them left in this /tmp: each
-// live copy's directory is locked by the process that made it, so a directory we can lock has no owner.
+// live copy's directory is locked by the process that made it (before it gets its name), so a directory we
+// can lock has no owner.
 // Only our own names are touched, never through a link the target could plant.
 void removeOrphanedCopies(const TargetProcess& process) {
   UniqueFd root = proc::openProcessRoot(process.pid());
@@ -120,9 +136,14 @@ void removeOrphanedCopies(const TargetProcess& process) {
   const std::string fileName(kStagedAgentFileName);
   while (dirent* entry = ::readdir(dir)) {
     std::string_view name = entry->d_name;
-    if (!name.starts_with(kStagingDirectoryPrefix)) continue;
+    const bool unrenamed = name.starts_with(".") && isStagingName(name.substr(1));
+    if (!isStagingName(name) && !unrenamed) continue;
     UniqueFd orphan(::openat(tmpDir, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!orphan || ::flock(orphan.get(), LOCK_EX | LOCK_NB) != 0) continue;
+    struct stat st {};
+    if (unrenamed && (::fstat(orphan.get(), &st) != 0 || time(nullptr) - st.st_ctim.tv_sec < kUnrenamedOrphanSeconds)) {
+      continue;  // may be another attach's, between its mkdir and its lock
+    }
     ::unlinkat(orphan.get(), fileName.c_str(), 0);
     ::unlinkat(tmpDir, entry->d_name, AT_REMOVEDIR);
   }
@@ -144,31 +165,40 @@ StagedAgent StagedAgent::prepare(const TargetProcess& process, const std::string
 
   UniqueFd source = openSourceLibrary(hostLibraryPath);
   staged.tmpDir_ = openTargetTmp(process);
+  const int tmp = staged.tmpDir_.get();
   for (int attempt = 0; attempt < kNameAttempts && !staged.stagingDir_; ++attempt) {
-    std::string name = randomDirectoryName();
-    if (::mkdirat(staged.tmpDir_.get(), name.c_str(), 0700) != 0) {
+    const std::string name = randomDirectoryName();
+    const std::string first = "." + name;
+    if (::mkdirat(tmp, first.c_str(), 0700) != 0) {
       int err = errno;
       if (err == EEXIST) continue;
       throw AttachError(AttachFailure::UnsafeTarget,
                         "cannot create a directory in /tmp of " + process.describe() + ": " + std::strerror(err));
     }
-    staged.dirName_ = name;
-    staged.stagingDir_ =
-        UniqueFd(::openat(staged.tmpDir_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!staged.stagingDir_) {
+    UniqueFd dir(::openat(tmp, first.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir) {
       int err = errno;
-      ::unlinkat(staged.tmpDir_.get(), name.c_str(), AT_REMOVEDIR);
+      ::unlinkat(tmp, first.c_str(), AT_REMOVEDIR);
       throw AttachError(AttachFailure::UnsafeTarget, "the directory jfrbpf created in /tmp of " + process.describe() +
                                                          " was replaced before it could be opened (" +
                                                          std::strerror(err) + "); refusing to continue");
     }
+    // The lock says the directory is ours while we live; only then does it get a name sweeps look at.
+    if (::flock(dir.get(), LOCK_EX | LOCK_NB) != 0 ||
+        ::renameat2(tmp, first.c_str(), tmp, name.c_str(), RENAME_NOREPLACE) != 0) {
+      int err = errno;
+      ::unlinkat(tmp, first.c_str(), AT_REMOVEDIR);
+      if (err == EEXIST) continue;
+      throw AttachError(AttachFailure::UnsafeTarget,
+                        "cannot set up a directory in /tmp of " + process.describe() + ": " + std::strerror(err));
+    }
+    staged.dirName_ = name;
+    staged.stagingDir_ = std::move(dir);  // from here on the destructor removes whatever exists
   }
   if (!staged.stagingDir_) {
     throw AttachError(AttachFailure::UnsafeTarget,
                       "cannot find a free directory name in /tmp of " + process.describe());
   }
-  // From here on the destructor removes whatever exists; the lock says the directory is ours while we live.
-  if (::flock(staged.stagingDir_.get(), LOCK_EX | LOCK_NB) != 0) throw systemError("cannot lock the agent directory");
   if (::fchmod(staged.stagingDir_.get(), kDirectoryMode) != 0) throw systemError("chmod of the agent directory");
   const std::string fileName(kStagedAgentFileName);
   UniqueFd copy(
