@@ -110,7 +110,9 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
       << "the contained JVM is pid 1 in its namespace:\n" << list.output;
 
   std::string out = dir.file("jvms");
-  auto shortLived = startDemo({}, 14);  // exits while recording
+  // Exits while recording; long enough to be sampled after the attaches of every JVM of a busy host (14 s
+  // was not, with two benchmarks and a dozen JVMs of other tests on this 2-CPU VM).
+  auto shortLived = startDemo({}, 20);
   ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-o", out}, {.captureStderr = true});
   // Each step waits for what jfrbpf says, not for a time: a busy machine only makes it slower.
   std::string output;

@@ -1,7 +1,9 @@
 #include "userspace/record/jvm_setup.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/base/error.h"
@@ -40,10 +42,21 @@ void keepNote(std::string note, std::vector<std::string>& notes) {
 bool isJavaLauncher(const std::string& program) { return std::filesystem::path(program).filename() == "java"; }
 
 std::unique_ptr<JvmConnection> attachJvm(pid_t pid, std::vector<std::string>& notes) {
+  // A JVM found in its first moments (record --all sees it as soon as its hsperfdata appears) has no SIGQUIT
+  // handler yet: asking then could kill it, so ask again until it has one, for a while.
+  constexpr auto kNotReadyRetry = std::chrono::milliseconds(200);
+  constexpr int kNotReadyAttempts = 50;
   try {
-    std::unique_ptr<JvmConnection> jvm = JvmConnection::attach(pid, kAgentTimeout);
-    if (!jvm->note().empty()) std::fprintf(stderr, "jfrbpf: %s\n", jvm->note().c_str());
-    return jvm;
+    for (int attempt = 1;; ++attempt) {
+      try {
+        std::unique_ptr<JvmConnection> jvm = JvmConnection::attach(pid, kAgentTimeout);
+        if (!jvm->note().empty()) std::fprintf(stderr, "jfrbpf: %s\n", jvm->note().c_str());
+        return jvm;
+      } catch (const attach::AttachError& e) {
+        if (e.kind() != attach::AttachFailure::NotReady || attempt == kNotReadyAttempts) throw;
+      }
+      std::this_thread::sleep_for(kNotReadyRetry);
+    }
   } catch (const attach::AttachError& e) {
     keepNote(e.kind() == attach::AttachFailure::NotHotSpot
                  ? "process " + std::to_string(pid) + " is not a HotSpot JVM: recording native and kernel frames"

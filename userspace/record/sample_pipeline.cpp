@@ -56,11 +56,16 @@ void SamplePipeline::retireProcess(pid_t pid, std::function<void()> onRetired) {
   std::erase(processes_, pid);
 }
 
-void SamplePipeline::applyChanges() {
+void SamplePipeline::applyChanges(bool withinDrain) {
   std::vector<Change> changes;
   {
     std::lock_guard lock(changesMutex_);
-    changes.swap(changes_);
+    // Within a drain only new routes, up to the first other change: a retirement drains the rings, and a
+    // drain inside the ring buffer's callback would hand the outer one's records over twice.
+    auto end = withinDrain ? std::find_if(changes_.begin(), changes_.end(), [](const Change& c) { return !c.output; })
+                           : changes_.end();
+    changes.assign(std::make_move_iterator(changes_.begin()), std::make_move_iterator(end));
+    changes_.erase(changes_.begin(), end);
   }
   for (Change& change : changes) {
     if (change.task) {
@@ -106,7 +111,7 @@ void SamplePipeline::onSample(const void* data, size_t size) {
   if (!wellFormed(record, size)) return;
   auto route = routes_.find(static_cast<pid_t>(record.tgid));
   if (route == routes_.end()) {
-    applyChanges();  // a process targeted a moment before its route was handed over
+    applyChanges(/*withinDrain=*/true);  // a process targeted a moment before its route was handed over
     route = routes_.find(static_cast<pid_t>(record.tgid));
     if (route == routes_.end()) return;
   }

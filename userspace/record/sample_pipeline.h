@@ -66,7 +66,7 @@ class SamplePipeline {
   };
   void runConsumer();
   void stopConsumer();
-  void applyChanges();
+  void applyChanges(bool withinDrain = false);
   void onSample(const void* data, size_t size);
   void onTrace(const void* data, size_t size);
   void periodicWork(jfr::Ticks now);
