@@ -218,6 +218,11 @@ TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
   std::optional<int> code = recorder.wait(60s);
   ASSERT_EQ(code, 0) << recorder.readAll(1s);
   EXPECT_FALSE(fs::exists(socket)) << "the socket goes with the recorder";
+  RunResult gone = run({jfrbpfBinary(), "dump", "--recorder", recorderPid});
+  EXPECT_EQ(gone.exitCode, 4) << gone.output;
+  EXPECT_NE(gone.output.find("no jfrbpf recorder with pid " + recorderPid), std::string::npos) << gone.output;
+  RunResult bad = run({jfrbpfBinary(), "dump", "--since", "5 parsecs"});
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
   EXPECT_GT(printedSamples(out).size(), dumped.size()) << "the recording went on and holds what the dump did";
 }
 
