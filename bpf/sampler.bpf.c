@@ -370,7 +370,10 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     record_cost(entered_ns);
     return 0;
   }
-  if (tgid == 0 || !load_process(s, tgid, true)) {
+  /* A process that started after its pid became a target only has the pid, reused once the target exited
+   * and before userspace let it go (per-CPU clocks see every process): not ours. */
+  if (tgid == 0 || !load_process(s, tgid, true) ||
+      bpf_get_current_task_btf()->group_leader->start_time > s->known.added_ns) {
     count(JFRBPF_COUNTER_NOT_TARGET);
     return 0;
   }

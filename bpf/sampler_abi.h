@@ -104,7 +104,8 @@ struct jfrbpf_thread_cpu_seed {
 
 /* Value of the targets map: which processes are profiled. */
 struct jfrbpf_target {
-  __u64 added_ns; /* CLOCK_MONOTONIC when it became a target: its threads started since are wholly recorded */
+  __u64 added_ns; /* CLOCK_MONOTONIC when it became a target: its threads started since are wholly recorded, and
+                   * a process started since is another one under its reused pid */
 };
 
 #endif

@@ -1,8 +1,5 @@
 #include "userspace/record/recorder.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -31,13 +28,6 @@ namespace {
 
 // How often the recorder looks at its stop conditions, progress line, retention and dump requests.
 constexpr int kMainLoopMs = 250;
-
-void requireProcess(pid_t pid) {
-  if (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH)) {
-    throw Error("no process with pid " + std::to_string(pid) + " (check it with ps; `jfrbpf list` shows JVMs)",
-                ErrorKind::Target);
-  }
-}
 
 std::string describeTargets(const RecordConfig& config, pid_t launched) {
   if (launched > 0) return config.command.front() + " (pid " + std::to_string(launched) + ")";
@@ -98,7 +88,10 @@ const char* describe(StopReason reason) {
 RecordSummary record(const RecordConfig& config) {
   requireProfilingPrivileges();
   const rlimit openFiles = raiseOpenFileLimit();
-  for (pid_t pid : config.pids) requireProcess(pid);
+  // Before anything is done by pid: a target that exits meanwhile is never confused with a process that
+  // gets its pid after it.
+  std::vector<UniqueFd> pinned;
+  for (pid_t pid : config.pids) pinned.push_back(pinProcess(pid));
   BlockedStopSignals signals;  // before any thread or child exists, so all inherit the mask
 
   const bool timing = config.methodTiming.enabled();
@@ -138,7 +131,8 @@ RecordSummary record(const RecordConfig& config) {
   }
   const int64_t startNs = jfr::Recording::now();
   StopConditions stop(signals, config.durationNs > 0 ? startNs + config.durationNs : 0);
-  for (pid_t pid : targets) stop.watchProcess(pid);
+  for (size_t i = 0; i < config.pids.size(); ++i) stop.watchProcess(config.pids[i], std::move(pinned[i]));
+  if (launched) stop.watchProcess(launched->pid());
   for (pid_t pid : targets) clocks.addProcess(pid);  // the launched child is still one gated thread
 
   SamplePipeline pipeline(sampler, clocks);
@@ -163,6 +157,7 @@ RecordSummary record(const RecordConfig& config) {
   summary.outputPath = config.outputPath;
   try {
     for (const auto& [pid, start] : cpuStarts) sampler.addTarget(static_cast<uint32_t>(pid), start);
+    stop.requireAlive();
     clocks.enable();
     if (launched) {
       launched->release();
@@ -198,15 +193,24 @@ RecordSummary record(const RecordConfig& config) {
     }
 
     ProgressLine progress(config.progressLine, describeTargets(config, launched ? launched->pid() : 0));
+    // A target that exited is let go at once: nothing of a process that gets its pid is taken for it.
+    auto retireExited = [&] {
+      for (pid_t pid : stop.takeExited()) {
+        clocks.removeProcess(pid);
+        pipeline.retireProcess(pid, nullptr);
+      }
+    };
     std::unique_ptr<DumpServer> dumps = openDumpServer();
     std::optional<StopReason> reason;
     while (!(reason = stop.wait(kMainLoopMs))) {
+      retireExited();
       double elapsed = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
       progress.update(elapsed, static_cast<double>(config.durationNs) / 1e9, pipeline.samples(), pipeline.lost());
       retention.sweepIfDue(jfr::Recording::now());
       answerDumpRequests(dumps.get(), pipeline, {&output});
       budget.update(jfr::Recording::now(), {&output});
     }
+    retireExited();
     progress.clear();
     summary.stopReason = *reason;
   } catch (...) {

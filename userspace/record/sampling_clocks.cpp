@@ -1,5 +1,7 @@
 #include "userspace/record/sampling_clocks.h"
 
+#include <set>
+
 #include "userspace/base/error.h"
 #include "userspace/proc/process_dir.h"
 #include "userspace/record/online_cpus.h"
@@ -25,10 +27,10 @@ SamplingClocks::~SamplingClocks() {
   for (auto& [pid, group] : threadEvents_) release(group);
 }
 
-void SamplingClocks::attach(std::vector<Attached>& group, ClockEvent event) {
+void SamplingClocks::attach(std::vector<Attached>& group, ClockEvent event, pid_t tid) {
   bpf_link* link = sampler_.attach(event.fd());
   if (enabled_) event.enable();
-  group.push_back({std::move(event), link});
+  group.push_back({std::move(event), link, tid});
 }
 
 void SamplingClocks::release(std::vector<Attached>& group) {
@@ -40,13 +42,15 @@ void SamplingClocks::addProcess(pid_t pid) {
   if (mode_ != ClockMode::PerThread) return;
   std::lock_guard lock(mutex_);
   std::vector<Attached>& group = threadEvents_[pid];
+  std::set<pid_t> seen;
+  for (const Attached& attached : group) seen.insert(attached.tid);
   for (int scan = 0; scan < kMaxThreadScans; ++scan) {
     bool added = false;
     for (pid_t tid : proc::listTasks(pid)) {
-      if (!threadsWithEvents_.insert(tid).second) continue;
+      if (!seen.insert(tid).second) continue;
       added = true;
       try {
-        attach(group, ClockEvent::perThread(tid, periodNs_));
+        attach(group, ClockEvent::perThread(tid, periodNs_), tid);
       } catch (const Error& e) {
         if (e.kind() != ErrorKind::Target) throw;  // a thread that just exited needs no clock
       }
@@ -61,7 +65,6 @@ void SamplingClocks::removeProcess(pid_t pid) {
   if (it == threadEvents_.end()) return;
   release(it->second);
   threadEvents_.erase(it);
-  for (pid_t tid : proc::listTasks(pid)) threadsWithEvents_.erase(tid);  // usually none left: it exited
 }
 
 void SamplingClocks::setPeriod(uint64_t periodNs) {

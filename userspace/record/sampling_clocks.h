@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <set>
 #include <vector>
 
 #include "userspace/record/bpf_sampler.h"
@@ -43,8 +42,9 @@ class SamplingClocks {
   struct Attached {
     ClockEvent event;
     bpf_link* link;
+    pid_t tid;  // per thread: whose clock it is (0 per CPU)
   };
-  void attach(std::vector<Attached>& group, ClockEvent event);
+  void attach(std::vector<Attached>& group, ClockEvent event, pid_t tid = 0);
   void release(std::vector<Attached>& group);
 
   ClockMode mode_;
@@ -53,7 +53,6 @@ class SamplingClocks {
   std::mutex mutex_;
   std::vector<Attached> cpuEvents_;
   std::map<pid_t, std::vector<Attached>> threadEvents_;  // by process
-  std::set<pid_t> threadsWithEvents_;
   bool enabled_ = false;
 };
 

@@ -40,14 +40,34 @@ BlockedStopSignals::~BlockedStopSignals() { pthread_sigmask(SIG_SETMASK, &previo
 StopConditions::StopConditions(const BlockedStopSignals& signals, int64_t deadlineNs)
     : signals_(signals), deadlineNs_(deadlineNs) {}
 
-void StopConditions::watchProcess(pid_t pid) {
-  int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  if (fd < 0) {
-    if (errno == ESRCH) throw Error("process " + std::to_string(pid) + " exited before the recording started",
-                                     ErrorKind::Target);
-    throw systemError("pidfd_open(" + std::to_string(pid) + ")");
+UniqueFd pinProcess(pid_t pid) {
+  UniqueFd fd(pid > 0 ? static_cast<int>(syscall(SYS_pidfd_open, pid, 0)) : -1);
+  if (!fd && (pid <= 0 || errno == ESRCH || errno == EINVAL || errno == ENOENT)) {
+    throw Error("no process with pid " + std::to_string(pid) + " (check it with ps; `jfrbpf list` shows JVMs)",
+                ErrorKind::Target);
   }
-  pidFds_.emplace_back(fd);
+  if (!fd) throw systemError("pidfd_open(" + std::to_string(pid) + ")");
+  return fd;
+}
+
+void StopConditions::watchProcess(pid_t pid, UniqueFd pinned) {
+  if (!pinned) {
+    pinned.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+    if (!pinned && errno != ESRCH) throw systemError("pidfd_open(" + std::to_string(pid) + ")");
+  }
+  watched_.push_back({pid, std::move(pinned)});
+  requireAlive();
+}
+
+void StopConditions::requireAlive() {
+  for (const Watched& process : watched_) {
+    pollfd fd{process.pidFd.get(), POLLIN, 0};
+    // A pidfd turns readable when its process exits (a zombie included), and never again becomes unreadable.
+    if (!process.pidFd || poll(&fd, 1, 0) != 0) {
+      throw Error("process " + std::to_string(process.pid) + " exited before the recording started",
+                  ErrorKind::Target);
+    }
+  }
 }
 
 std::optional<StopReason> StopConditions::wait(int timeoutMs) {
@@ -58,7 +78,7 @@ std::optional<StopReason> StopConditions::wait(int timeoutMs) {
   }
   std::vector<pollfd> fds;
   fds.push_back({signals_.signalFd(), POLLIN, 0});
-  for (const UniqueFd& pidFd : pidFds_) fds.push_back({pidFd.get(), POLLIN, 0});
+  for (const Watched& process : watched_) fds.push_back({process.pidFd.get(), POLLIN, 0});
   int ready = poll(fds.data(), fds.size(), timeoutMs);
   if (ready > 0) {
     if (fds[0].revents & POLLIN) {
@@ -69,11 +89,12 @@ std::optional<StopReason> StopConditions::wait(int timeoutMs) {
     }
     for (size_t i = 1; i < fds.size(); ++i) {
       if (fds[i].revents & (POLLIN | POLLHUP)) {
-        pidFds_[i - 1].reset();  // stop watching: a closed pidfd never reports again
+        exited_.push_back(watched_[i - 1].pid);
+        watched_[i - 1].pidFd.reset();  // stop watching: a readable pidfd stays readable
       }
     }
-    std::erase_if(pidFds_, [](const UniqueFd& fd) { return !fd; });
-    if (pidFds_.empty()) return StopReason::TargetsExited;
+    std::erase_if(watched_, [](const Watched& process) { return !process.pidFd; });
+    if (watched_.empty()) return StopReason::TargetsExited;
   }
   if (deadlineNs_ > 0 && monotonicNs() >= deadlineNs_) return StopReason::Duration;
   return std::nullopt;
