@@ -17,6 +17,7 @@
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/jfr_values.h"
 #include "userspace/record/online_cpus.h"
+#include "userspace/record/output_directory.h"
 #include "userspace/record/progress_line.h"
 #include "userspace/record/recorder.h"
 #include "userspace/record/sample_costs.h"
@@ -258,6 +259,7 @@ void requireWritableDestination(const std::string& path) {
     throw Error("cannot write " + path + ": directory " + dir.string() + " is not writable (change -o)",
                 ErrorKind::Usage);
   }
+  record::requireRoomToRecord(dir.string());
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "userspace/record/dump_requests.h"
 #include "userspace/record/rate_budget.h"
 #include "userspace/record/jvm_setup.h"
+#include "userspace/record/output_directory.h"
 #include "userspace/record/privileges.h"
 #include "userspace/record/progress_line.h"
 #include "userspace/record/recorder.h"
@@ -327,8 +328,10 @@ RecordSummary recordAll(const RecordConfig& config) {
     pipeline.start();
     ProgressLine progress(config.progressLine, "every JVM");
     std::unique_ptr<DumpServer> dumps = openDumpServer();
+    OutputDirectoryWatch outputDirectory(config.outputPath);
     int64_t nextProgress = 0;
     while (!reason && !(reason = stop.wait(kWatchIntervalMs))) {
+      outputDirectory.check();
       discovery::JvmChanges changes = watcher.poll();
       for (pid_t pid : changes.gone) host.retire(pid);
       host.start(changes.appeared);

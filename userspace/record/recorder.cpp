@@ -17,6 +17,7 @@
 #include "userspace/record/jvm_setup.h"
 #include "userspace/record/target_output.h"
 #include "userspace/record/launcher.h"
+#include "userspace/record/output_directory.h"
 #include "userspace/record/privileges.h"
 #include "userspace/record/progress_line.h"
 #include "userspace/record/sample_pipeline.h"
@@ -63,6 +64,7 @@ void prepareOutputDirectory(const std::string& dir, const char* why) {
                     (ec ? ec.message() : "not a directory") + " (change -o)",
                 ErrorKind::Usage);
   }
+  requireRoomToRecord(dir);
 }
 
 SamplerConfig samplerConfigOf(const RecordConfig& config) {
@@ -140,6 +142,9 @@ RecordSummary record(const RecordConfig& config) {
   if (config.rotation.enabled()) {
     series.emplace(config.outputPath, filePrefixOf(config, targets.front()), config.rotation);
   }
+  OutputDirectoryWatch outputDirectory(config.rotation.enabled()
+                                           ? config.outputPath
+                                           : std::filesystem::absolute(config.outputPath).parent_path().string());
   TargetOutput output(std::make_unique<jfr::Recording>(
                           recordingOptions(config, series ? series->nextPath(time(nullptr)) : config.outputPath)),
                       sampler, pipeline.kernelSymbols(), pipeline.nativeSymbols(), config.periodNs, config.methodTiming);
@@ -204,6 +209,7 @@ RecordSummary record(const RecordConfig& config) {
     std::optional<StopReason> reason;
     while (!(reason = stop.wait(kMainLoopMs))) {
       retireExited();
+      outputDirectory.check();
       double elapsed = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
       progress.update(elapsed, static_cast<double>(config.durationNs) / 1e9, pipeline.samples(), pipeline.lost());
       retention.sweepIfDue(jfr::Recording::now());
