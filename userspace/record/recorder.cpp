@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -199,16 +200,23 @@ RecordSummary record(const RecordConfig& config) {
 
     ProgressLine progress(config.progressLine, describeTargets(config, launched ? launched->pid() : 0));
     // A target that exited is let go at once: nothing of a process that gets its pid is taken for it.
-    auto retireExited = [&] {
+    auto retireExited = [&](bool othersGoOn) {
       for (pid_t pid : stop.takeExited()) {
         clocks.removeProcess(pid);
-        pipeline.retireProcess(pid, nullptr);
+        std::function<void()> noteInFile;
+        if (othersGoOn) {
+          std::string note = "process " + std::to_string(pid) + " exited; recording the other targets";
+          progress.clear();
+          std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+          noteInFile = [&output, note] { output.recording().note(jfr::Recording::now(), "info", note); };
+        }
+        pipeline.retireProcess(pid, std::move(noteInFile));
       }
     };
     std::unique_ptr<DumpServer> dumps = openDumpServer();
     std::optional<StopReason> reason;
     while (!(reason = stop.wait(kMainLoopMs))) {
-      retireExited();
+      retireExited(/*othersGoOn=*/true);
       outputDirectory.check();
       double elapsed = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
       progress.update(elapsed, static_cast<double>(config.durationNs) / 1e9, pipeline.samples(), pipeline.lost());
@@ -216,7 +224,7 @@ RecordSummary record(const RecordConfig& config) {
       answerDumpRequests(dumps.get(), pipeline, {&output});
       budget.update(jfr::Recording::now(), {&output});
     }
-    retireExited();
+    retireExited(/*othersGoOn=*/false);
     progress.clear();
     summary.stopReason = *reason;
   } catch (...) {
