@@ -91,4 +91,13 @@ AttachTrigger placeAttachTrigger(const TargetProcess& process, int cwdFd, int tm
   return trigger;
 }
 
+void removeLeftoverTriggers(const TargetProcess& process, int cwdFd, int tmpFd) {
+  const std::string name = ".attach_pid" + std::to_string(process.target().namespacePid);
+  for (int dirFd : {cwdFd, tmpFd}) {
+    struct stat st {};
+    if (dirFd < 0 || ::fstatat(dirFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (st.st_uid == process.target().effectiveUid || st.st_uid == 0) ::unlinkat(dirFd, name.c_str(), 0);
+  }
+}
+
 }  // namespace jfrbpf::attach

@@ -28,4 +28,8 @@ class AttachTrigger {
 // AttachError(UnsafeTarget) naming it; failing to create one anywhere is AttachError(PermissionDenied).
 AttachTrigger placeAttachTrigger(const TargetProcess& process, int cwdFd, int tmpFd);
 
+// Once the JVM's listener runs no trigger is needed: removes those a client left behind (one killed between
+// placing and removing it), where HotSpot would have taken them (its user's or root's regular files).
+void removeLeftoverTriggers(const TargetProcess& process, int cwdFd, int tmpFd);
+
 }  // namespace jfrbpf::attach

@@ -163,7 +163,10 @@ UniqueFd connectToListener(const TargetProcess& process, const JvmFacts& facts, 
 
   // Fast path: a listener that is already running (earlier attach, -XX:+StartAttachListener, -Xrs).
   ConnectAttempt attempt = connectAs(process, dirs.tmp.get(), jvmUser);
-  if (attempt.state == ConnectState::Connected) return std::move(attempt.socket);
+  if (attempt.state == ConnectState::Connected) {
+    removeLeftoverTriggers(process, dirs.cwd.get(), dirs.tmp.get());
+    return std::move(attempt.socket);
+  }
 
   if (facts.attachEnabled == false) {
     throw AttachError(AttachFailure::AttachDisabled,
@@ -202,7 +205,10 @@ UniqueFd connectToListener(const TargetProcess& process, const JvmFacts& facts, 
       throw AttachError(AttachFailure::NoSuchProcess, process.describe() + " exited while jfrbpf was attaching");
     }
     attempt = connectAs(process, dirs.tmp.get(), jvmUser);
-    if (attempt.state == ConnectState::Connected) return std::move(attempt.socket);
+    if (attempt.state == ConnectState::Connected) {
+      removeLeftoverTriggers(process, dirs.cwd.get(), dirs.tmp.get());
+      return std::move(attempt.socket);
+    }
     delay = std::min(delay + kBackoffStep, kBackoffMax);
   }
   throwNotResponding(process, facts, timeout);

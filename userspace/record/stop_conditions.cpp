@@ -35,7 +35,14 @@ BlockedStopSignals::BlockedStopSignals() {
   fd_.reset(fd);
 }
 
-BlockedStopSignals::~BlockedStopSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+BlockedStopSignals::~BlockedStopSignals() {
+  // A second SIGINT or SIGTERM while the recording was being finished asked for what was being done: it must
+  // not kill the process the moment it is unblocked, before the summary is printed.
+  signalfd_siginfo info{};
+  while (read(fd_.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+  }
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
 
 StopConditions::StopConditions(const BlockedStopSignals& signals, int64_t deadlineNs)
     : signals_(signals), deadlineNs_(deadlineNs) {}

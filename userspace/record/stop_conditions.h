@@ -15,7 +15,7 @@
 namespace jfrbpf::record {
 
 // Blocks SIGINT and SIGTERM in the calling thread (do it before starting threads, which inherit the mask)
-// and restores the previous mask on destruction.
+// and restores the previous mask on destruction, dropping the stop signals that are still pending.
 class BlockedStopSignals {
  public:
   BlockedStopSignals();
