@@ -130,6 +130,47 @@ TEST(JvmChannel, ModelMemoryIsBounded) {
   sender.join();
 }
 
+// Hostile or broken peers cannot hold the recorder up: one that connects and never says hello is given up on
+// at the timeout, one that stops reading fails a command at its timeout instead of blocking it, and one that
+// closes in the middle of a record ends the session, what came before it kept.
+TEST(JvmChannel, APeerThatNeverSaysHelloIsGivenUpOn) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  ASSERT_TRUE(agent);
+  EXPECT_THROW(JavaSession::accept(listener, 1s), Error);
+}
+
+TEST(JvmChannel, APeerThatStopsReadingCannotBlockACommand) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  StreamBuilder b;
+  b.preamble().hello(1, listener.token());
+  sendAll(agent.get(), b.bytes());
+  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  const std::vector<uint8_t> payload(protocol::kMaxCommandPayload);
+  bool taken = true;
+  for (int i = 0; i < 64 && taken; ++i) taken = session->sendCommand(protocol::CommandType::kStartTiming, payload, 200ms);
+  EXPECT_FALSE(taken) << "64 MiB went into a socket nobody reads";
+}
+
+TEST(JvmChannel, APeerThatClosesInTheMiddleOfARecordEndsTheSession) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  StreamBuilder b;
+  b.preamble().hello(1, listener.token());
+  b.record(RecordType::kThreadStart, protocol::ThreadStart{5, static_cast<uint32_t>(getpid()), 0, 1, "main"});
+  StreamBuilder next;
+  next.record(RecordType::kThreadStart, protocol::ThreadStart{6, static_cast<uint32_t>(getpid()), 0, 2, "worker"});
+  sendAll(agent.get(), b.bytes());
+  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  sendAll(agent.get(), std::vector<uint8_t>(next.bytes().begin(), next.bytes().begin() + next.bytes().size() / 2));
+  agent.reset();
+  EXPECT_FALSE(session->drainUntil([](const JavaModel&) { return false; }, 5s));
+  EXPECT_EQ(session->end(), SessionEnd::kClosed);
+  EXPECT_NE(session->error().find("in the middle of a record"), std::string::npos) << session->error();
+  EXPECT_EQ(session->model().threads().size(), 1u);
+}
+
 TEST(JvmChannel, OnlyTheTargetProcessIsAccepted) {
   ChannelListener listener(getpid());
   pid_t child = fork();
