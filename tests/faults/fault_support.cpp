@@ -243,17 +243,4 @@ std::unique_ptr<ChildProcess> spawnWithPid(pid_t pid, const std::vector<std::str
   return nullptr;
 }
 
-std::set<int64_t> osThreadIdsOf(const std::string& recording, const std::string& type) {
-  RunResult printed = run({jdkTool("jfr"), "print", "--events", type, recording});
-  EXPECT_EQ(printed.exitCode, 0) << printed.output;
-  std::set<int64_t> tids;
-  std::istringstream lines(printed.output);
-  for (std::string line; std::getline(lines, line);) {
-    long long tid = 0;
-    size_t at = line.find("osThreadId = ");
-    if (at != std::string::npos && std::sscanf(line.c_str() + at, "osThreadId = %lld", &tid) == 1) tids.insert(tid);
-  }
-  return tids;
-}
-
 }  // namespace jfrbpf::test

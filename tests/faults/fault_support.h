@@ -61,7 +61,4 @@ void expectOriginalCode(pid_t jvm, const std::string& className, const std::stri
 // pid; null with `why` when the kernel refuses or other processes keep taking it first.
 std::unique_ptr<ChildProcess> spawnWithPid(pid_t pid, const std::vector<std::string>& argv, std::string& why);
 
-// The thread ids of the events of `type` in a recording, as the JDK's `jfr print` shows them.
-std::set<int64_t> osThreadIdsOf(const std::string& recording, const std::string& type);
-
 }  // namespace jfrbpf::test

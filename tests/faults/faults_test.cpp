@@ -81,7 +81,7 @@ TEST(Faults, SigkillLosesAtMostTheFlushBoundAndLeavesAValidFile) {
   ASSERT_EQ(recovered.exitCode, 0) << recovered.output;
   EXPECT_NE(recovered.output.find("recovered"), std::string::npos) << recovered.output;
   EXPECT_FALSE(fs::exists(parts[0]));
-  EXPECT_EQ(printedSamples(out).size(), samples.size()) << "the recovered recording holds every complete chunk";
+  EXPECT_EQ(readRecording(out).samples.size(), samples.size()) << "the recovered recording holds every complete chunk";
 
   // The JVM serves the next recording at once.
   RunResult again = recordPid(jvm->pid(), dir.file("again.jfr"), "1s");

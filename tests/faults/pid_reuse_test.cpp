@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "tests/faults/fault_support.h"
-#include "tests/java_e2e/printed_samples.h"
+#include "tests/support/recorded_samples.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -20,8 +20,8 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 // A frame of the impostor: native_chain's own code, which no target runs.
-bool impostorFrame(const JfrFrame& frame) {
-  return frame.method.starts_with("chain_") || frame.method == "syscall_spin" || frame.method == "chain_thread";
+bool impostorFrame(const SampleFrame& frame) {
+  return frame.methodName.starts_with("chain_") || frame.methodName == "syscall_spin";
 }
 
 // The impostor's threads as it announces them ("ready <name> <tid>"): main and two workers.
@@ -112,22 +112,24 @@ TEST(FaultPidReuse, ATargetThatExitsMidRecordingIsLetGoBeforeItsPidIsReused) {
   output += recorder.readAll(1s);
   ASSERT_EQ(code.value_or(-1), 0) << output;
 
-  std::vector<JfrSample> samples = printedSamples(out);
+  EXPECT_EQ(run({jdkTool("jfr"), "summary", out}).exitCode, 0);
+  Recorded recorded = readRecording(out);
   size_t impostors = 0, others = 0;
-  for (const JfrSample& s : samples) {
+  for (const Sample& s : recorded.samples) {
     impostors += std::any_of(s.frames.begin(), s.frames.end(), impostorFrame) ? 1 : 0;
-    others += std::any_of(s.frames.begin(), s.frames.end(),
-                          [](const JfrFrame& frame) { return frame.method == "spin_full_work"; })
-                  ? 1
-                  : 0;
+    others += hasFrame(s, "spin_full_work") ? 1 : 0;
   }
   std::printf("[ figure ] %zu samples, %zu of the other target's spin_full_work, %zu of the process with the "
               "reused pid\n",
-              samples.size(), others, impostors);
+              recorded.samples.size(), others, impostors);
   EXPECT_GT(others, 0u) << "the recording went on with the other target";
   EXPECT_EQ(impostors, 0u) << "samples of the process that got the pid, recorded as the JVM's";
-  std::set<int64_t> timed = osThreadIdsOf(out, "jfrbpf.ThreadCPUTime");
-  for (int64_t tid : impostorTids) EXPECT_EQ(timed.count(tid), 0u) << "a CPU time of the new process's thread " << tid;
+  for (int64_t tid : impostorTids) {
+    EXPECT_EQ(recorded.kernelCpuNsByThread.count(tid), 0u) << "a CPU time of the new process's thread " << tid;
+  }
+  EXPECT_TRUE(std::any_of(recorded.notes.begin(), recorded.notes.end(),
+                          [&](const std::string& note) { return note == exited; }))
+      << "the file notes that the JVM exited";
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "tests/faults/fault_support.h"
-#include "tests/java_e2e/printed_samples.h"
+#include "tests/support/recorded_samples.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -146,7 +146,7 @@ TEST(FaultSignals, StopSignalsAtEveryStageFinishTheFileAndRestoreTheJvm) {
     const int code = recorder.finish();
     std::printf("[ figure ] while recording: exit %.2f s after SIGTERM (the final drain)\n", secondsSince(signalled));
     expectFinished(recorder, code, {"terminated"}, dir.path());
-    EXPECT_GT(printedSamples(recorder.out()).size(), 0u);
+    EXPECT_GT(readRecording(recorder.out()).samples.size(), 0u);
     expectNothingLeftBehind(pid, bpf);
   }
   {

@@ -268,7 +268,8 @@ TEST(RecordE2E, CtrlCStopsAndFinalizesTheFile) {
 TEST(RecordE2E, TargetExitingMidRecordingEndsItWithAValidFile) {
   JFRBPF_REQUIRE_BPF();
   ScratchDir dir("target-exit");
-  ChildProcess workload({threadsWorkload(), "4"});
+  // It must outlive jfrbpf's start (BPF load, seconds on a loaded VM): one that exits before is exit code 4.
+  ChildProcess workload({threadsWorkload(), "8"});
   ASSERT_EQ(readyThreads(workload).size(), 4u);
   std::string out = dir.file("exit.jfr");
   auto started = std::chrono::steady_clock::now();
