@@ -1,6 +1,6 @@
 // jfrbpf stopped by SIGTERM or SIGINT (a service manager, a Kubernetes pod ending, Ctrl-C) at each stage of a
-// recording that times a method: during the attach, right after the instrumentation, while recording, and in
-// the final drain with a second signal or a SIGKILL on its heels. Each time the recording is finished and opens
+// recording that times a method: during the attach (then nothing is instrumented), right after the
+// instrumentation, while recording, and in the final drain with a second signal or a SIGKILL on its heels. Each time the recording is finished and opens
 // in the JDK's `jfr` (killed in the drain: its part file is recovered), the summary says why it stopped and
 // the exit code is 0, the JVM goes on with its original code, nothing of jfrbpf's is left in its /tmp, and the
 // recorder's BPF programs, maps and links are gone.
@@ -72,13 +72,13 @@ class Recorder {
 
 // After a fault: the JVM lives with its original code, and nothing of the recorder is left in its /tmp or
 // the kernel.
-void expectNothingLeftBehind(pid_t jvm, const BpfObjects& recorderBpf) {
+void expectNothingLeftBehind(pid_t jvm, const BpfObjects& recorderBpf, bool wasInstrumented = true) {
   EXPECT_EQ(kill(jvm, 0), 0) << "the JVM goes on";
   EXPECT_EQ(jfrbpfFilesOf(jvm), std::vector<std::string>{}) << "jfrbpf's files in the JVM's /tmp";
   EXPECT_GT(recorderBpf.size(), 0u) << "the recorder held no BPF object when the fault came";
   BpfObjects left = stillLoaded(recorderBpf);
   EXPECT_EQ(left.size(), 0u) << "the recorder's BPF objects outlive it: " << left.describe();
-  expectOriginalCode(jvm, kTimedClass, kTimedMethod, /*wasInstrumented=*/true);
+  expectOriginalCode(jvm, kTimedClass, kTimedMethod, wasInstrumented);
 }
 
 // A recording stopped by a signal: exit code 0, why in the summary ("terminated" for SIGTERM, "interrupted"
@@ -124,7 +124,9 @@ TEST(FaultSignals, StopSignalsAtEveryStageFinishTheFileAndRestoreTheJvm) {
     std::printf("[ figure ] during the attach: exit %.2f s after the JVM's listener was free again\n",
                 secondsSince(released));
     expectFinished(recorder, code, {"terminated"}, dir.path());
-    expectNothingLeftBehind(pid, bpf);
+    // Asked to stop before it began, the recorder leaves the JVM's code alone.
+    EXPECT_NE(recorder.output().find("no method was instrumented"), std::string::npos) << recorder.output();
+    expectNothingLeftBehind(pid, bpf, /*wasInstrumented=*/false);
   }
   {
     SCOPED_TRACE("SIGINT right after the instrumentation");

@@ -115,6 +115,11 @@ RecordSummary record(const RecordConfig& config) {
       throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
     }
     for (auto& jvm : jvms) {
+      if (signals.stopPending()) {  // asked to stop while attaching: the JVMs' code is left alone
+        notes.push_back("stopped before method timing began: no method was instrumented");
+        std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+        break;
+      }
       startTiming(*jvm, sampler, config.methodTiming, nextSlot, nextSlot + slotsPerJvm, notes);
       nextSlot += slotsPerJvm;
     }

@@ -44,6 +44,11 @@ BlockedStopSignals::~BlockedStopSignals() {
   pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 
+bool BlockedStopSignals::stopPending() const {
+  pollfd fd{fd_.get(), POLLIN, 0};
+  return poll(&fd, 1, 0) > 0;
+}
+
 StopConditions::StopConditions(const BlockedStopSignals& signals, int64_t deadlineNs)
     : signals_(signals), deadlineNs_(deadlineNs) {}
 

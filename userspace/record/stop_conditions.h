@@ -23,6 +23,8 @@ class BlockedStopSignals {
   BlockedStopSignals(const BlockedStopSignals&) = delete;
   BlockedStopSignals& operator=(const BlockedStopSignals&) = delete;
   int signalFd() const { return fd_.get(); }
+  // Whether a stop signal came and waits to be read (StopConditions::wait reads it).
+  bool stopPending() const;
 
  private:
   UniqueFd fd_;
