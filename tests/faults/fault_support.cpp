@@ -25,19 +25,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-// Whether a live process holds a flock on `path` (/proc/locks names locks by device and inode).
-bool lockedByAProcess(const fs::path& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return false;
-  char key[64];
-  std::snprintf(key, sizeof key, " %02x:%02x:%llu ", major(st.st_dev), minor(st.st_dev),
-                static_cast<unsigned long long>(st.st_ino));
-  std::ifstream locks("/proc/locks");
-  for (std::string line; std::getline(locks, line);) {
-    if (line.find("FLOCK") != std::string::npos && line.find(key) != std::string::npos) return true;
-  }
-  return false;
-}
 
 // Whether BPF object `id` of the kind `command` looks up (BPF_PROG_GET_FD_BY_ID, ...) still exists.
 bool bpfObjectExists(int command, uint32_t id) {
@@ -65,6 +52,26 @@ BpfObjects existing(const BpfObjects& objects) {
 }
 
 }  // namespace
+
+bool isStagingName(std::string_view name) {
+  constexpr std::string_view kPrefix = "jfrbpf-";
+  return name.starts_with(kPrefix) && name.size() == kPrefix.size() + 18 &&
+         name.find_first_not_of("0123456789abcdef", kPrefix.size()) == std::string_view::npos;
+}
+
+// /proc/locks names locks by device and inode.
+bool lockedByAProcess(const fs::path& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return false;
+  char key[64];
+  std::snprintf(key, sizeof key, " %02x:%02x:%llu ", major(st.st_dev), minor(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino));
+  std::ifstream locks("/proc/locks");
+  for (std::string line; std::getline(locks, line);) {
+    if (line.find("FLOCK") != std::string::npos && line.find(key) != std::string::npos) return true;
+  }
+  return false;
+}
 
 std::vector<std::string> partFiles(const fs::path& dir) {
   std::vector<std::string> parts;
@@ -101,7 +108,8 @@ std::vector<std::string> jfrbpfFilesOf(pid_t jvm) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       const std::string name = entry.path().filename().string();
-      if (name.starts_with(".attach_pid") || (name.starts_with("jfrbpf-") && !lockedByAProcess(entry.path()))) {
+      const bool staged = isStagingName(name) || (name.starts_with(".") && isStagingName(name.substr(1)));
+      if (name.starts_with(".attach_pid") || (staged && !lockedByAProcess(entry.path()))) {
         found.push_back(entry.path().string());
       }
     }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/java_e2e/workloads.h"
@@ -28,10 +29,15 @@ bool awaitFirstChunk(const std::filesystem::path& dir, std::chrono::seconds time
 std::unique_ptr<Workload> jvmWithPrivateTmp(const std::string& mainClass, const std::vector<std::string>& args,
                                             size_t workers);
 
+// Whether `name` is one jfrbpf gives a staged agent copy's directory: "jfrbpf-" and 18 hex digits.
+bool isStagingName(std::string_view name);
 // What jfrbpf left in a JVM's /tmp or working directory (seen through /proc/PID/root and /proc/PID/cwd):
-// attach triggers (".attach_pid*") and agent copies ("jfrbpf-*") that no live process holds locked (a
-// recorder locks its copy's directory while it lives; other people's `record --all` may attach any JVM).
+// attach triggers (".attach_pid*") and agent copies (staging names, also under their first dot name) that
+// no live process holds locked (a recorder locks its copy's directory while it lives; other test runs or a
+// `record --all` on the machine may attach any JVM).
 std::vector<std::string> jfrbpfFilesOf(pid_t jvm);
+// Whether a live process holds a flock on `path`: a recorder's staged copy in use, not one left behind.
+bool lockedByAProcess(const std::filesystem::path& path);
 // Whether the process holds a directory of a staged agent copy open: it is in the attach, its copy made.
 bool holdsStagedAgent(pid_t recorder);
 // Whether the JVM has a jfrbpf agent library mapped.

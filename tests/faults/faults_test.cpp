@@ -21,13 +21,13 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-// What jfrbpf keeps in a target's /tmp while it loads its agent, for a target that shares our /tmp: those
-// that were not there before `before` was taken (other test runs on the machine may leave theirs).
+// What jfrbpf left in a target's /tmp, for a target that shares our /tmp: agent copies no live recorder holds
+// locked that were not there before `before` was taken (other test runs on the machine may leave theirs).
 std::vector<std::string> stagedAgentCopies(const std::vector<std::string>& before = {}) {
   std::vector<std::string> copies;
   for (const auto& entry : fs::directory_iterator("/tmp")) {
     const std::string path = entry.path().string();
-    if (entry.path().filename().string().starts_with("jfrbpf-") &&
+    if (isStagingName(entry.path().filename().string()) && !lockedByAProcess(entry.path()) &&
         std::find(before.begin(), before.end(), path) == before.end()) {
       copies.push_back(path);
     }
