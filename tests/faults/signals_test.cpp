@@ -1,9 +1,9 @@
 // jfrbpf stopped by SIGTERM or SIGINT (a service manager, a Kubernetes pod ending, Ctrl-C) at each stage of a
 // recording that times a method: during the attach (then nothing is instrumented), right after the
-// instrumentation, while recording, and in the final drain with a second signal or a SIGKILL on its heels. Each time the recording is finished and opens
-// in the JDK's `jfr` (killed in the drain: its part file is recovered), the summary says why it stopped and
-// the exit code is 0, the JVM goes on with its original code, nothing of jfrbpf's is left in its /tmp, and the
-// recorder's BPF programs, maps and links are gone.
+// instrumentation, while recording, and in the final drain with a second signal or a SIGKILL on its heels.
+// Each time the recording is finished and opens in the JDK's `jfr` (killed in the drain: its part file is
+// recovered), the summary says why it stopped and the exit code is 0, the JVM goes on with its original code,
+// nothing of jfrbpf's is left in its /tmp, and the recorder's BPF programs, maps and links are gone.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -44,7 +44,8 @@ class Recorder {
   void signal(int signo) { process_.signal(signo); }
   bool running() const {
     siginfo_t info{};  // WNOWAIT: finish() still reaps it
-    return waitid(P_PID, static_cast<id_t>(process_.pid()), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+    return waitid(P_PID, static_cast<id_t>(process_.pid()), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == 0;
   }
 
   // Reads what the recorder prints until a line holds `text`.

@@ -149,7 +149,9 @@ TEST(JvmChannel, APeerThatStopsReadingCannotBlockACommand) {
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
   const std::vector<uint8_t> payload(protocol::kMaxCommandPayload);
   bool taken = true;
-  for (int i = 0; i < 64 && taken; ++i) taken = session->sendCommand(protocol::CommandType::kStartTiming, payload, 200ms);
+  for (int i = 0; i < 64 && taken; ++i) {
+    taken = session->sendCommand(protocol::CommandType::kStartTiming, payload, 200ms);
+  }
   EXPECT_FALSE(taken) << "64 MiB went into a socket nobody reads";
 }
 

@@ -66,7 +66,8 @@ void OutputDirectoryWatch::check() {
   }
   if (::stat(path_.c_str(), &byPath) != 0 || byPath.st_dev != device_ || byPath.st_ino != inode_) {
     throw Error("the output directory '" + path_ + "' was moved or replaced while recording: stopped; the chunks "
-                "written so far stay in its *.part.jfr file wherever that directory went (`jfrbpf recover` finishes it)");
+                "written so far stay in its *.part.jfr file wherever that directory went "
+                "(`jfrbpf recover` finishes it)");
   }
   struct statvfs fs {};
   if (!readOnlyReported_ && ::statvfs(path_.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY)) {
