@@ -83,9 +83,12 @@ TEST(Faults, SigkillLosesAtMostTheFlushBoundAndLeavesAValidFile) {
   EXPECT_FALSE(fs::exists(parts[0]));
   EXPECT_EQ(readRecording(out).samples.size(), samples.size()) << "the recovered recording holds every complete chunk";
 
-  // The JVM serves the next recording at once.
+  // The JVM serves the next recording at once, and that recorder removes the dump socket the killed one left.
+  const fs::path dumpSocket = "/run/jfrbpf/" + std::to_string(recorder.pid()) + ".sock";
+  EXPECT_TRUE(fs::exists(dumpSocket)) << "SIGKILL gives no chance to remove it";
   RunResult again = recordPid(jvm->pid(), dir.file("again.jfr"), "1s");
   EXPECT_EQ(again.exitCode, 0) << again.output;
+  EXPECT_FALSE(fs::exists(dumpSocket));
 }
 
 // SIGKILL anywhere in the attach (the agent's copy staged in the target's /tmp, loaded, its session begun):

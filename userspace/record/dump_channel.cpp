@@ -12,6 +12,8 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include "userspace/base/error.h"
 
@@ -41,6 +43,25 @@ void prepareControlDirectory() {
   // A root-owned directory made wider (a container's emptyDir is 0777): only root's from now on.
   if ((st.st_mode & 077) != 0 && ::chmod(kControlDirectory, 0700) != 0) {
     throw systemError(std::string("cannot make ") + kControlDirectory + " root's only");
+  }
+}
+
+// The pid a recorder's socket is named after ("1234.sock"), if `name` is one.
+std::optional<pid_t> recorderPidOf(const std::string& name) {
+  pid_t pid = 0;
+  auto [end, parsed] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  if (parsed != std::errc() || std::string_view(end) != ".sock") return std::nullopt;
+  return pid;
+}
+
+bool recorderLives(pid_t pid) { return ::kill(pid, 0) == 0 || errno == EPERM; }
+
+// Recorders that were killed (SIGKILL, the OOM killer) could not remove their sockets: the next one does.
+void removeSocketsOfDeadRecorders() {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(kControlDirectory, ec)) {
+    std::optional<pid_t> pid = recorderPidOf(entry.path().filename().string());
+    if (pid && !recorderLives(*pid)) ::unlink(entry.path().c_str());
   }
 }
 
@@ -74,6 +95,7 @@ bool waitReadable(int fd, int timeoutMs) {
 
 DumpServer::DumpServer() {
   prepareControlDirectory();
+  removeSocketsOfDeadRecorders();
   path_ = std::string(kControlDirectory) + "/" + std::to_string(getpid()) + ".sock";
   ::unlink(path_.c_str());  // a recorder of this pid that died before removing it
   socket_.reset(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -127,11 +149,8 @@ std::string findRecorderSocket(std::optional<pid_t> recorderPid) {
   std::vector<std::string> live;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(kControlDirectory, ec)) {
-    const std::string name = entry.path().filename().string();
-    pid_t pid = 0;
-    auto [end, parsed] = std::from_chars(name.data(), name.data() + name.size(), pid);
-    if (parsed != std::errc() || std::string_view(end) != ".sock") continue;
-    if (::kill(pid, 0) == 0 || errno == EPERM) live.push_back(entry.path().string());
+    std::optional<pid_t> pid = recorderPidOf(entry.path().filename().string());
+    if (pid && recorderLives(*pid)) live.push_back(entry.path().string());
   }
   if (live.empty()) {
     throw Error("no jfrbpf recorder is running here (start one with jfrbpf record; dump needs root)",
