@@ -235,7 +235,11 @@ TEST(Continuous, HostRecordingRotatesEachJvmsFiles) {
   auto leaving = busyJvm("6");
   ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-d", "9s", "--rotate", "2s", "-o", dir.path().string()},
                         {.captureStderr = true});
-  std::this_thread::sleep_for(5s);
+  // The recorder listens for dumps once the JVMs found at its start are being recorded.
+  const std::string socket = "/run/jfrbpf/" + std::to_string(recorder.pid()) + ".sock";
+  for (int i = 0; i < 600 && !fs::exists(socket); ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(fs::exists(socket));
+  std::this_thread::sleep_for(2s);  // a file's worth of samples
   // A dump of a host recording: a file per JVM, in the directory asked for.
   RunResult dump = run({jfrbpfBinary(), "dump", "--recorder", std::to_string(recorder.pid()), "-o",
                         dir.file("dump")});
