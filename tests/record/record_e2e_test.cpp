@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 
@@ -176,9 +178,13 @@ TEST(RecordE2E, AttachedThreadsSamplesStandForTheirCpuTimeOverTheRecording) {
   std::map<std::string, double> before;
   for (const auto& [name, tid] : tids) before[name] = cpuNow(tid);
   std::string out = dir.file("attached.jfr");
+  const auto runStart = std::chrono::steady_clock::now();
   RunResult r = run({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "-d", "3s", "--interval", "1ms",
                      "-o", out});
+  const double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - runStart).count();
   ASSERT_EQ(r.exitCode, 0) << r.output;
+  // The recording's part of jfrbpf's run: its start-up (the verifier: ~1 s, several on a busy VM) is not in it.
+  const double recordedShare = 3.0 / std::max(3.0, runSeconds);
   Recorded recorded = readRecording(out);
   double totalKernel = 0, totalSampled = 0;
   for (const auto& [name, tid] : tids) {
@@ -193,7 +199,7 @@ TEST(RecordE2E, AttachedThreadsSamplesStandForTheirCpuTimeOverTheRecording) {
                 name.c_str(), kernel / 1e6, outside / 1e6, sampled / 1e6);
     EXPECT_LE(kernel, outside) << name << ": the recording is inside the run";
     if (name == "sleeper") continue;
-    EXPECT_GT(kernel, 0.5 * outside) << name << ": most of the run is the recording";
+    EXPECT_GT(kernel, 0.5 * recordedShare * outside) << name << ": the recording's part of the run";
     // To within the last unfinished period and how far a clock may run ahead of the kernel's figure (10 ms).
     EXPECT_NEAR(sampled, kernel, std::max(12e6, 0.01 * kernel)) << name;
     EXPECT_NEAR(100 * sampled / totalSampled, 100 * kernel / totalKernel, 0.5) << name << ": share";
