@@ -29,7 +29,8 @@ Runs jfrbpf's performance benchmarks and prints a Markdown table (stdout); progr
 Options:
   --quick              CI-sized: 2 runs per figure, short windows, a 60-s memory run instead of 10 minutes
   --repeats N          runs per figure (default 5; 2 with --quick)
-  --only LIST          comma-separated subset of: micro,cost,loader,rate,startup,slowdown,timing,memory
+  --only LIST          comma-separated subset of:
+                       micro,cost,loader,rate,startup,sample-cost,slowdown,timing,memory
   --keep               keep the scratch directory (recordings, logs) and print its path
   --jfrbpf PATH        the jfrbpf binary to measure (default: the one built with this benchmark)
   --jdk HOME           JDK 17 for the workloads (default: the build's JFRBPF_JDK_HOME)
@@ -44,8 +45,9 @@ struct Scenario {
 
 // Cheapest first; the 10-minute memory run last.
 constexpr Scenario kScenarios[] = {
-    {"micro", benchMicro},     {"cost", benchBpfCost},      {"loader", benchLoaderCpu}, {"rate", benchMaxRate},
-    {"startup", benchStartup}, {"slowdown", benchSlowdown}, {"timing", benchTiming},    {"memory", benchMemory},
+    {"micro", benchMicro},     {"cost", benchBpfCost},    {"loader", benchLoaderCpu},
+    {"rate", benchMaxRate},    {"startup", benchStartup}, {"sample-cost", benchSampleCost},
+    {"slowdown", benchSlowdown}, {"timing", benchTiming}, {"memory", benchMemory},
 };
 
 std::vector<std::string> splitList(const std::string& text, char separator) {
