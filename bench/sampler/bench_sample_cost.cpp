@@ -4,10 +4,12 @@
 // thread's CPU time), the BPF program's own run time within it (bpf_stats), and the loader's CPU time; beside
 // the floor: the same per-thread task-clock events running an empty BPF program.
 //
-// One JVM (two threads: Java units, and zlib through the JDK's Deflater) serves every window. Each round
-// measures, in an order rotated from round to round, two unprofiled windows, one with the floor's events and
-// one under `jfrbpf record -p`. A profiled window's extra CPU is what its threads used beyond what their work
-// took per CPU second in the round's unprofiled windows; divided by the program's runs in the window, it is the
+// One JVM (two threads: Java units, and zlib through the JDK's Deflater) serves every window, beside a control
+// JVM that runs the same work, never profiled, in the same windows. Each round measures, in an order rotated from
+// round to round, two unprofiled windows, one with the floor's events and one under `jfrbpf record -p` (and one
+// for each --compare binary). A window's extra CPU is what the target's threads used beyond what their work
+// would have taken unprofiled: the control's CPU time per unit of work in the same window, times the ratio of
+// the two JVMs' in the round's unprofiled windows; divided by the program's runs in the window, it is the
 // target's side of a sample. The second unprofiled window, costed against the first as if it had been sampled
 // at the same rate, shows how far the method itself can be trusted.
 #include <algorithm>
@@ -40,43 +42,48 @@ struct Rate {
   const char* label;
   const char* interval;  // jfrbpf's --interval
   uint64_t periodNs;
+  int windowSeconds;       // a window's length: at 1 kHz the signal is a tenth as strong
+  int quickWindowSeconds;  // with --quick
 };
-constexpr Rate kRates[] = {{"1 kHz", "1ms", 1'000'000}, {"10 kHz", "100us", 100'000}};
+constexpr Rate kRates[] = {{"1 kHz", "1ms", 1'000'000, 8, 4}, {"10 kHz", "100us", 100'000, 3, 2}};
 
-enum class Config { Unprofiled, UnprofiledAgain, Floor, Jfrbpf };
-constexpr Config kConfigs[] = {Config::Unprofiled, Config::UnprofiledAgain, Config::Floor, Config::Jfrbpf};
-
-const char* configName(Config c) {
-  switch (c) {
-    case Config::Unprofiled: return "unprofiled";
-    case Config::UnprofiledAgain: return "unprofiled again";
-    case Config::Floor: return "floor";
-    case Config::Jfrbpf: return "jfrbpf";
-  }
-  return "";
-}
+// The profiled JVM, and a second one that runs the same work unprofiled at the same time: on a shared machine,
+// what other processes do to the caches and the CPUs' time changes from second to second, and it changes both
+// alike.
+struct Jvms {
+  ChildProcess target;
+  ChildProcess control;
+};
 
 struct Window {
   std::vector<ThreadThroughput> threads;
+  std::vector<ThreadThroughput> control;  // the control JVM's threads in the same window
   double seconds = 0;
   uint64_t samples = 0;   // runs of the sampling program
   uint64_t bpfNs = 0;     // their run time
   uint64_t loaderNs = 0;  // the loader's CPU time
 };
 
-Window measureWindow(const BenchEnv& env, ChildProcess& workload, const ProgramProbe* program,
+double cpuNsPerOp(const ThreadThroughput& t) { return t.cpuNs / t.ops; }
+
+Window measureWindow(Jvms& jvms, std::chrono::seconds length, const ProgramProbe* program,
                      std::optional<pid_t> loader) {
-  const std::chrono::seconds length = env.seconds(3, 2);
   Window w;
   ProgramTotals before = program ? program->totals() : ProgramTotals{};
   std::optional<uint64_t> loaderBefore = loader ? processCpuClockNs(*loader) : std::nullopt;
   auto start = std::chrono::steady_clock::now();
-  workload.writeLine("go " + std::to_string(length.count()));
-  w.threads = readThroughput(workload, length + 60s);
+  jvms.target.writeLine("go " + std::to_string(length.count()));
+  jvms.control.writeLine("go " + std::to_string(length.count()));
+  w.threads = readThroughput(jvms.target, length + 60s);
   w.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (w.threads.size() != kThreads) throw Error("the throughput workload reported no result");
-  for (const ThreadThroughput& t : w.threads) {
-    if (t.ops <= 0 || t.cpuNs <= 0) throw Error("a workload thread did no work in a window");
+  w.control = readThroughput(jvms.control, 60s);
+  if (w.threads.size() != kThreads || w.control.size() != kThreads) {
+    throw Error("the throughput workload reported no result");
+  }
+  for (const std::vector<ThreadThroughput>* threads : {&w.threads, &w.control}) {
+    for (const ThreadThroughput& t : *threads) {
+      if (t.ops <= 0 || t.cpuNs <= 0) throw Error("a workload thread did no work in a window");
+    }
   }
   if (program) {
     ProgramTotals after = program->totals();
@@ -90,54 +97,59 @@ Window measureWindow(const BenchEnv& env, ChildProcess& workload, const ProgramP
     w.loaderNs = *loaderAfter - *loaderBefore;
   }
   std::string line = "  window:";
-  for (const ThreadThroughput& t : w.threads) {
-    line += " " + fixed(t.cpuNs / 1e9 / w.seconds, 2) + " CPU, " + fixed(t.opsPerCpuSecond, 0) + " ops/CPU-s;";
+  for (size_t t = 0; t < w.threads.size(); ++t) {
+    line += " " + fixed(w.threads[t].cpuNs / 1e9 / w.seconds, 2) + " CPU, " +
+            fixed(100 * cpuNsPerOp(w.threads[t]) / cpuNsPerOp(w.control[t]), 1) + " % of the control's CPU per op;";
   }
   if (program) line += " " + fixed(static_cast<double>(w.samples) / w.seconds, 0) + " samples/s";
   progress(line);
   return w;
 }
 
-Window measureFloor(const BenchEnv& env, ChildProcess& workload, const Rate& rate) {
-  FramePointerSampler floor(workload.pid(), rate.periodNs, FramePointerSampler::Program::Empty);
+Window measureFloor(Jvms& jvms, const Rate& rate, std::chrono::seconds length) {
+  FramePointerSampler floor(jvms.target.pid(), rate.periodNs, FramePointerSampler::Program::Empty);
   ProgramProbe program = ProgramProbe::ofFd(floor.programFd());
   sleepFor(kFloorSettle);
-  return measureWindow(env, workload, &program, std::nullopt);
+  return measureWindow(jvms, length, &program, std::nullopt);
 }
 
-Window measureJfrbpf(const BenchEnv& env, ChildProcess& workload, const Rate& rate, const std::string& tag) {
-  JfrbpfRun jfrbpf(env, {"-p", std::to_string(workload.pid()), "--interval", rate.interval}, tag);
+Window measureJfrbpf(const BenchEnv& env, const std::string& binary, Jvms& jvms, const Rate& rate,
+                     std::chrono::seconds length, const std::string& tag) {
+  BenchEnv with = env;
+  with.jfrbpf = binary;
+  JfrbpfRun jfrbpf(with, {"-p", std::to_string(jvms.target.pid()), "--interval", rate.interval}, tag);
   if (!jfrbpf.awaitFirstSample(180s)) {
     jfrbpf.stop();
     jfrbpf.finish(60s);  // throws with jfrbpf's message
     throw Error("jfrbpf never sampled the workload");
   }
   sleepFor(kJfrbpfSettle);
-  Window w = measureWindow(env, workload, &jfrbpf.program(), jfrbpf.pid());
+  Window w = measureWindow(jvms, length, &jfrbpf.program(), jfrbpf.pid());
   jfrbpf.stop();
   JfrbpfSummary summary = jfrbpf.finish(120s);
   if (summary.lost > 0) progress("sample cost: jfrbpf lost " + std::to_string(summary.lost) + " samples");
   return w;
 }
 
-// Per thread, the CPU time a unit of work took in the round's unprofiled windows.
-std::vector<double> cpuNsPerOp(const std::vector<const Window*>& unprofiled) {
-  std::vector<double> perOp(kThreads);
+// Per thread, how much more CPU time a unit of work took in the target JVM than in the control JVM in the
+// round's unprofiled windows.
+std::vector<double> targetToControl(const std::vector<const Window*>& unprofiled) {
+  std::vector<double> ratio(kThreads);
   for (int t = 0; t < kThreads; ++t) {
-    double cpu = 0, ops = 0;
     for (const Window* w : unprofiled) {
-      cpu += w->threads[t].cpuNs;
-      ops += w->threads[t].ops;
+      ratio[t] += cpuNsPerOp(w->threads[t]) / cpuNsPerOp(w->control[t]) / static_cast<double>(unprofiled.size());
     }
-    perOp[t] = cpu / ops;
   }
-  return perOp;
+  return ratio;
 }
 
-// The CPU time the window's threads used beyond what their work took unprofiled.
-double extraCpuNs(const Window& w, const std::vector<double>& perOp) {
+// The CPU time the window's threads used beyond what their work would have taken unprofiled: in the control
+// JVM's CPU time per unit of work in the same window, times `ratio`.
+double extraCpuNs(const Window& w, const std::vector<double>& ratio) {
   double extra = 0;
-  for (int t = 0; t < kThreads; ++t) extra += w.threads[t].cpuNs - w.threads[t].ops * perOp[t];
+  for (int t = 0; t < kThreads; ++t) {
+    extra += w.threads[t].cpuNs - w.threads[t].ops * cpuNsPerOp(w.control[t]) * ratio[t];
+  }
   return extra;
 }
 
@@ -147,40 +159,53 @@ double threadCpuNs(const Window& w) {
   return cpu;
 }
 
-// Figures of one rate, µs per sample, one value per round.
+double perSampleMicros(double ns, const Window& w) { return ns / static_cast<double>(w.samples) / 1000; }
+
+// One jfrbpf binary's figures at one rate, µs per sample, one value per round.
+struct ProfilerCosts {
+  std::vector<double> target, bpf, loader, total, rate;
+  std::vector<double> oursInTarget, oursBpf, oursTotal, ratio;  // against the same round's floor
+};
+
+// Figures of one rate.
 struct Costs {
   std::vector<double> noise;  // the second unprofiled window against the first, per sample at this rate
   std::vector<double> floorTarget, floorBpf, floorRate;
-  std::vector<double> target, bpf, loader, total, rate;
-  std::vector<double> oursBpf, oursInTarget, oursTotal, ratio;
+  std::vector<ProfilerCosts> profilers;  // --jfrbpf, then each --compare
   std::vector<double> loads;
 };
 
-void addRound(const Rate& rate, const Window& base, const Window& again, const Window& floor, const Window& jfrbpf,
-              Costs& c) {
+// Windows of one round at one rate: unprofiled, unprofiled again, floor, then one per jfrbpf binary.
+void addRound(const Rate& rate, const std::vector<Window>& windows, Costs& c) {
+  const Window& base = windows[0];
+  const Window& again = windows[1];
+  const Window& floor = windows[2];
   // As many samples as the second unprofiled window would have had at this rate.
   double wouldSample = threadCpuNs(again) / static_cast<double>(rate.periodNs);
-  c.noise.push_back(extraCpuNs(again, cpuNsPerOp({&base})) / wouldSample / 1000);
+  c.noise.push_back(extraCpuNs(again, targetToControl({&base})) / wouldSample / 1000);
 
-  std::vector<double> perOp = cpuNsPerOp({&base, &again});
-  auto perSample = [](double ns, const Window& w) { return ns / static_cast<double>(w.samples) / 1000; };
-  double floorTarget = perSample(extraCpuNs(floor, perOp), floor);
-  double floorBpf = perSample(static_cast<double>(floor.bpfNs), floor);
-  double target = perSample(extraCpuNs(jfrbpf, perOp), jfrbpf);
-  double bpf = perSample(static_cast<double>(jfrbpf.bpfNs), jfrbpf);
-  double loader = perSample(static_cast<double>(jfrbpf.loaderNs), jfrbpf);
+  std::vector<double> perOp = targetToControl({&base, &again});
+  double floorTarget = perSampleMicros(extraCpuNs(floor, perOp), floor);
+  double floorBpf = perSampleMicros(static_cast<double>(floor.bpfNs), floor);
   c.floorTarget.push_back(floorTarget);
   c.floorBpf.push_back(floorBpf);
   c.floorRate.push_back(static_cast<double>(floor.samples) / floor.seconds);
-  c.target.push_back(target);
-  c.bpf.push_back(bpf);
-  c.loader.push_back(loader);
-  c.total.push_back(target + loader);
-  c.rate.push_back(static_cast<double>(jfrbpf.samples) / jfrbpf.seconds);
-  c.oursBpf.push_back(bpf - floorBpf);
-  c.oursInTarget.push_back(target - floorTarget - (bpf - floorBpf));
-  c.oursTotal.push_back(target + loader - floorTarget);
-  if (floorTarget > 0) c.ratio.push_back((target + loader) / floorTarget);
+  for (size_t p = 0; p < c.profilers.size(); ++p) {
+    const Window& w = windows[3 + p];
+    ProfilerCosts& pc = c.profilers[p];
+    double target = perSampleMicros(extraCpuNs(w, perOp), w);
+    double bpf = perSampleMicros(static_cast<double>(w.bpfNs), w);
+    double loader = perSampleMicros(static_cast<double>(w.loaderNs), w);
+    pc.target.push_back(target);
+    pc.bpf.push_back(bpf);
+    pc.loader.push_back(loader);
+    pc.total.push_back(target + loader);
+    pc.rate.push_back(static_cast<double>(w.samples) / w.seconds);
+    pc.oursInTarget.push_back(target - floorTarget - (bpf - floorBpf));
+    pc.oursBpf.push_back(bpf - floorBpf);
+    pc.oursTotal.push_back(target + loader - floorTarget);
+    if (floorTarget > 0) pc.ratio.push_back((target + loader) / floorTarget);
+  }
 }
 
 // "12.3 (10.1–14.0)": median and range of the rounds.
@@ -192,7 +217,7 @@ std::string cellOf(const std::vector<double>& values, int decimals) {
   return text;
 }
 
-std::string table(const std::vector<Costs>& costs) {
+std::string table(const std::vector<Costs>& costs, const std::vector<std::string>& names) {
   std::string md =
       "| per-thread rate | what | samples/s | sampled threads' CPU per sample, µs | of which BPF, µs | loader CPU "
       "per sample, µs | total per sample, µs | × floor |\n|---|---|---|---|---|---|---|---|\n";
@@ -203,11 +228,15 @@ std::string table(const std::vector<Costs>& costs) {
           " | | | | |\n";
     md += "| " + rate + " | floor: an empty BPF program on the same perf events | " + cellOf(c.floorRate, 0) + " | " +
           cellOf(c.floorTarget, 1) + " | " + cellOf(c.floorBpf, 2) + " | | " + cellOf(c.floorTarget, 1) + " | 1 |\n";
-    md += "| " + rate + " | jfrbpf | " + cellOf(c.rate, 0) + " | " + cellOf(c.target, 1) + " | " + cellOf(c.bpf, 2) +
-          " | " + cellOf(c.loader, 2) + " | " + cellOf(c.total, 1) + " | " + cellOf(c.ratio, 2) + " |\n";
-    md += "| " + rate + " | jfrbpf − floor: ours | | " + cellOf(c.oursInTarget, 1) +
-          " beyond the BPF time (caches, TLB) | " + cellOf(c.oursBpf, 2) + " | " + cellOf(c.loader, 2) + " | " +
-          cellOf(c.oursTotal, 1) + " | |\n";
+    for (size_t p = 0; p < c.profilers.size(); ++p) {
+      const ProfilerCosts& pc = c.profilers[p];
+      md += "| " + rate + " | " + names[p] + " | " + cellOf(pc.rate, 0) + " | " + cellOf(pc.target, 1) + " | " +
+            cellOf(pc.bpf, 2) + " | " + cellOf(pc.loader, 2) + " | " + cellOf(pc.total, 1) + " | " +
+            cellOf(pc.ratio, 2) + " |\n";
+      md += "| " + rate + " | " + names[p] + " − floor: ours | | " + cellOf(pc.oursInTarget, 1) +
+            " beyond the BPF time (caches, TLB) | " + cellOf(pc.oursBpf, 2) + " | " + cellOf(pc.loader, 2) + " | " +
+            cellOf(pc.oursTotal, 1) + " | |\n";
+    }
   }
   return md;
 }
@@ -217,39 +246,49 @@ std::string table(const std::vector<Costs>& costs) {
 void benchSampleCost(const BenchEnv& env, Report& report) {
   BpfStatsSwitch stats;
   const int rounds = std::max(env.repeats, 3);
+  std::vector<std::string> binaries = {env.jfrbpf};
+  binaries.insert(binaries.end(), env.compareJfrbpf.begin(), env.compareJfrbpf.end());
+  std::vector<std::string> names = {"jfrbpf"};
+  for (const std::string& other : env.compareJfrbpf) names.push_back("jfrbpf " + other);
   std::vector<Costs> costs(std::size(kRates));
+  for (Costs& c : costs) c.profilers.resize(binaries.size());
   try {
-    progress("sample cost: starting the JVM (Java and zlib threads)");
-    ChildProcess workload = startJavaThroughput(env, env.jdk17, kThreads, static_cast<int>(env.seconds(8, 5).count()),
-                                                {}, "sample-cost.log", ThroughputMix::JavaAndZlib);
+    progress("sample cost: starting the JVMs (Java and zlib threads)");
+    const int warmup = static_cast<int>(env.seconds(8, 5).count());
+    Jvms jvms{startJavaThroughput(env, env.jdk17, kThreads, warmup, {}, "sample-cost.log", ThroughputMix::JavaAndZlib),
+              startJavaThroughput(env, env.jdk17, kThreads, warmup, {}, "sample-cost-control.log",
+                                  ThroughputMix::JavaAndZlib)};
     {
       // The agent stays in the JVM once attached: attach it before any window, so that every window has it.
-      JfrbpfRun prime(env, {"-p", std::to_string(workload.pid())}, "sample-cost-prime");
+      JfrbpfRun prime(env, {"-p", std::to_string(jvms.target.pid())}, "sample-cost-prime");
       bool sampled = prime.awaitFirstSample(180s);
       prime.stop();
       prime.finish(120s);
       if (!sampled) throw Error("jfrbpf never sampled the workload");
     }
+    const size_t configs = 3 + binaries.size();  // unprofiled twice, floor, each jfrbpf
     for (int round = 0; round < rounds; ++round) {
       for (size_t r = 0; r < std::size(kRates); ++r) {
         const Rate& rate = kRates[r];
+        const auto length = std::chrono::seconds(env.quick ? rate.quickWindowSeconds : rate.windowSeconds);
         costs[r].loads.push_back(loadAverage());
-        Window windows[std::size(kConfigs)];
-        for (size_t k = 0; k < std::size(kConfigs); ++k) {
-          size_t i = (k + static_cast<size_t>(round)) % std::size(kConfigs);
+        std::vector<Window> windows(configs);
+        for (size_t k = 0; k < configs; ++k) {
+          size_t i = (k + static_cast<size_t>(round)) % configs;
+          std::string what = i == 0 ? "unprofiled" : i == 1 ? "unprofiled again" : i == 2 ? "floor" : names[i - 3];
           progress("sample cost, round " + std::to_string(round + 1) + "/" + std::to_string(rounds) + ", " +
-                   rate.label + ": " + configName(kConfigs[i]));
-          switch (kConfigs[i]) {
-            case Config::Unprofiled:
-            case Config::UnprofiledAgain: windows[i] = measureWindow(env, workload, nullptr, std::nullopt); break;
-            case Config::Floor: windows[i] = measureFloor(env, workload, rate); break;
-            case Config::Jfrbpf:
-              windows[i] = measureJfrbpf(env, workload, rate,
-                                         "sample-cost-" + std::to_string(round) + "-" + std::to_string(r));
-              break;
+                   rate.label + ": " + what);
+          if (i < 2) {
+            windows[i] = measureWindow(jvms, length, nullptr, std::nullopt);
+          } else if (i == 2) {
+            windows[i] = measureFloor(jvms, rate, length);
+          } else {
+            windows[i] = measureJfrbpf(env, binaries[i - 3], jvms, rate, length,
+                                       "sample-cost-" + std::to_string(round) + "-" + std::to_string(r) + "-" +
+                                           std::to_string(i));
           }
         }
-        addRound(rate, windows[0], windows[1], windows[2], windows[3], costs[r]);
+        addRound(rate, windows, costs[r]);
       }
     }
   } catch (const Error& e) {
@@ -258,10 +297,11 @@ void benchSampleCost(const BenchEnv& env, Report& report) {
   }
 
   const Costs& fast = costs.back();
-  Distribution ratio = distributionOf(fast.ratio);
+  const ProfilerCosts& ours = fast.profilers.front();
+  Distribution ratio = distributionOf(ours.ratio);
   report.add({.measure = "Total CPU per sample at 10 kHz per thread (sampled threads + loader), against the floor",
-              .result = fixed(distributionOf(fast.total).median, 1) + " µs against the floor's " +
-                        fixed(distributionOf(fast.floorTarget).median, 1) + " µs: " + cellOf(fast.ratio, 2) +
+              .result = fixed(distributionOf(ours.total).median, 1) + " µs against the floor's " +
+                        fixed(distributionOf(fast.floorTarget).median, 1) + " µs: " + cellOf(ours.ratio, 2) +
                         "× (see the table below)",
               .target = "≤ 1.2× the floor",
               .verdict = ratio.count == 0 ? Verdict::None
@@ -269,20 +309,28 @@ void benchSampleCost(const BenchEnv& env, Report& report) {
               .load = describeLoad(fast.loads),
               .how = "thread CPU beyond the unprofiled CPU per unit of work, / program runs; loader CPU from its "
                      "process CPU clock; floor = fp_empty (bench/sampler/fp_stack.bpf.c) on the same events"});
+  std::string lengths;
+  for (const Rate& rate : kRates) {
+    lengths += (lengths.empty() ? "" : ", ") +
+               std::to_string(env.quick ? rate.quickWindowSeconds : rate.windowSeconds) + " s at " + rate.label;
+  }
   report.section(
       "CPU per sample, by where it is spent (sample-cost)",
       "One JDK " + env.jdk17.version +
           " JVM, one thread running Java units and one compressing through java.util.zip.Deflater (JNI into libz), "
-          "both busy; per-thread task-clock events (jfrbpf's default) at each rate. " +
-          std::to_string(rounds) + " rounds of " + std::to_string(env.seconds(3, 2).count()) +
-          "-s windows: two unprofiled, the floor, and `jfrbpf record -p PID --interval ...` (a fresh jfrbpf per "
-          "round, measured from 1 s after its first sample), in an order rotated per round. Sampled threads' CPU "
-          "per sample: the CPU the two threads used beyond what their work took per CPU second in the round's "
-          "unprofiled windows (it holds the timer interrupt, the perf overflow, the BPF program and what its memory "
-          "traffic costs the threads afterwards; no IRQ time accounting here), divided by the program's runs; BPF: "
-          "bpf_stats run_time_ns / run_cnt (bpf_stats itself adds two clock reads per run); loader: jfrbpf's process "
-          "CPU clock. Median (min–max) over rounds. Load average at the rounds' starts: " +
-          describeLoad(costs.front().loads) + ".\n\n" + table(costs));
+          "both busy, beside a control JVM doing the same, never profiled; per-thread task-clock events (jfrbpf's "
+          "default) at each rate. " +
+          std::to_string(rounds) + " rounds of windows (" + lengths +
+          "): two unprofiled, the floor, and `jfrbpf record -p PID --interval ...` (a fresh jfrbpf per round, "
+          "measured from 1 s after its first sample), in an order rotated per round. Sampled threads' CPU per "
+          "sample: the CPU the two threads used beyond what their work would have taken unprofiled, divided by the "
+          "program's runs; unprofiled = the control JVM's CPU per unit of work in the same window times the two "
+          "JVMs' ratio in the round's unprofiled windows, so that what other processes do to the machine meanwhile "
+          "cancels out. It holds the timer interrupt, the perf overflow, the BPF program and what its memory "
+          "traffic costs the threads afterwards (no IRQ time accounting on this kernel). BPF: bpf_stats "
+          "run_time_ns / run_cnt (bpf_stats itself adds two clock reads per run); loader: jfrbpf's process CPU "
+          "clock. Median (min–max) over rounds. Load average at the rounds' starts: " +
+          describeLoad(costs.front().loads) + ".\n\n" + table(costs, names));
 }
 
 }  // namespace jfrbpf::bench
