@@ -62,6 +62,7 @@ struct Window {
   uint64_t samples = 0;   // runs of the sampling program
   uint64_t bpfNs = 0;     // their run time
   uint64_t loaderNs = 0;  // the loader's CPU time
+  bool starved = false;   // a thread got no CPU at all in it (a machine many times oversubscribed)
 };
 
 double cpuNsPerOp(const ThreadThroughput& t) { return t.cpuNs / t.ops; }
@@ -81,9 +82,11 @@ Window measureWindow(Jvms& jvms, std::chrono::seconds length, const ProgramProbe
     throw Error("the throughput workload reported no result");
   }
   for (const std::vector<ThreadThroughput>* threads : {&w.threads, &w.control}) {
-    for (const ThreadThroughput& t : *threads) {
-      if (t.ops <= 0 || t.cpuNs <= 0) throw Error("a workload thread did no work in a window");
-    }
+    for (const ThreadThroughput& t : *threads) w.starved = w.starved || t.ops <= 0 || t.cpuNs <= 0;
+  }
+  if (w.starved) {
+    progress("  window: a thread did no work");
+    return w;
   }
   if (program) {
     ProgramTotals after = program->totals();
@@ -267,28 +270,36 @@ void benchSampleCost(const BenchEnv& env, Report& report) {
       if (!sampled) throw Error("jfrbpf never sampled the workload");
     }
     const size_t configs = 3 + binaries.size();  // unprofiled twice, floor, each jfrbpf
+    int retries = rounds;  // rounds with a starved window are measured again, this many times at most
     for (int round = 0; round < rounds; ++round) {
       for (size_t r = 0; r < std::size(kRates); ++r) {
         const Rate& rate = kRates[r];
         const auto length = std::chrono::seconds(env.quick ? rate.quickWindowSeconds : rate.windowSeconds);
-        costs[r].loads.push_back(loadAverage());
-        std::vector<Window> windows(configs);
-        for (size_t k = 0; k < configs; ++k) {
-          size_t i = (k + static_cast<size_t>(round)) % configs;
-          std::string what = i == 0 ? "unprofiled" : i == 1 ? "unprofiled again" : i == 2 ? "floor" : names[i - 3];
-          progress("sample cost, round " + std::to_string(round + 1) + "/" + std::to_string(rounds) + ", " +
-                   rate.label + ": " + what);
-          if (i < 2) {
-            windows[i] = measureWindow(jvms, length, nullptr, std::nullopt);
-          } else if (i == 2) {
-            windows[i] = measureFloor(jvms, rate, length);
-          } else {
-            windows[i] = measureJfrbpf(env, binaries[i - 3], jvms, rate, length,
-                                       "sample-cost-" + std::to_string(round) + "-" + std::to_string(r) + "-" +
-                                           std::to_string(i));
+        for (;;) {
+          double load = loadAverage();
+          std::vector<Window> windows(configs);
+          for (size_t k = 0; k < configs; ++k) {
+            size_t i = (k + static_cast<size_t>(round)) % configs;
+            std::string what = i == 0 ? "unprofiled" : i == 1 ? "unprofiled again" : i == 2 ? "floor" : names[i - 3];
+            progress("sample cost, round " + std::to_string(round + 1) + "/" + std::to_string(rounds) + ", " +
+                     rate.label + ": " + what);
+            if (i < 2) {
+              windows[i] = measureWindow(jvms, length, nullptr, std::nullopt);
+            } else if (i == 2) {
+              windows[i] = measureFloor(jvms, rate, length);
+            } else {
+              windows[i] = measureJfrbpf(env, binaries[i - 3], jvms, rate, length,
+                                         "sample-cost-" + std::to_string(round) + "-" + std::to_string(r) + "-" +
+                                             std::to_string(i));
+            }
           }
+          if (std::none_of(windows.begin(), windows.end(), [](const Window& w) { return w.starved; })) {
+            costs[r].loads.push_back(load);
+            addRound(rate, windows, costs[r]);
+            break;
+          }
+          if (retries-- == 0) throw Error("the workload's threads got no CPU time in a window, round after round");
         }
-        addRound(rate, windows, costs[r]);
       }
     }
   } catch (const Error& e) {
