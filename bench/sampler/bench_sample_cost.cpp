@@ -168,6 +168,7 @@ double perSampleMicros(double ns, const Window& w) { return ns / static_cast<dou
 struct ProfilerCosts {
   std::vector<double> target, bpf, loader, total, rate;
   std::vector<double> oursInTarget, oursBpf, oursTotal, ratio;  // against the same round's floor
+  std::vector<double> loaderNsPerSecond;                         // per round, with `rate`
 };
 
 // Figures of one rate.
@@ -204,6 +205,7 @@ void addRound(const Rate& rate, const std::vector<Window>& windows, Costs& c) {
     pc.loader.push_back(loader);
     pc.total.push_back(target + loader);
     pc.rate.push_back(static_cast<double>(w.samples) / w.seconds);
+    pc.loaderNsPerSecond.push_back(static_cast<double>(w.loaderNs) / w.seconds);
     pc.oursInTarget.push_back(target - floorTarget - (bpf - floorBpf));
     pc.oursBpf.push_back(bpf - floorBpf);
     pc.oursTotal.push_back(target + loader - floorTarget);
@@ -218,6 +220,33 @@ std::string cellOf(const std::vector<double>& values, int decimals) {
   std::string text = fixed(d.median, decimals);
   if (d.count > 1) text += " (" + fixed(d.min, decimals) + "–" + fixed(d.max, decimals) + ")";
   return text;
+}
+
+// The loader's CPU time per second against samples per second, fitted by least squares over every window of
+// every rate: its CPU per sample apart from its fixed work (timers, the agent channel, /proc), which at low
+// rates or on a busy machine (fewer samples) outweighs it in the table's per-sample figure.
+std::string loaderFit(const std::vector<Costs>& costs, size_t profiler) {
+  std::vector<double> x, y;
+  for (const Costs& c : costs) {
+    const ProfilerCosts& pc = c.profilers[profiler];
+    x.insert(x.end(), pc.rate.begin(), pc.rate.end());
+    y.insert(y.end(), pc.loaderNsPerSecond.begin(), pc.loaderNsPerSecond.end());
+  }
+  double n = static_cast<double>(x.size()), mx = 0, my = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    mx += x[i] / n;
+    my += y[i] / n;
+  }
+  double sxx = 0, sxy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxx += (x[i] - mx) * (x[i] - mx);
+    sxy += (x[i] - mx) * (y[i] - my);
+  }
+  if (x.size() < 3 || sxx <= 0) return "too few windows to fit";
+  double perSample = sxy / sxx;
+  return fixed(perSample / 1000, 2) + " µs per sample + " + fixed((my - perSample * mx) / 1e6, 1) + " ms/s (" +
+         std::to_string(x.size()) + " windows, " + fixed(*std::min_element(x.begin(), x.end()), 0) + "–" +
+         fixed(*std::max_element(x.begin(), x.end()), 0) + " samples/s)";
 }
 
 std::string table(const std::vector<Costs>& costs, const std::vector<std::string>& names) {
@@ -325,6 +354,9 @@ void benchSampleCost(const BenchEnv& env, Report& report) {
     lengths += (lengths.empty() ? "" : ", ") +
                std::to_string(env.quick ? rate.quickWindowSeconds : rate.windowSeconds) + " s at " + rate.label;
   }
+  std::string loaderLines =
+      "Loader CPU time fitted as fixed work + work per sample over every window of both rates:\n\n";
+  for (size_t p = 0; p < names.size(); ++p) loaderLines += "- " + names[p] + ": " + loaderFit(costs, p) + "\n";
   report.section(
       "CPU per sample, by where it is spent (sample-cost)",
       "One JDK " + env.jdk17.version +
@@ -341,7 +373,7 @@ void benchSampleCost(const BenchEnv& env, Report& report) {
           "traffic costs the threads afterwards (no IRQ time accounting on this kernel). BPF: bpf_stats "
           "run_time_ns / run_cnt (bpf_stats itself adds two clock reads per run); loader: jfrbpf's process CPU "
           "clock. Median (min–max) over rounds. Load average at the rounds' starts: " +
-          describeLoad(costs.front().loads) + ".\n\n" + table(costs, names));
+          describeLoad(costs.front().loads) + ".\n\n" + table(costs, names) + "\n" + loaderLines);
 }
 
 }  // namespace jfrbpf::bench
