@@ -36,7 +36,9 @@ using namespace std::chrono_literals;
 constexpr int kThreads = 2;
 constexpr double kTargetRatio = 1.2;  // DESIGN.md: total CPU per sample within 1.2x of the floor at 10 kHz
 constexpr auto kFloorSettle = 500ms;
-constexpr auto kJfrbpfSettle = 1s;  // after the first sample: agent replay and table uploads are done
+// After the first sample: the loader's start-up work (the agent's replay, unwind tables, the first stacks'
+// symbols) still doubled its CPU per sample 1 s later at 1 kHz; 5 s later it is done.
+constexpr auto kJfrbpfSettle = 5s;
 
 struct Rate {
   const char* label;
@@ -365,7 +367,7 @@ void benchSampleCost(const BenchEnv& env, Report& report) {
           "default) at each rate. " +
           std::to_string(rounds) + " rounds of windows (" + lengths +
           "): two unprofiled, the floor, and `jfrbpf record -p PID --interval ...` (a fresh jfrbpf per round, "
-          "measured from 1 s after its first sample), in an order rotated per round. Sampled threads' CPU per "
+          "measured from 5 s after its first sample), in an order rotated per round. Sampled threads' CPU per "
           "sample: the CPU the two threads used beyond what their work would have taken unprofiled, divided by the "
           "program's runs; unprofiled = the control JVM's CPU per unit of work in the same window times the two "
           "JVMs' ratio in the round's unprofiled windows, so that what other processes do to the machine meanwhile "
