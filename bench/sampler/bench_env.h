@@ -19,6 +19,7 @@ std::optional<Jdk> findJdk(const std::string& home);
 
 struct BenchEnv {
   std::string jfrbpf;                         // the jfrbpf binary under test
+  std::vector<std::string> compareJfrbpf;     // other builds measured beside it (sample-cost), e.g. before a change
   std::string javaClasses;                    // directory holding SamplerWorkload.class
   std::string nativeChain;                    // native workload without frame pointers
   std::string nativeChainFp;                  // the same with frame pointers, for the reference sampler

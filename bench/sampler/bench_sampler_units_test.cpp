@@ -66,6 +66,10 @@ TEST(BenchProc, OwnCpuTimeIsReadable) {
   for (int i = 0; i < 5'000'000; ++i) sink = sink + std::sqrt(static_cast<double>(i));
   EXPECT_TRUE(processCpuNs(getpid()).has_value());
   EXPECT_EQ(processCpuNs(-1), std::nullopt);
+  std::optional<uint64_t> exact = processCpuClockNs(getpid());
+  ASSERT_TRUE(exact.has_value());
+  EXPECT_GT(*exact, 0u);
+  EXPECT_EQ(processCpuClockNs(-1), std::nullopt);
 }
 
 TEST(BenchProc, MemoryFromStatus) {

@@ -195,6 +195,7 @@ bool ChildProcess::running() {
 }
 
 int ChildProcess::wait(std::chrono::milliseconds timeout) {
+  stdin_.reset();  // a child that reads its stdin until it closes is waiting for this
   Clock::time_point deadline = Clock::now() + timeout;
   while (running()) {
     if (Clock::now() >= deadline) {

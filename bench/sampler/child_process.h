@@ -51,7 +51,8 @@ class ChildProcess {
   void signal(int sig);
   // True until the process has exited (and then reaps it).
   bool running();
-  // Waits for the exit and returns the wait status; kills the process after `timeout` (then returns -1).
+  // Closes its stdin, waits for the exit and returns the wait status; kills the process after `timeout` (then
+  // returns -1).
   int wait(std::chrono::milliseconds timeout);
 
  private:

@@ -93,6 +93,7 @@ FramePointerSampler::~FramePointerSampler() {
 bpf_program* FramePointerSampler::bpfProgram() const {
   switch (program_) {
     case Program::Floor: return skel_->progs.fp_floor;
+    case Program::Empty: return skel_->progs.fp_empty;
     case Program::UserReads: return skel_->progs.fp_reads;
     case Program::StackWalk:
     case Program::StackWalkNoWakeup: break;

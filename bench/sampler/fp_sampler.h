@@ -21,6 +21,7 @@ class FramePointerSampler {
     StackWalk,          // fp_sample: the frame-pointer reference sampler, waking its consumer like jfrbpf
     StackWalkNoWakeup,  // fp_sample with BPF_RB_NO_WAKEUP: the consumer polls on a timer
     Floor,              // fp_floor: target lookup only, the cost of any program on these events
+    Empty,              // fp_empty: returns at once, the cost of the events themselves
     UserReads,          // fp_reads: the floor plus 64 bpf_probe_read_user of 8 bytes each
   };
   // Loads the program and samples every thread of `pid` each `periodNs` of its CPU time. Throws jfrbpf::Error.

@@ -73,6 +73,13 @@ int fp_floor(struct bpf_perf_event_data* ctx) {
   return 0;
 }
 
+/* Nothing at all: what the perf events themselves cost the sampled threads (the timer interrupt, the overflow,
+ * running a BPF program), the floor that jfrbpf's cost per sample is read against. */
+SEC("perf_event")
+int fp_empty(struct bpf_perf_event_data* ctx) {
+  return 0;
+}
+
 /* The price of one bpf_probe_read_user here, which stack walkers pay several times per frame: 64 reads
  * of 8 bytes up the interrupted thread's stack. */
 #define FP_READS 64

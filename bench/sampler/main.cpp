@@ -29,9 +29,12 @@ Runs jfrbpf's performance benchmarks and prints a Markdown table (stdout); progr
 Options:
   --quick              CI-sized: 2 runs per figure, short windows, a 60-s memory run instead of 10 minutes
   --repeats N          runs per figure (default 5; 2 with --quick)
-  --only LIST          comma-separated subset of: micro,cost,loader,rate,startup,slowdown,timing,memory
+  --only LIST          comma-separated subset of:
+                       micro,cost,loader,rate,startup,sample-cost,slowdown,timing,memory
   --keep               keep the scratch directory (recordings, logs) and print its path
   --jfrbpf PATH        the jfrbpf binary to measure (default: the one built with this benchmark)
+  --compare PATH       sample-cost also measures this jfrbpf binary, in the same rounds (e.g. the build before
+                       a change, with its agent library beside it); may be given more than once
   --jdk HOME           JDK 17 for the workloads (default: the build's JFRBPF_JDK_HOME)
   --jdk25 HOME|none    JDK 25 for the side-by-side runs (default: the build's JFRBPF_JDK25_HOME)
   -h, --help           this text
@@ -44,8 +47,9 @@ struct Scenario {
 
 // Cheapest first; the 10-minute memory run last.
 constexpr Scenario kScenarios[] = {
-    {"micro", benchMicro},     {"cost", benchBpfCost},      {"loader", benchLoaderCpu}, {"rate", benchMaxRate},
-    {"startup", benchStartup}, {"slowdown", benchSlowdown}, {"timing", benchTiming},    {"memory", benchMemory},
+    {"micro", benchMicro},     {"cost", benchBpfCost},    {"loader", benchLoaderCpu},
+    {"rate", benchMaxRate},    {"startup", benchStartup}, {"sample-cost", benchSampleCost},
+    {"slowdown", benchSlowdown}, {"timing", benchTiming}, {"memory", benchMemory},
 };
 
 std::vector<std::string> splitList(const std::string& text, char separator) {
@@ -95,6 +99,8 @@ int run(int argc, char** argv) {
       keep = true;
     } else if (arg == "--jfrbpf") {
       env.jfrbpf = value(i, argc, argv);
+    } else if (arg == "--compare") {
+      env.compareJfrbpf.push_back(value(i, argc, argv));
     } else if (arg == "--jdk") {
       jdkHome = value(i, argc, argv);
     } else if (arg == "--jdk25") {
@@ -123,6 +129,11 @@ int run(int argc, char** argv) {
   if (access(env.jfrbpf.c_str(), X_OK) != 0) {
     throw jfrbpf::Error("no jfrbpf binary at " + env.jfrbpf + " (build it, or give --jfrbpf PATH)",
                         jfrbpf::ErrorKind::Environment);
+  }
+  for (const std::string& other : env.compareJfrbpf) {
+    if (access(other.c_str(), X_OK) != 0) {
+      throw jfrbpf::Error("no jfrbpf binary at " + other + " (--compare)", jfrbpf::ErrorKind::Environment);
+    }
   }
 
   char dir[] = "/tmp/jfrbpf-bench-XXXXXX";

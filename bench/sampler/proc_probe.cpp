@@ -1,6 +1,7 @@
 #include "bench/sampler/proc_probe.h"
 
 #include <dirent.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -76,6 +77,14 @@ std::optional<uint64_t> processCpuNs(pid_t pid) {
   if (!ticks) return std::nullopt;
   static const long ticksPerSecond = sysconf(_SC_CLK_TCK);
   return *ticks * (1'000'000'000ull / static_cast<uint64_t>(ticksPerSecond));
+}
+
+std::optional<uint64_t> processCpuClockNs(pid_t pid) {
+  clockid_t clock{};
+  if (pid <= 0 || clock_getcpuclockid(pid, &clock) != 0) return std::nullopt;
+  timespec now{};
+  if (clock_gettime(clock, &now) != 0) return std::nullopt;
+  return static_cast<uint64_t>(now.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 
 std::optional<MemoryUse> memoryFromStatus(std::string_view status) {

@@ -12,6 +12,9 @@ namespace jfrbpf::bench {
 // User + system CPU time of the whole process (every thread, dead ones included) from /proc/PID/stat, in
 // nanoseconds at clock-tick resolution; nullopt once the process is gone.
 std::optional<uint64_t> processCpuNs(pid_t pid);
+// The same to the nanosecond (the kernel's sum_exec_runtime of every thread, dead ones included), through the
+// process's CPU-time clock; nullopt once the process is gone. For windows too short for clock ticks.
+std::optional<uint64_t> processCpuClockNs(pid_t pid);
 // The same from the text of a stat file (the command name may hold spaces and parentheses).
 std::optional<uint64_t> cpuTicksFromStat(std::string_view statText);
 

@@ -49,9 +49,11 @@ ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int 
 }
 
 ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int threads, int warmupSeconds,
-                                 const std::vector<std::string>& jvmOptions, const std::string& logName) {
+                                 const std::vector<std::string>& jvmOptions, const std::string& logName,
+                                 ThroughputMix mix) {
   std::vector<std::string> command = javaCommand(env, jdk, jvmOptions);
   command.insert(command.end(), {"throughput", std::to_string(threads), std::to_string(warmupSeconds)});
+  if (mix == ThroughputMix::JavaAndZlib) command.push_back("zlib");
   std::string log = env.scratch(logName);
   ChildProcess::Options options = ChildProcess::Options::stderrTo(log);
   options.writableStdin = true;
@@ -81,7 +83,7 @@ std::vector<ThreadThroughput> readThroughput(ChildProcess& workload, std::chrono
     std::istringstream fields(line->substr(4));
     int thread = 0;
     ThreadThroughput rate;
-    if (fields >> thread >> rate.opsPerSecond >> rate.opsPerCpuSecond) rates.push_back(rate);
+    if (fields >> thread >> rate.opsPerSecond >> rate.opsPerCpuSecond >> rate.ops >> rate.cpuNs) rates.push_back(rate);
   }
   return rates;
 }

@@ -17,9 +17,15 @@ enum class JavaDeepShape { Recursion, InterpretedRecursion, DistinctMethods };
 ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int threads, bool preserveFramePointer,
                            JavaDeepShape shape = JavaDeepShape::Recursion);
 
-// SamplerWorkload throughput: returns once the JVM printed "warm"; send "go SECONDS" to measure.
+// What the throughput workload's threads do: Java units only, or every second thread compressing through the
+// JDK's Deflater (JNI into libz: native frames below the Java ones).
+enum class ThroughputMix { Java, JavaAndZlib };
+
+// SamplerWorkload throughput: returns once the JVM printed "warm"; send "go SECONDS" to measure a window
+// (as many as wanted, one after the other; the JVM exits when its stdin closes).
 ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int threads, int warmupSeconds,
-                                 const std::vector<std::string>& jvmOptions, const std::string& logName);
+                                 const std::vector<std::string>& jvmOptions, const std::string& logName,
+                                 ThroughputMix mix = ThroughputMix::Java);
 
 // native_chain: THREADS threads whose samples have `frames` user frames, alternating between the executable
 // and a shared library; built without frame pointers unless `framePointers`.
@@ -28,9 +34,11 @@ ChildProcess startNativeChain(const BenchEnv& env, int frames, int threads, bool
 struct ThreadThroughput {
   double opsPerSecond = 0;     // per second of wall time
   double opsPerCpuSecond = 0;  // per second of the thread's own CPU time
+  double ops = 0;              // units done in the window
+  double cpuNs = 0;            // the thread's CPU time in the window
 };
 
-// The throughput workload's "ops THREAD RATE RATE_PER_CPU" lines, one per thread, read until "done".
+// The throughput workload's "ops THREAD RATE RATE_PER_CPU OPS CPU_NS" lines, one per thread, read until "done".
 std::vector<ThreadThroughput> readThroughput(ChildProcess& workload, std::chrono::milliseconds timeout);
 
 // CPUs' worth of CPU time `pid` used over `window` (e.g. 1.93 for two busy threads on a quiet machine).

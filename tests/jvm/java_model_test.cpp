@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <memory>
 
 #include "test_config.h"
 
@@ -210,6 +211,31 @@ TEST(JvmJavaModel, StubsAreClassifiedAndNestedRangesResolveInnermost) {
   ASSERT_TRUE(model.apply(RecordType::kCompiledMethodLoad, more.lastPayload()));
   EXPECT_EQ(model.classify(0x30010, 50).kind, CodeKind::kCompiled);
   EXPECT_EQ(model.classify(0x30150, 50).kind, CodeKind::kUnknown);
+}
+
+// The code map answers pcs outside every range it was ever given without a search; its bounds only grow, so a
+// blob retired at the edge of them is still found for a sample of its time.
+TEST(JvmCodeMap, PcsOutsideEveryRangeAreUnknownAndEdgesAreStillFound) {
+  CodeMap code;
+  EXPECT_EQ(code.compiledAt(0x7000, 1), nullptr) << "an empty map";
+  EXPECT_EQ(code.stubAt(0x7000), nullptr);
+  auto blob = std::make_unique<CompiledBlob>();
+  blob->start = 0x7000;
+  blob->end = 0x7100;
+  blob->methodId = kRoot;
+  blob->loadTicks = 100;
+  code.addCompiled(std::move(blob));
+  code.addStub(StubBlob{0x6000, 0x6040, CodeKind::kStub, "StubRoutines::call_stub", 0, {}});
+  EXPECT_EQ(code.stubAt(0x6000)->name, "StubRoutines::call_stub");
+  EXPECT_EQ(code.stubAt(0x603f)->name, "StubRoutines::call_stub");
+  EXPECT_EQ(code.stubAt(0x5fff), nullptr);
+  EXPECT_EQ(code.compiledAt(0x70ff, 150)->methodId, kRoot);
+  EXPECT_EQ(code.compiledAt(0x7100, 150), nullptr);
+  EXPECT_EQ(code.compiledAt(0x7f12345678, 150), nullptr) << "native code far above the code cache";
+  EXPECT_EQ(code.stubAt(0x1000), nullptr) << "and below it";
+  code.unloadCompiled(0x7000, kRoot, 200);
+  EXPECT_EQ(code.compiledAt(0x7000, 150)->methodId, kRoot) << "retired, still there for its time";
+  EXPECT_EQ(code.compiledAt(0x7000, 250), nullptr);
 }
 
 TEST(JvmJavaModel, ThreadsByTidOverTimeAndRenames) {

@@ -46,6 +46,11 @@ void CodeMap::retire(std::map<uint64_t, std::unique_ptr<CompiledBlob>>::iterator
   retired_.emplace(start, std::move(blob));
 }
 
+void CodeMap::cover(uint64_t start, uint64_t end) {
+  low_ = std::min(low_, start);
+  high_ = std::max(high_, end);
+}
+
 void CodeMap::addCompiled(std::unique_ptr<CompiledBlob> blob) {
   if (blob == nullptr || blob->end <= blob->start) return;
   auto same = live_.find(blob->start);
@@ -68,6 +73,7 @@ void CodeMap::addCompiled(std::unique_ptr<CompiledBlob> blob) {
     stub = stubs_.erase(stub);
   }
   bytes_ += footprint(*blob);
+  cover(blob->start, blob->end);
   uint64_t start = blob->start;
   live_.emplace(start, std::move(blob));
   ++generation_;
@@ -81,6 +87,7 @@ void CodeMap::unloadCompiled(uint64_t start, uint64_t methodId, uint64_t ticks) 
 void CodeMap::addStub(StubBlob stub) {
   if (stub.end <= stub.start) return;
   maxStubSize_ = std::max(maxStubSize_, stub.end - stub.start);
+  cover(stub.start, stub.end);
   auto [it, inserted] = stubs_.insert_or_assign(stub.start, std::move(stub));
   ++generation_;
   if (inserted) bytes_ += sizeof(StubBlob) + 64 + it->second.name.size();
@@ -88,6 +95,7 @@ void CodeMap::addStub(StubBlob stub) {
 }
 
 const CompiledBlob* CodeMap::compiledAt(uint64_t pc, uint64_t ticks) const {
+  if (outside(pc)) return nullptr;  // retired blobs were live once: covered too
   const CompiledBlob* live = nullptr;
   auto it = live_.upper_bound(pc);
   if (it != live_.begin()) {
@@ -115,6 +123,7 @@ const CompiledBlob* CodeMap::compiledAt(uint64_t pc, uint64_t ticks) const {
 }
 
 const StubBlob* CodeMap::stubAt(uint64_t pc) const {
+  if (outside(pc)) return nullptr;
   auto it = stubs_.upper_bound(pc);
   for (int steps = 0; it != stubs_.begin() && steps < kMaxStubScan; ++steps) {
     --it;

@@ -97,6 +97,8 @@ class CodeMap {
 
  private:
   void retire(std::map<uint64_t, std::unique_ptr<CompiledBlob>>::iterator it, uint64_t ticks);
+  void cover(uint64_t start, uint64_t end);
+  bool outside(uint64_t pc) const { return pc < low_ || pc >= high_; }
   static size_t footprint(const CompiledBlob& blob);
 
   std::map<uint64_t, std::unique_ptr<CompiledBlob>> live_;
@@ -105,6 +107,11 @@ class CodeMap {
   std::map<uint64_t, StubBlob> stubs_;
   uint64_t maxStubSize_ = 0;
   const StubBlob* interpreter_ = nullptr;
+  // Every blob and stub ever added lies in [low_, high_): the loader asks about every frame of a stack, and
+  // those of native code (a Java thread's start, JNI libraries) are answered without searching the maps,
+  // which took 40 % of the loader's time.
+  uint64_t low_ = UINT64_MAX;
+  uint64_t high_ = 0;
   size_t bytes_ = 0;
   uint64_t generation_ = 0;
 };

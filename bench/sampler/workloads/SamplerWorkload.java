@@ -9,10 +9,14 @@
 //                              Hop, each defined by its own class loader, so each is compiled on its own and
 //                              a walker meets DEPTH + 1 distinct code blobs (run with dontinline for
 //                              SamplerWorkload$Hop::apply)
-//   throughput THREADS WARMUP  CPU-bound units of work on THREADS threads; prints "warm" after WARMUP
-//                              seconds once the JIT has settled, then waits for a line on stdin: "go SECONDS" measures for SECONDS
-//                              and prints "ops THREAD OPS_PER_SECOND OPS_PER_CPU_SECOND" per thread (the
-//                              latter per second of that thread's own CPU time), then "done" and exits
+//   throughput THREADS WARMUP [zlib]
+//                              CPU-bound units of work on THREADS threads (with zlib, every second thread
+//                              compresses a buffer through the JDK's Deflater instead: JNI into libz); prints
+//                              "warm" after WARMUP seconds once the JIT has settled, then reads lines on stdin
+//                              until it closes: each "go SECONDS" measures a window of SECONDS and prints
+//                              "ops THREAD OPS_PER_SECOND OPS_PER_CPU_SECOND OPS CPU_NS" per thread (per second
+//                              of wall time, per second of that thread's own CPU time, the window's units and
+//                              the thread's CPU time in it), then "done"
 //
 // Both print "ready" once every thread runs. See bench/sampler/bench_*.cpp for how they are measured.
 import java.io.BufferedReader;
@@ -22,6 +26,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.zip.Deflater;
 
 public final class SamplerWorkload {
   private static volatile long sink;
@@ -140,23 +145,42 @@ public final class SamplerWorkload {
     Thread.sleep(Long.MAX_VALUE);
   }
 
-  private static void throughput(int threads, double warmupSeconds) throws Exception {
+  // The zlib threads' unit: 16 KiB of half-compressible bytes through Deflater at the default level, a few
+  // hundred microseconds in libz below Deflater.deflateBytesBytes.
+  static long compressUnit(Deflater deflater, byte[] input, byte[] output, long seed) {
+    for (int i = 0; i < input.length; i += 8) input[i] = (byte) (seed + i);
+    deflater.reset();
+    deflater.setInput(input);
+    deflater.finish();
+    long produced = 0;
+    while (!deflater.finished()) produced += deflater.deflate(output);
+    return seed + produced;
+  }
+
+  private static void throughput(int threads, double warmupSeconds, boolean zlib) throws Exception {
     AtomicLongArray ops = new AtomicLongArray(threads);
     CountDownLatch started = new CountDownLatch(threads);
     long[] threadIds = new long[threads];
     for (int t = 0; t < threads; ++t) {
       final int index = t;
+      final boolean compress = zlib && (t & 1) == 1;
       Thread worker = new Thread(() -> {
         started.countDown();
         long[] data = new long[256];
+        byte[] input = new byte[16 * 1024];
+        for (int i = 0; i < input.length; ++i) input[i] = (byte) (i * 31 ^ i >> 7);
+        byte[] output = new byte[input.length + 1024];
+        Deflater deflater = new Deflater();
         long seed = index;
         long local = 0;
+        // A compression unit takes as long as a few hundred Java units: its counter is published every unit.
+        int publishMask = compress ? 0 : 255;
         while (true) {
-          seed = unit(data, 16, seed);
-          // Published every 256 units so that the counter costs nothing measurable.
-          if ((++local & 255) == 0) ops.lazySet(index, local);
+          seed = compress ? compressUnit(deflater, input, output, seed) : unit(data, 16, seed);
+          // Published every few units so that the counter costs nothing measurable.
+          if ((++local & publishMask) == 0) ops.lazySet(index, local);
         }
-      }, "throughput-" + t);
+      }, (compress ? "compress-" : "throughput-") + t);
       worker.setDaemon(true);
       threadIds[t] = worker.getId();
       worker.start();
@@ -169,39 +193,41 @@ public final class SamplerWorkload {
     System.out.println("warm");
     System.out.flush();
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-    String line = in.readLine();
-    if (line == null || !line.startsWith("go ")) return;
-    double seconds = Double.parseDouble(line.substring(3).trim());
     // Thread CPU time includes the interrupts that hit the thread (no IRQ time accounting), so ops per CPU
     // second keeps in-thread profiling costs while ignoring how much CPU a busy machine left us.
     ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-    long[] before = new long[threads];
-    long[] cpuBefore = new long[threads];
-    for (int t = 0; t < threads; ++t) {
-      before[t] = ops.get(t);
-      cpuBefore[t] = bean.getThreadCpuTime(threadIds[t]);
+    for (String line; (line = in.readLine()) != null; ) {
+      if (!line.startsWith("go ")) continue;
+      double seconds = Double.parseDouble(line.substring(3).trim());
+      long[] before = new long[threads];
+      long[] cpuBefore = new long[threads];
+      for (int t = 0; t < threads; ++t) {
+        before[t] = ops.get(t);
+        cpuBefore[t] = bean.getThreadCpuTime(threadIds[t]);
+      }
+      long start = System.nanoTime();
+      Thread.sleep((long) (seconds * 1000));
+      long elapsed = System.nanoTime() - start;
+      for (int t = 0; t < threads; ++t) {
+        long done = ops.get(t) - before[t];
+        long cpu = bean.getThreadCpuTime(threadIds[t]) - cpuBefore[t];
+        double rate = done / (elapsed / 1e9);
+        double perCpuSecond = cpu > 0 ? done / (cpu / 1e9) : 0;
+        System.out.println("ops " + t + " " + rate + " " + perCpuSecond + " " + done + " " + cpu);
+      }
+      System.out.println("done");
+      System.out.flush();
     }
-    long start = System.nanoTime();
-    Thread.sleep((long) (seconds * 1000));
-    long elapsed = System.nanoTime() - start;
-    for (int t = 0; t < threads; ++t) {
-      long done = ops.get(t) - before[t];
-      long cpu = bean.getThreadCpuTime(threadIds[t]) - cpuBefore[t];
-      double rate = done / (elapsed / 1e9);
-      double perCpuSecond = cpu > 0 ? done / (cpu / 1e9) : 0;
-      System.out.println("ops " + t + " " + rate + " " + perCpuSecond);
-    }
-    System.out.println("done");
-    System.out.flush();
   }
 
   public static void main(String[] args) throws Exception {
     if (args.length == 3 && (args[0].equals("deep") || args[0].equals("distinct"))) {
       deep(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[0].equals("distinct"));
-    } else if (args.length == 3 && args[0].equals("throughput")) {
-      throughput(Integer.parseInt(args[1]), Double.parseDouble(args[2]));
+    } else if ((args.length == 3 || args.length == 4 && args[3].equals("zlib")) && args[0].equals("throughput")) {
+      throughput(Integer.parseInt(args[1]), Double.parseDouble(args[2]), args.length == 4);
     } else {
-      System.err.println("usage: SamplerWorkload deep|distinct DEPTH THREADS | throughput THREADS WARMUP_SECONDS");
+      System.err.println(
+          "usage: SamplerWorkload deep|distinct DEPTH THREADS | throughput THREADS WARMUP_SECONDS [zlib]");
       System.exit(2);
     }
   }
