@@ -310,14 +310,16 @@ void TargetOutput::continueInNextFile(jfr::Ticks now) {
     start = std::move(end);
   }
   if (timing_) writeMethodTimings(now);  // JFR's endChunk values, cumulative, so that each file has them
+  const std::string finishing = out_->path();
   std::optional<std::string> error = out_->continueIn(series_->nextPath(time(nullptr)));
-  fileOpened_ = now;
-  ++files_;
+  fileOpened_ = now;  // when the next file could not be made, the next attempt comes a period later
+  const bool moved = out_->path() != finishing;
+  if (moved) ++files_;
   if (!error) return;
-  // The recording goes on; what this file misses is told now and in the exit status at the end.
+  // The recording goes on; what a finished file misses is told now and in the exit status at the end.
   std::fprintf(stderr, "jfrbpf: %s\n", error->c_str());
   out_->note(now, "warning", *error);
-  if (filesIncomplete_++ == 0) firstFileError_ = *error;
+  if (moved && filesIncomplete_++ == 0) firstFileError_ = *error;
 }
 
 void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count) {
