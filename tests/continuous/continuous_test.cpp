@@ -172,11 +172,6 @@ std::vector<std::string> dumpedFiles(const std::string& output) {
   return files;
 }
 
-int64_t epochNanosNow() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // jfrbpf dump while recording: the dump holds everything sampled up to the request, the recording goes on
 // untouched, and only root reaches the recorder.
 TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
@@ -197,15 +192,13 @@ TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
   EXPECT_NE(stranger.exitCode, 0) << "only root dumps: " << stranger.output;
   EXPECT_FALSE(fs::exists(dir.file("stranger.jfr")));
 
-  const int64_t askedAt = epochNanosNow();
+  const int64_t askedAt = nanosOfDayNow();
   RunResult dump = run({jfrbpfBinary(), "dump", "--recorder", recorderPid, "-o", dir.file("dump.jfr")});
   ASSERT_EQ(dump.exitCode, 0) << dump.output;
   EXPECT_EQ(dumpedFiles(dump.output), std::vector<std::string>{dir.file("dump.jfr")}) << dump.output;
   std::vector<JfrSample> dumped = printedSamples(dir.file("dump.jfr"));
   ASSERT_FALSE(dumped.empty());
-  int64_t last = 0;
-  for (const JfrSample& s : dumped) last = std::max(last, s.startNanosOfDay);
-  const double behind = static_cast<double>(askedAt % (86'400LL * 1'000'000'000) - last) / 1e9;
+  const double behind = -lastSampleSecondsAfter(dumped, askedAt);
   std::printf("[ figure ] the dump's last sample %.3f s before the request\n", behind);
   // The recorder finishes its chunk when asked: only what its ring held then is missing (the consumer
   // drains every 50 ms; measured 0.03-0.25 s on a busy 2-CPU VM).

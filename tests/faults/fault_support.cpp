@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "tests/support/private_tmp.h"
+#include "userspace/attach/agent_staging.h"
 #include "userspace/record/jvm_connection.h"
 
 namespace jfrbpf::test {
@@ -52,12 +53,6 @@ BpfObjects existing(const BpfObjects& objects) {
 }
 
 }  // namespace
-
-bool isStagingName(std::string_view name) {
-  constexpr std::string_view kPrefix = "jfrbpf-";
-  return name.starts_with(kPrefix) && name.size() == kPrefix.size() + 18 &&
-         name.find_first_not_of("0123456789abcdef", kPrefix.size()) == std::string_view::npos;
-}
 
 // /proc/locks names locks by device and inode.
 bool lockedByAProcess(const fs::path& path) {
@@ -108,7 +103,7 @@ std::vector<std::string> jfrbpfFilesOf(pid_t jvm) {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
       const std::string name = entry.path().filename().string();
-      const bool staged = isStagingName(name) || (name.starts_with(".") && isStagingName(name.substr(1)));
+      const bool staged = attach::isStagingName(name) || (name.starts_with(".") && attach::isStagingName(name.substr(1)));
       if (name.starts_with(".attach_pid") || (staged && !lockedByAProcess(entry.path()))) {
         found.push_back(entry.path().string());
       }

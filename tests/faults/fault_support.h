@@ -29,8 +29,6 @@ bool awaitFirstChunk(const std::filesystem::path& dir, std::chrono::seconds time
 std::unique_ptr<Workload> jvmWithPrivateTmp(const std::string& mainClass, const std::vector<std::string>& args,
                                             size_t workers);
 
-// Whether `name` is one jfrbpf gives a staged agent copy's directory: "jfrbpf-" and 18 hex digits.
-bool isStagingName(std::string_view name);
 // What jfrbpf left in a JVM's /tmp or working directory (seen through /proc/PID/root and /proc/PID/cwd):
 // attach triggers (".attach_pid*") and agent copies (staging names, also under their first dot name) that
 // no live process holds locked (a recorder locks its copy's directory while it lives; other test runs or a

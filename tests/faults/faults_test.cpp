@@ -14,6 +14,7 @@
 #include "tests/faults/fault_support.h"
 #include "tests/java_e2e/printed_samples.h"
 #include "tests/java_e2e/workloads.h"
+#include "userspace/attach/agent_staging.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -27,17 +28,12 @@ std::vector<std::string> stagedAgentCopies(const std::vector<std::string>& befor
   std::vector<std::string> copies;
   for (const auto& entry : fs::directory_iterator("/tmp")) {
     const std::string path = entry.path().string();
-    if (isStagingName(entry.path().filename().string()) && !lockedByAProcess(entry.path()) &&
+    if (attach::isStagingName(entry.path().filename().string()) && !lockedByAProcess(entry.path()) &&
         std::find(before.begin(), before.end(), path) == before.end()) {
       copies.push_back(path);
     }
   }
   return copies;
-}
-
-int64_t epochNanosNow() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // A busy JVM the recordings attach to: four threads that burn CPU for a minute, with a /tmp of its own.
@@ -56,7 +52,7 @@ TEST(Faults, SigkillLosesAtMostTheFlushBoundAndLeavesAValidFile) {
   ASSERT_TRUE(awaitFirstChunk(dir.path())) << "no chunk was written";
   std::this_thread::sleep_for(3s);
   const BpfObjects bpf = bpfObjectsOf(recorder.pid());
-  const int64_t killedAt = epochNanosNow();
+  const int64_t killedAt = nanosOfDayNow();
   recorder.signal(SIGKILL);
   ASSERT_TRUE(recorder.wait(10s).has_value());
   ASSERT_GT(bpf.size(), 0u);
@@ -68,10 +64,7 @@ TEST(Faults, SigkillLosesAtMostTheFlushBoundAndLeavesAValidFile) {
   EXPECT_FALSE(fs::exists(out)) << "nothing was finished under the destination's name";
   std::vector<JfrSample> samples = printedSamples(parts[0]);  // the JDK's jfr reads it as it was left
   ASSERT_FALSE(samples.empty());
-  int64_t lastNanosOfDay = 0;
-  for (const JfrSample& s : samples) lastNanosOfDay = std::max(lastNanosOfDay, s.startNanosOfDay);
-  const int64_t killedNanosOfDay = killedAt % (86'400LL * 1'000'000'000);
-  const double lostSeconds = static_cast<double>(killedNanosOfDay - lastNanosOfDay) / 1e9;
+  const double lostSeconds = -lastSampleSecondsAfter(samples, killedAt);
   std::printf("[ figure ] %zu samples in the part file; the last %.2f s before the kill\n", samples.size(), lostSeconds);
   EXPECT_LT(lostSeconds, 2.0) << "a kill loses at most the flush bound (1 s) and one more flush check";
   EXPECT_EQ(jfrbpfFilesOf(jvm->pid()), std::vector<std::string>{}) << "the agent's copy is gone once the JVM loaded it";

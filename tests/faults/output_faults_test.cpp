@@ -24,11 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-int64_t epochNanosNow() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // A mount the test undoes however it ends.
 struct Mounted {
   fs::path path;
@@ -158,7 +153,7 @@ TEST(FaultOutput, OutputDirectoryMadeReadOnlyMidRunKeepsThePartFile) {
   if (mount(out.c_str(), out.c_str(), nullptr, MS_BIND, nullptr) != 0) GTEST_SKIP() << "cannot bind-mount here";
   Mounted unmount{out};
   ASSERT_EQ(mount(nullptr, out.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr), 0) << strerror(errno);
-  const int64_t readOnlyAt = epochNanosNow();
+  const int64_t readOnlyAt = nanosOfDayNow();
   std::optional<int> code = recorder.wait(120s);
   const std::string output = recorder.readAll(1s);
   EXPECT_EQ(code.value_or(-1), 1) << output;
@@ -170,9 +165,7 @@ TEST(FaultOutput, OutputDirectoryMadeReadOnlyMidRunKeepsThePartFile) {
   ASSERT_EQ(parts.size(), 1u) << output;
   std::vector<JfrSample> samples = printedSamples(parts[0]);  // the JDK's jfr reads it as it is
   ASSERT_FALSE(samples.empty());
-  int64_t last = 0;
-  for (const JfrSample& s : samples) last = std::max(last, s.startNanosOfDay);
-  const double after = static_cast<double>(last - readOnlyAt % (86'400LL * 1'000'000'000)) / 1e9;
+  const double after = lastSampleSecondsAfter(samples, readOnlyAt);
   std::printf("[ figure ] %zu samples in the part file, the last %.2f s after the directory became read-only\n",
               samples.size(), after);
   EXPECT_GT(after, 0.0) << "the recording went on into its part file";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 
@@ -154,6 +155,17 @@ Recorded expectReaderAgrees(const std::string& path, const std::vector<JfrSample
   EXPECT_EQ(fromReader.size(), fromJdk.size()) << "the project's reader and jfr print see different sample counts";
   EXPECT_TRUE(fromReader == fromJdk) << "the project's reader and jfr print disagree about the stacks";
   return recorded;
+}
+
+int64_t nanosOfDayNow() {
+  const auto sinceEpoch = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(sinceEpoch).count() % (86'400LL * 1'000'000'000);
+}
+
+double lastSampleSecondsAfter(const std::vector<JfrSample>& samples, int64_t nanosOfDay) {
+  int64_t last = 0;
+  for (const JfrSample& s : samples) last = std::max(last, s.startNanosOfDay);
+  return static_cast<double>(last - nanosOfDay) / 1e9;
 }
 
 std::map<int64_t, std::vector<const JfrSample*>> samplesByThread(const std::vector<JfrSample>& samples) {

@@ -57,6 +57,11 @@ Recorded expectReaderAgrees(const std::string& path, const std::vector<JfrSample
 
 std::map<int64_t, std::vector<const JfrSample*>> samplesByThread(const std::vector<JfrSample>& samples);
 
+// Now, as the UTC time of day that JfrSample::startNanosOfDay counts in.
+int64_t nanosOfDayNow();
+// Seconds from `nanosOfDay` to the latest of `samples` (negative when every sample came before it).
+double lastSampleSecondsAfter(const std::vector<JfrSample>& samples, int64_t nanosOfDay);
+
 // One recording as the tests read it. `byThread` points into `all`: neither is copied or moved.
 struct RecordedSamples {
   RecordedSamples() = default;

@@ -33,14 +33,6 @@ constexpr time_t kUnrenamedOrphanSeconds = 60;
 
 constexpr size_t kRandomBytes = 9;
 
-// "jfrbpf-" and the random part in hex: the only names the sweep touches (a "jfrbpf-notes" is not ours).
-bool isStagingName(std::string_view name) {
-  if (!name.starts_with(kStagingDirectoryPrefix)) return false;
-  name.remove_prefix(kStagingDirectoryPrefix.size());
-  return name.size() == 2 * kRandomBytes &&
-         name.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
-
 std::string randomDirectoryName() {
   unsigned char bytes[kRandomBytes];
   if (::getrandom(bytes, sizeof bytes, 0) != static_cast<ssize_t>(sizeof bytes)) {
@@ -151,6 +143,13 @@ void removeOrphanedCopies(const TargetProcess& process) {
 }
 
 }  // namespace
+
+// The random part in hex: the only names the sweep touches (a "jfrbpf-notes" is not ours).
+bool isStagingName(std::string_view name) {
+  if (!name.starts_with(kStagingDirectoryPrefix)) return false;
+  name.remove_prefix(kStagingDirectoryPrefix.size());
+  return name.size() == 2 * kRandomBytes && name.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
 
 StagedAgent StagedAgent::prepare(const TargetProcess& process, const std::string& hostLibraryPath) {
   StagedAgent staged;

@@ -18,6 +18,10 @@ inline constexpr std::string_view kStagedAgentFileName = "libjfrbpf-agent.so";
 // The directory it is staged in, in the target's /tmp: this, then random hex.
 inline constexpr std::string_view kStagingDirectoryPrefix = "jfrbpf-";
 
+// Whether `name` is one a staging directory gets: kStagingDirectoryPrefix and 18 hex digits (a directory is
+// made under "." and that name, and renamed to it once locked).
+bool isStagingName(std::string_view name);
+
 class StagedAgent {
  public:
   // Reuses a mapped jfrbpf agent if the target has one, else copies `hostLibraryPath` (a path in our own mount

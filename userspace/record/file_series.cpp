@@ -21,6 +21,10 @@ std::string processFilePrefix(pid_t pid, std::string_view what, std::string_view
   return prefix;
 }
 
+std::string jvmFilePrefix(const discovery::JvmInfo& jvm) {
+  return processFilePrefix(jvm.pid, jvm.mainClass, jvm.container.known() ? jvm.container.shortId() : "");
+}
+
 std::string utcStamp(time_t wall) {
   tm utc{};
   gmtime_r(&wall, &utc);

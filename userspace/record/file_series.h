@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "formats/jfr/writer/types.h"
+#include "userspace/discovery/jvm_info.h"
 
 namespace jfrbpf::record {
 
@@ -41,6 +42,9 @@ class FileSeries {
 // "1234-com.example.App-3f2a9c1b04de": the pid, what runs (a main class, jar or command; "java" if unknown)
 // and the container if any, in characters safe for file names.
 std::string processFilePrefix(pid_t pid, std::string_view what, std::string_view containerShortId);
+
+// processFilePrefix of a discovered JVM: its main class and container.
+std::string jvmFilePrefix(const discovery::JvmInfo& jvm);
 
 // "20261124T101500Z" for the UTC time `wall`.
 std::string utcStamp(time_t wall);

@@ -57,11 +57,6 @@ struct PendingAttach {
   std::jthread thread;  // last member: joined before the others are destroyed
 };
 
-// "1234-com.example.App-3f2a9c1b04de": pid, what runs, and the container, readable in a listing.
-std::string filePrefixFor(const discovery::JvmInfo& info) {
-  return processFilePrefix(info.pid, info.mainClass, info.container.known() ? info.container.shortId() : "");
-}
-
 class HostRecorder {
  public:
   HostRecorder(const RecordConfig& config, BpfSampler& sampler, SamplingClocks& clocks, SamplePipeline& pipeline,
@@ -83,7 +78,7 @@ class HostRecorder {
       pending->host = std::make_unique<HostJvm>();
       pending->host->pid = pid;
       pending->host->mainClass = info->mainClass;
-      pending->host->prefix = filePrefixFor(*info);
+      pending->host->prefix = jvmFilePrefix(*info);
       if (!config_.rotation.enabled()) {
         pending->host->path = unusedPath(std::filesystem::path(config_.outputPath) / (pending->host->prefix + ".jfr"));
       }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "userspace/base/error.h"
@@ -77,6 +78,17 @@ void OutputDirectoryWatch::check() {
                  "and is renamed into place only if the directory is writable again when it ends\n",
                  path_.c_str());
   }
+}
+
+void prepareOutputDirectory(const std::string& dir, const char* why) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw Error("cannot use " + dir + " as the output directory of " + why + ": " +
+                    (ec ? ec.message() : "not a directory") + " (change -o)",
+                ErrorKind::Usage);
+  }
+  requireRoomToRecord(dir);
 }
 
 }  // namespace jfrbpf::record

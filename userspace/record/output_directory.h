@@ -19,6 +19,10 @@ inline constexpr uint64_t kRoomToRecordBytes = 64 * 1024;
 // not kRoomToRecordBytes free for this process (quotas and root's reserve as the file system counts them).
 void requireRoomToRecord(const std::string& directory);
 
+// An output directory that exists (made if missing) with room to record. Throws jfrbpf::Error naming it,
+// `why` it is needed (the option that asked for a directory) and a fix.
+void prepareOutputDirectory(const std::string& dir, const char* why);
+
 class OutputDirectoryWatch {
  public:
   // Opens `directory` now: later checks compare against this one.

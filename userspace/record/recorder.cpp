@@ -40,9 +40,7 @@ std::string describeTargets(const RecordConfig& config, pid_t launched) {
 
 // With --rotate, the files of `pid` are named after it: what runs in it, and its container.
 std::string filePrefixOf(const RecordConfig& config, pid_t pid) {
-  if (std::optional<discovery::JvmInfo> jvm = discovery::inspectJvm(pid)) {
-    return processFilePrefix(pid, jvm->mainClass, jvm->container.known() ? jvm->container.shortId() : "");
-  }
+  if (std::optional<discovery::JvmInfo> jvm = discovery::inspectJvm(pid)) return jvmFilePrefix(*jvm);
   std::string what = config.command.empty() ? proc::readThreadComm(pid, pid) : config.command.front();
   return processFilePrefix(pid, what, "");
 }
@@ -55,17 +53,6 @@ jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::st
   options.settings = config.settings;
   options.maxChunkAge = config.flushNs;
   return options;
-}
-
-void prepareOutputDirectory(const std::string& dir, const char* why) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
-    throw Error("cannot use " + dir + " as the output directory of " + why + ": " +
-                    (ec ? ec.message() : "not a directory") + " (change -o)",
-                ErrorKind::Usage);
-  }
-  requireRoomToRecord(dir);
 }
 
 SamplerConfig samplerConfigOf(const RecordConfig& config) {

@@ -46,9 +46,6 @@ struct RecordConfig {
 // The JFR file of a recording with `config` at `path`.
 jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path);
 
-// An output directory that exists (made if missing). Throws jfrbpf::Error naming it and a fix.
-void prepareOutputDirectory(const std::string& dir, const char* why);
-
 enum class StopReason { Duration, Interrupted, Terminated, TargetsExited };
 
 struct RecordSummary {

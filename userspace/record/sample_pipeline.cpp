@@ -194,16 +194,16 @@ void SamplePipeline::runConsumer() {
       traceRing_->drain();
       for (TargetOutput* output : outputs()) output->afterTraces();
     }
-    std::vector<TargetOutput*> all = outputs();
-    const bool filesDue = std::any_of(all.begin(), all.end(), [now](TargetOutput* o) { return o->fileDue(now); });
-    if (now >= nextPeriodic || filesDue) {
+    std::vector<TargetOutput*> due;
+    for (TargetOutput* output : outputs()) {
+      if (output->fileDue(now)) due.push_back(output);
+    }
+    if (now >= nextPeriodic || !due.empty()) {
       periodicWork(now);  // every loss up to now is in the file about to be finished
       nextPeriodic = now + kPeriodicWorkNs;
     }
-    for (TargetOutput* output : all) {
-      if (output->fileDue(now)) output->continueInNextFile(now);
-      output->flushIfDue(now);
-    }
+    for (TargetOutput* output : due) output->continueInNextFile(now);
+    for (TargetOutput* output : outputs()) output->flushIfDue(now);
   }
   running_.store(false, std::memory_order_release);
 }
