@@ -104,6 +104,8 @@ class JfrWriterJdk17 : public ::testing::Test {
     r.sampleLoss(t0 + 9 * kMs, 0, "ring buffer full", 42);
     r.sampleLoss(t0 + 10 * kMs, gc, "kernel throttling", 5);
     r.note(t0 + 11 * kMs, "warning", kNoteMessage);
+    r.offCpuSample(t0 + 12 * kMs, 3'000'000, worker, mixed, false, 4'000'000, "uninterruptible", 250'000);
+    r.offCpuSamplesLost(t0 + 13 * kMs, pool, 3, 9'000'000);
     r.close();
     stats = r.stats();
   }
@@ -140,7 +142,7 @@ TEST_F(JfrWriterJdk17, ToolsAcceptTheFile) {
   EXPECT_EQ(metadata.exitCode, 0) << metadata.err;
   EXPECT_EQ(printErrors.find("Exception"), std::string::npos) << printErrors;
   EXPECT_EQ(text.err.find("Exception"), std::string::npos) << text.err;
-  EXPECT_EQ(stats.events, 12u);
+  EXPECT_EQ(stats.events, 14u);
   EXPECT_EQ(stats.chunks, 1u);
   EXPECT_EQ(stats.bytesWritten, test::readFile(path).size());
   EXPECT_EQ(stats.stackTraces, 4u);  // mixed, deep, invalid, and the trace's caller stack
@@ -156,11 +158,13 @@ TEST_F(JfrWriterJdk17, SummaryCountsEveryEventType) {
   EXPECT_EQ(counts["jdk.MethodTrace"], 1);
   EXPECT_EQ(counts["jfrbpf.SampleLoss"], 2);
   EXPECT_EQ(counts["jfrbpf.Note"], 1);
+  EXPECT_EQ(counts["jfrbpf.OffCPUSample"], 1);
+  EXPECT_EQ(counts["jfrbpf.OffCPUSamplesLost"], 1);
   EXPECT_EQ(counts["jdk.ActiveRecording"], 1);
   EXPECT_EQ(counts["jdk.OSInformation"], 1);
   EXPECT_EQ(counts["jdk.CPUInformation"], 1);
   EXPECT_EQ(counts["jdk.JVMInformation"], 1);
-  EXPECT_EQ(counts["jdk.ActiveSetting"], 3 + 5);  // the caller's 3 + enabled=true for the 5 other types in use
+  EXPECT_EQ(counts["jdk.ActiveSetting"], 3 + 7);  // the caller's 3 + enabled=true for the 7 other types in use
   EXPECT_EQ(counts["jdk.CheckPoint"], 1);
   EXPECT_EQ(counts["jdk.Metadata"], 1);
 }
@@ -280,6 +284,24 @@ TEST_F(JfrWriterJdk17, JfrbpfEvents) {
   EXPECT_EQ((*notes[0])["severity"].string(), "warning");
   EXPECT_EQ((*notes[0])["message"].string(), kNoteMessage) << "UTF-8 survives";
   EXPECT_EQ(test::isoInstantNanos((*notes[0])["startTime"].string()), instantOf(t0 + 11 * kMs));
+
+  auto offCpu = events("jfrbpf.OffCPUSample");
+  ASSERT_EQ(offCpu.size(), 1u);
+  const Json& wait = *offCpu[0];
+  EXPECT_EQ(test::isoInstantNanos(wait["startTime"].string()), instantOf(t0 + 12 * kMs));
+  EXPECT_EQ(test::isoDurationNanos(wait["duration"].string()), 3'000'000);
+  EXPECT_EQ(test::isoDurationNanos(wait["weight"].string()), 4'000'000);
+  EXPECT_EQ(test::isoDurationNanos(wait["runDelay"].string()), 250'000);
+  EXPECT_EQ(wait["state"].string(), "uninterruptible");
+  EXPECT_EQ(wait["eventThread"]["osThreadId"].integer(), 4242);
+  ASSERT_EQ(wait["stackTrace"]["frames"].size(), 5u);
+  EXPECT_EQ(wait["stackTrace"]["frames"][0]["method"]["name"].string(), "do_syscall_64");
+
+  auto offCpuLost = events("jfrbpf.OffCPUSamplesLost");
+  ASSERT_EQ(offCpuLost.size(), 1u);
+  EXPECT_EQ((*offCpuLost[0])["lostSamples"].integer(), 3);
+  EXPECT_EQ(test::isoDurationNanos((*offCpuLost[0])["lostTime"].string()), 9'000'000);
+  EXPECT_EQ((*offCpuLost[0])["eventThread"]["osThreadId"].integer(), 4244);
 }
 
 TEST_F(JfrWriterJdk17, RecordingSettingsAndHostDescription) {
@@ -302,8 +324,9 @@ TEST_F(JfrWriterJdk17, RecordingSettingsAndHostDescription) {
   EXPECT_EQ(setting(kMethodTimingEvent, "enabled"), "true") << "types in use default to enabled";
   EXPECT_EQ(setting(kMethodTraceEvent, "enabled"), "true");
   EXPECT_EQ(setting(kSampleLossEvent, "enabled"), "true");
+  EXPECT_EQ(setting(kOffCpuSampleEvent, "enabled"), "true");
   EXPECT_EQ(setting(kJvmInformationEvent, "enabled"), "<absent>") << "only event types the caller recorded";
-  EXPECT_EQ(settings.size(), 8u);
+  EXPECT_EQ(settings.size(), 10u);
 
   auto os = events("jdk.OSInformation");
   ASSERT_EQ(os.size(), 1u);

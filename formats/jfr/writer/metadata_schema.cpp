@@ -33,6 +33,8 @@ constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jfrbpf.Note", kNoteEvent},
     {"jfrbpf.TruncatedStacks", kTruncatedStacksEvent},
     {"jfrbpf.ThreadCPUTime", kThreadCpuTimeEvent},
+    {"jfrbpf.OffCPUSample", kOffCpuSampleEvent},
+    {"jfrbpf.OffCPUSamplesLost", kOffCpuSamplesLostEvent},
 };
 
 std::string eventName(TypeId id) {
@@ -352,6 +354,39 @@ void addJfrbpfEvents(Element& metadata) {
        category({"jfrbpf"}), label("Thread CPU Time"),
        description("What each thread alive at the end of the recording used, for comparison with the CPU time "
                    "its samples stand for (their samplingPeriod)")}));
+  metadata.child(eventType(
+      kOffCpuSampleEvent,
+      {setting("throttle", kThrottleSetting, "1 ms"), setting("stackTrace", kStackTraceSetting, "true"),
+       enabledSetting(), startTime(),
+       field("duration", kLongType, {label("Duration"), timespan("TICKS")}),
+       threadField("Event Thread", {description("The thread that was off CPU")}),
+       field("stackTrace", kStackTraceType,
+             {label("Stack Trace"), description("Where the thread left the CPU: Java and native frames over the "
+                                                "kernel frames it waited in")},
+             Ref::ConstantPool),
+       field("weight", kLongType,
+             {label("Weight"), timespan("TICKS"),
+              description("The thread's off-CPU time this event stands for: its duration when every interval is "
+                          "recorded, else a multiple of the sampling interval (the throttle setting)")}),
+       field("state", kStringType,
+             {label("State"), description("The thread's state as it left the CPU: sleeping (waiting for an "
+                                          "event), uninterruptible (mostly I/O), preempted (still runnable) or "
+                                          "unknown (off CPU since before the recording)")}),
+       field("runDelay", kLongType,
+             {label("Run Delay"), timespan("TICKS"),
+              description("From the wake-up to running again: time spent runnable, waiting for a CPU")}),
+       category({"jfrbpf"}), label("Off-CPU Sample"),
+       description("An interval a thread spent off CPU, picked by off-CPU time: on average one per throttle "
+                   "of the thread's off-CPU time, weighted by the time it stands for")}));
+  metadata.child(eventType(
+      kOffCpuSamplesLostEvent,
+      {enabledSetting("true"), startTime(), threadField("Thread"),
+       field("lostSamples", kLongType, {label("Lost Samples")}),
+       field("lostTime", kLongType,
+             {label("Lost Off-CPU Time"), timespan("TICKS"), description("The off-CPU time the lost samples stood for")}),
+       category({"jfrbpf"}), label("Off-CPU Samples Lost"),
+       description("Off-CPU samples the profiler took but could not record (ring buffer full), since the last such "
+                   "event")}));
 }
 
 // FNV-1a: stable across runs and builds, unlike std::hash.

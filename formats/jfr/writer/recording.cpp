@@ -281,6 +281,40 @@ void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime) {
   s.recorded(kThreadCpuTimeEvent, startTime);
 }
 
+void Recording::offCpuSample(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                             bool truncated, Ticks weight, std::string_view state, Ticks runDelay) {
+  State& s = *state_;
+  if (s.closed) return;
+  uint64_t stackTrace = s.stackTraceKey(frames, truncated);
+  ByteBuffer& out = s.chunk.events();
+  size_t record = out.beginRecord();
+  out.putVarint(kOffCpuSampleEvent);
+  out.putLong(startTime);
+  out.putLong(duration);
+  out.putVarint(s.threadKey(thread));
+  out.putVarint(stackTrace);
+  out.putLong(weight);
+  out.putString(state);
+  out.putLong(runDelay);
+  out.endRecord(record);
+  s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
+  s.recorded(kOffCpuSampleEvent, startTime);
+}
+
+void Recording::offCpuSamplesLost(Ticks startTime, ThreadId thread, int64_t lostSamples, Ticks lostTime) {
+  State& s = *state_;
+  if (s.closed) return;
+  ByteBuffer& out = s.chunk.events();
+  size_t record = out.beginRecord();
+  out.putVarint(kOffCpuSamplesLostEvent);
+  out.putLong(startTime);
+  out.putVarint(s.threadKey(thread));
+  out.putLong(lostSamples);
+  out.putLong(lostTime);
+  out.endRecord(record);
+  s.recorded(kOffCpuSamplesLostEvent, startTime);
+}
+
 void Recording::changeSetting(const Setting& setting) {
   State& s = *state_;
   auto resolved = resolveSettings({setting}).front();

@@ -3,8 +3,8 @@
 //
 // Files open in JDK 17+ `jfr print/summary/metadata`, JDK 21+ `jfr view` and JMC. Event types carry JDK 25's
 // exact names, fields and annotations (jdk.CPUTimeSample, jdk.CPUTimeSamplesLost, jdk.MethodTiming,
-// jdk.MethodTrace, …) plus jfrbpf.SampleLoss, jfrbpf.Note, jfrbpf.TruncatedStacks and
-// jfrbpf.ThreadCPUTime. Every chunk is self-contained: it repeats the constants it references and the
+// jdk.MethodTrace, …) plus jfrbpf.SampleLoss, jfrbpf.Note, jfrbpf.TruncatedStacks, jfrbpf.ThreadCPUTime,
+// jfrbpf.OffCPUSample and jfrbpf.OffCPUSamplesLost. Every chunk is self-contained: it repeats the constants it references and the
 // recording/OS/CPU/JVM description events.
 //
 // Not thread-safe: one thread records (the pipeline serializes events). Event methods never throw and do
@@ -66,6 +66,12 @@ class Recording {
   void truncatedStacks(Ticks startTime, std::string_view cause, int64_t samples);
   // The thread's CPU time over the recording, as the kernel accounted it.
   void threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime);
+  // jfrbpf.OffCPUSample: the thread was off CPU from startTime for duration, left it in `state` with `frames`
+  // on its stack, and waited runDelay for a CPU after its wake-up; the event stands for `weight` of its
+  // off-CPU time.
+  void offCpuSample(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                    bool truncated, Ticks weight, std::string_view state, Ticks runDelay);
+  void offCpuSamplesLost(Ticks startTime, ThreadId thread, int64_t lostSamples, Ticks lostTime);
 
   // A setting changed while recording (e.g. the sampling period under a rate budget): the chunk being built
   // and the later ones show the new value. Throws jfrbpf::Error for an event type this writer lacks.

@@ -22,6 +22,8 @@ enum TypeId : uint64_t {
   kNoteEvent,
   kTruncatedStacksEvent,
   kThreadCpuTimeEvent,
+  kOffCpuSampleEvent,
+  kOffCpuSamplesLostEvent,
 
   kBooleanType = 40,
   kIntType,
