@@ -44,7 +44,7 @@ struct blob_cache_entry {
 #define PER_SCRATCH_CACHE_MAP(name, cache_type)  \
   struct {                                       \
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);     \
-    __uint(max_entries, 2);                      \
+    __uint(max_entries, SCRATCHES);              \
     __type(key, __u32);                          \
     __type(value, cache_type);                   \
   } name SEC(".maps")

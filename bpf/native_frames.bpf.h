@@ -101,7 +101,7 @@ struct row_cache {
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 2); /* one per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE */
+  __uint(max_entries, SCRATCHES); /* one per scratch */
   __type(key, __u32);
   __type(value, struct row_cache);
 } row_caches SEC(".maps");

@@ -6,8 +6,8 @@
  * and stub frames) and the kernel stack, and sends each sample to userspace. Nothing is aggregated here: JFR
  * wants every sample with its own timestamp. Every way a sample can be lost has its own counter.
  * The object also holds the uprobes on a watched JVM's code heap frees (on_code_freed: the blob and code
- * bytes caches no longer hold) and, from method_timer.bpf.h, the method-trace uprobe, whose invocations'
- * stacks the same walker takes. */
+ * bytes caches no longer hold), from method_timer.bpf.h, the method-trace uprobe, whose invocations'
+ * stacks the same walker takes, and from off_cpu.bpf.h the scheduler hooks of --off-cpu. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -284,6 +284,7 @@ static __always_inline void end_count(enum jfrbpf_walk_end end) {
     case JFRBPF_WALK_UNKNOWN_CODE: count(JFRBPF_COUNTER_WALK_UNKNOWN_CODE); break;
     case JFRBPF_WALK_NO_UNWIND_INFO: count(JFRBPF_COUNTER_WALK_NO_UNWIND_INFO); break;
     case JFRBPF_WALK_BAD_FRAME: count(JFRBPF_COUNTER_WALK_BAD_FRAME); break;
+    case JFRBPF_WALK_NOT_TAKEN: break; /* no walk: counted as JFRBPF_COUNTER_OFF_CPU_NO_USER_STACK */
   }
 }
 
@@ -317,8 +318,10 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   rec->tid = tid;
   rec->cpu = bpf_get_smp_processor_id();
   rec->flags = s->known.jvm ? JFRBPF_SAMPLE_JVM : 0;
-  rec->reserved = 0;
+  rec->off_cpu_state = 0;
   rec->cpu_time_ns = 0;
+  rec->off_cpu_ns = 0;
+  rec->run_delay_ns = 0;
 
   struct walk* w = &s->walk;
   w->tgid = tgid;
@@ -426,5 +429,7 @@ int on_code_freed(void* ctx) {
   return 0;
 }
 
-/* The method trace uprobe shares the walker (for the stacks of traced invocations). */
+/* The method trace uprobe shares the walker (for the stacks of traced invocations), and so do the off-CPU
+ * programs (for the stacks threads waited with). */
 #include "method_timer.bpf.h"
+#include "off_cpu.bpf.h"

@@ -30,6 +30,12 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_CODE_FREES,           /* blocks watched JVMs freed in their code heaps (not a sample) */
   JFRBPF_COUNTER_AHEAD_OF_CPU_TIME,    /* the thread's samples already stood for more than its CPU time: none */
   JFRBPF_COUNTER_WALK_DISPLACED_FRAME, /* compiled frames found above where their size says (not an end) */
+  JFRBPF_COUNTER_OFF_CPU_INTERVALS,    /* --off-cpu: target threads' off-CPU intervals that ended */
+  JFRBPF_COUNTER_OFF_CPU_SAMPLED,      /* ... picked and written as a record */
+  JFRBPF_COUNTER_OFF_CPU_LOST_RINGBUF_FULL, /* ... picked, but the ring buffer had no room: charged to the thread */
+  JFRBPF_COUNTER_OFF_CPU_LOST_BUSY,    /* ... picked, but the CPU's off-CPU scratch was in use: charged alike */
+  JFRBPF_COUNTER_OFF_CPU_MERGED,       /* ... picked while the thread's previous pick waited for its user stack */
+  JFRBPF_COUNTER_OFF_CPU_NO_USER_STACK, /* ... written without user frames: the thread has no rseq area */
   JFRBPF_COUNTER_COUNT
 };
 
@@ -41,6 +47,15 @@ enum jfrbpf_walk_end {
   JFRBPF_WALK_UNKNOWN_CODE = 3,
   JFRBPF_WALK_NO_UNWIND_INFO = 4,
   JFRBPF_WALK_BAD_FRAME = 5,
+  JFRBPF_WALK_NOT_TAKEN = 6, /* an off-CPU record of a thread whose user stack cannot be reached (no rseq) */
+};
+
+/* Why a thread was off CPU (jfrbpf_sample_record.off_cpu_state); 0 in CPU samples. */
+enum jfrbpf_off_cpu_state {
+  JFRBPF_OFF_CPU_SLEEPING = 1,        /* waiting for an event (TASK_INTERRUPTIBLE) */
+  JFRBPF_OFF_CPU_UNINTERRUPTIBLE = 2, /* TASK_UNINTERRUPTIBLE: mostly I/O */
+  JFRBPF_OFF_CPU_PREEMPTED = 3,       /* still runnable: waited for a CPU */
+  JFRBPF_OFF_CPU_UNKNOWN = 4,         /* off CPU since before its process became a target */
 };
 
 /* A user frame with this pc stands for native frames the walker skipped: it could not unwind one and went on
@@ -53,8 +68,9 @@ enum jfrbpf_walk_end {
 #define JFRBPF_SAMPLE_KERNEL_STACK_FAILED (1u << 2)
 #define JFRBPF_SAMPLE_IN_KERNEL (1u << 3) /* the overflow interrupted kernel mode */
 #define JFRBPF_SAMPLE_JVM (1u << 4)       /* the walker knew this process's JVM layout */
+#define JFRBPF_SAMPLE_OFF_CPU (1u << 5)   /* an off-CPU interval, not a CPU sample */
 
-/* Ring-buffer record: this header, then `data`: user_depth user frames (leaf first) as (pc, method) pairs,
+/* Ring-buffer record of a CPU sample or (JFRBPF_SAMPLE_OFF_CPU) an off-CPU interval: this header, then `data`: user_depth user frames (leaf first) as (pc, method) pairs,
  * then kernel_depth kernel pcs (leaf first). For an interpreted Java frame `method` is the Method* and `pc`
  * holds the bcp (so the bytecode index follows); for every other frame `method` is 0 and `pc` is the code
  * address. Kernel pcs follow the user frames directly, so a record is only as long as its stacks. */
@@ -66,14 +82,18 @@ struct jfrbpf_sample_record {
   __u16 kernel_depth;
   __u16 user_depth;
   __u32 flags;
-  __u16 walk_end; /* enum jfrbpf_walk_end */
-  __u16 reserved;
+  __u16 walk_end;      /* enum jfrbpf_walk_end */
+  __u16 off_cpu_state; /* enum jfrbpf_off_cpu_state */
   __u64 top_bcp_register; /* r13 when interrupted: the live bcp if the top frame is interpreted */
-  __u64 cpu_time_ns;      /* the thread's CPU time this sample stands for (see bpf/thread_cpu_time.bpf.h) */
+  /* CPU samples: the thread's CPU time this sample stands for (see bpf/thread_cpu_time.bpf.h); off-CPU
+   * records: the thread's off-CPU time it stands for (see bpf/off_cpu.bpf.h). */
+  __u64 cpu_time_ns;
+  __u64 off_cpu_ns;   /* off-CPU records: the interval, from time_ns (when the thread left the CPU) */
+  __u64 run_delay_ns; /* off-CPU records: from its wake-up to running again */
   __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES];
 };
 
-#define JFRBPF_SAMPLE_HEADER_SIZE 48
+#define JFRBPF_SAMPLE_HEADER_SIZE 64
 #ifdef __cplusplus
 static_assert(__builtin_offsetof(struct jfrbpf_sample_record, data) == JFRBPF_SAMPLE_HEADER_SIZE);
 #else
@@ -92,6 +112,8 @@ struct jfrbpf_thread_loss {
   __u32 reserved;
   __u64 lost_ringbuf_full;
   __u64 lost_cpu_ns; /* the CPU time those samples stood for */
+  __u64 lost_off_cpu;    /* off-CPU records lost (ring buffer full, scratch busy) */
+  __u64 lost_off_cpu_ns; /* the off-CPU time they stood for */
 };
 
 /* Value of the thread CPU time seeds: a thread's CPU time (sum_exec_runtime) when its process's recording

@@ -22,8 +22,8 @@ struct walk {
   __u8 has_jvm;     /* `jvm` below is valid */
   __u8 anchor_used; /* a JavaFrameAnchor may be used once per walk */
   __u8 exact_pc;    /* pc is an interrupted instruction (top or signal frame), not a return address */
-  __u8 busy;        /* the trace scratch is in use (a preempted uprobe program still owns it) */
-  __u8 scratch_key; /* SCRATCH_SAMPLER or SCRATCH_TRACE: where this walk lives */
+  __u8 busy;        /* the trace or off-CPU scratch is in use (a preempted program still owns it) */
+  __u8 scratch_key; /* SCRATCH_SAMPLER, SCRATCH_TRACE or SCRATCH_OFF_CPU: where this walk lives */
   __u8 reserved[5];
   __u64 seq; /* numbers the walks of this scratch */
   __u64 unwind_epoch; /* of the native unwind maps when the walk began (see native_frames.bpf.h) */
@@ -86,10 +86,12 @@ _Static_assert(__builtin_offsetof(struct sampler_scratch, record) ==
 
 #define SCRATCH_SAMPLER 0
 #define SCRATCH_TRACE 1
+#define SCRATCH_OFF_CPU 2
+#define SCRATCHES 3
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 2);
+  __uint(max_entries, SCRATCHES);
   __type(key, __u32);
   __type(value, struct sampler_scratch);
 } scratch SEC(".maps");

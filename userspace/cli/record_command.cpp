@@ -70,6 +70,11 @@ Options:
                            trace only calls that take at least TIME (JFR's threshold; default 0 ms)
       --timing-period TIME write jdk.MethodTiming every TIME as well (JFR's period; default: once, when the
                            recording ends, like JFR's endChunk); the values are cumulative, as in the JDK
+      --off-cpu[=INTERVAL] where threads wait as well: jfrbpf.OffCPUSample events with the stack a thread
+                           left the CPU with (Java, native and kernel frames), how long it was off, its
+                           state (sleeping, uninterruptible, preempted) and its wait for a CPU after the
+                           wake-up; one event per INTERVAL of a thread's off-CPU time on average (default
+                           1ms; 0 records every wait), each weighted by the off-CPU time it stands for
       --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
                            (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
       --rotate TIME        continuous recording: a new file every TIME (at least 1s) while sampling goes
@@ -87,6 +92,7 @@ Examples:
   sudo jfrbpf record -p 4242 -d 30s -o app.jfr
   sudo jfrbpf record --interval 1ms -- ./my-benchmark --iterations 10
   sudo jfrbpf record -p 4242 --method-timing 'com.example.Foo::bar' --method-trace '::<clinit>'
+  sudo jfrbpf record -p 4242 --off-cpu -d 30s -o waits.jfr
   sudo jfrbpf record --all -d 60s -o /var/tmp/profiles
   sudo jfrbpf record --all --rotate 1m --max-age 1d -o /var/lib/jfrbpf
   jfr print --events jdk.CPUTimeSample app.jfr
@@ -175,6 +181,16 @@ void printTimingSummary(const record::RecordSummary& s) {
   }
 }
 
+// With --off-cpu: its events and the off-CPU time they stand for.
+void printOffCpu(const record::RecordSummary& s) {
+  using record::groupThousands;
+  if (s.offCpuSamples == 0 && s.offCpuLost == 0) return;
+  std::printf("  off-CPU  %s samples (%.2f s of off-CPU time)", groupThousands(s.offCpuSamples).c_str(),
+              static_cast<double>(s.offCpuNs) / 1e9);
+  if (s.offCpuLost > 0) std::printf(", %s lost", groupThousands(s.offCpuLost).c_str());
+  std::printf("\n");
+}
+
 // Only when some stack stopped before its thread's outermost frame: how many, and why.
 void printTruncatedStacks(const record::RecordSummary& s) {
   using record::groupThousands;
@@ -209,6 +225,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     std::printf(")");
   }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
+  printOffCpu(s);
   printTruncatedStacks(s);
   if (s.timedJvms > 0) printTimingSummary(s);
   if (std::getenv("JFRBPF_DEBUG")) {
@@ -217,7 +234,9 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
                                   "lost: loss table full", "walk: root", "walk: read fault", "walk: unknown code",
                                   "walk: no unwind info", "walk: bad frame", "walk: JavaFrameAnchor used",
                                   "code cache frees seen", "ahead of CPU time",
-                                  "walk: displaced frames"};
+                                  "walk: displaced frames", "off-CPU: intervals", "off-CPU: sampled",
+                                  "off-CPU lost: ring full", "off-CPU lost: busy", "off-CPU: merged",
+                                  "off-CPU: no user stack"};
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
     // JFRBPF_DEBUG=cost: the BPF time of the target's samples, for benchmarks.
@@ -315,6 +334,14 @@ int runRecordCommand(Arguments& args) {
     } else if (args.option("", "--trace-threshold", value)) {
       config.methodTiming.traceThresholdNs = parseDuration(value, "--trace-threshold");
       traceThresholdGiven = true;
+    } else if (args.flag("", "--off-cpu")) {
+      config.offCpu = true;
+    } else if (args.option("", "--off-cpu", value)) {
+      config.offCpu = true;
+      config.offCpuIntervalNs = parseDuration(value, "--off-cpu");
+      if (config.offCpuIntervalNs < 0 || config.offCpuIntervalNs > 4'000'000'000) {
+        throw Error("invalid --off-cpu '" + value + "': the interval must be from 0 (every wait) to 4s", ErrorKind::Usage);
+      }
     } else if (args.option("", "--flush", value)) {
       config.flushNs = parseDuration(value, "--flush");
       if (config.flushNs < 100'000'000) {
@@ -410,6 +437,11 @@ int runRecordCommand(Arguments& args) {
     config.settings.push_back({"jdk.MethodTrace", "filter", timing.traceFilter});
     config.settings.push_back({"jdk.MethodTrace", "threshold", formatDuration(timing.traceThresholdNs)});
     config.settings.push_back({"jdk.MethodTrace", "stackTrace", "true"});
+  }
+  if (config.offCpu) {
+    config.settings.push_back({"jfrbpf.OffCPUSample", "enabled", "true"});
+    config.settings.push_back({"jfrbpf.OffCPUSample", "throttle", formatDuration(config.offCpuIntervalNs)});
+    config.settings.push_back({"jfrbpf.OffCPUSample", "stackTrace", "true"});
   }
 
   config.measureSampleCost = debugOption("cost");

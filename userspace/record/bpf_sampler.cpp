@@ -12,6 +12,7 @@
 
 #include "sampler.skel.h"
 #include "userspace/base/error.h"
+#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -42,6 +43,9 @@ uint64_t ringbufCheckMask(uint32_t smallestRingBytes) {
 // bpf/thread_cpu_time.bpf.h) before it gets none: the kernel brings a running thread's figure up to date
 // at every scheduler tick, 10 ms apart at the lowest tick rate (HZ=100).
 constexpr uint64_t kCpuTimeLeadNs = 10'000'000;
+
+// The off-CPU picking draws a point in [0, interval) from 32 random bits times the interval (bpf/off_cpu.bpf.h).
+constexpr uint64_t kMaxOffCpuIntervalNs = (1ull << 32) - 1;
 
 // Where HotSpot's code heap frees blocks: every nmethod and stub it frees, and the unused tail of a new blob.
 // Functions of their own in libjvm's symbol table from JDK 17 to 25 (their one helper, add_to_freelist, is
@@ -85,6 +89,12 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     // No traces: the uprobe program would just double the verifier's work at every start.
     bpf_program__set_autoload(skel_->progs.on_method_traced, false);
   }
+  offCpu_ = config.offCpu;
+  skel_->rodata->off_cpu_interval_ns = std::min(config.offCpuIntervalNs, kMaxOffCpuIntervalNs);
+  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_sched_wakeup,
+                               skel_->progs.on_rseq_update, skel_->progs.flush_off_cpu}) {
+    bpf_program__set_autoload(program, offCpu_);
+  }
   int err = sampler::load(skel_);
   if (err) {
     sampler::destroy(skel_);
@@ -92,6 +102,27 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     throw Error(loadFailureHint(-err), ErrorKind::Environment);
   }
   rowCapacity_ = std::max<uint32_t>(1, config.unwindRows);
+  if (offCpu_) attachOffCpuHooks();
+}
+
+void BpfSampler::attachOffCpuHooks() {
+  // Before any process is a target: a thread whose leaving these hooks did not see has been off CPU since
+  // its process became one (bpf/off_cpu.bpf.h).
+  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_sched_wakeup,
+                               skel_->progs.on_rseq_update}) {
+    Link link(bpf_program__attach(program));
+    if (!link) {
+      int err = errno;
+      offCpuLinks_.clear();
+      sampler::destroy(skel_);
+      skel_ = nullptr;
+      throw Error(std::string("attaching the off-CPU hook ") + bpf_program__name(program) + " failed: " +
+                      std::strerror(err) + " (--off-cpu needs the sched_switch, sched_wakeup and rseq_update "
+                      "tracepoints with BTF; record without --off-cpu)",
+                  ErrorKind::Environment);
+    }
+    offCpuLinks_.push_back(std::move(link));
+  }
 }
 
 BpfSampler::~BpfSampler() {
@@ -179,6 +210,20 @@ void BpfSampler::release(bpf_link* link) {
 void BpfSampler::detach() {
   for (bpf_link* link : links_) bpf_link__destroy(link);
   links_.clear();
+  offCpuLinks_.clear();
+}
+
+void BpfSampler::flushOffCpu(uint64_t endNs) {
+  if (!offCpu_) return;
+  skel_->bss->off_cpu_flush_ns = endNs;
+  Link iterator(bpf_program__attach_iter(skel_->progs.flush_off_cpu, nullptr));
+  UniqueFd run(iterator ? bpf_iter_create(bpf_link__fd(iterator.get())) : -1);
+  if (!run) {
+    throw systemError("reading the waits still going on as the recording stops (the off-CPU task iterator)");
+  }
+  char ignored[256];
+  while (::read(run.get(), ignored, sizeof ignored) > 0) {
+  }
 }
 
 void BpfSampler::setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout) {
@@ -291,7 +336,8 @@ std::vector<ThreadLoss> BpfSampler::readThreadLosses() const {
   while (bpf_map__get_next_key(skel_->maps.thread_losses, previous, &next, sizeof(next)) == 0) {
     jfrbpf_thread_loss value{};
     if (bpf_map__lookup_elem(skel_->maps.thread_losses, &next, sizeof(next), &value, sizeof(value), 0) == 0) {
-      losses.push_back({next, value.tgid, value.lost_ringbuf_full, value.lost_cpu_ns});
+      losses.push_back({next, value.tgid, value.lost_ringbuf_full, value.lost_cpu_ns, value.lost_off_cpu,
+                        value.lost_off_cpu_ns});
     }
     key = next;
     previous = &key;

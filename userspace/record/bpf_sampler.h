@@ -32,6 +32,10 @@ struct SamplerConfig {
   uint32_t traceRingBufferBytes = 8u << 20;  // power of two, >= page size
   // Times every target sample in BPF (readSampleCosts); one more clock read per sample.
   bool measureSampleCost = false;
+  // --off-cpu: loads and attaches the scheduler hooks (bpf/off_cpu.bpf.h), whose records come through the
+  // same ring as CPU samples, one per offCpuIntervalNs of a thread's off-CPU time on average (0: every wait).
+  bool offCpu = false;
+  uint64_t offCpuIntervalNs = 1'000'000;
 };
 
 using SamplerCounters = std::array<uint64_t, JFRBPF_COUNTER_COUNT>;
@@ -48,6 +52,8 @@ struct ThreadLoss {
   uint32_t tgid;
   uint64_t lostRingbufFull;  // cumulative since the thread was first charged
   uint64_t lostCpuNs;        // the CPU time those samples stood for
+  uint64_t lostOffCpu;       // off-CPU records lost, cumulative
+  uint64_t lostOffCpuNs;     // the off-CPU time they stood for
 };
 
 class BpfSampler {
@@ -62,6 +68,10 @@ class BpfSampler {
   void addTarget(uint32_t tgid, const ThreadCpuTimes& start);
   void removeTarget(uint32_t tgid);
 
+  bool offCpuLoaded() const { return offCpu_; }
+  // With the off-CPU hooks detached: sends a record of every wait of a target thread still going on, up to
+  // `endNs` (CLOCK_MONOTONIC), so that a thread that waits through the end is not missing from the file.
+  void flushOffCpu(uint64_t endNs);
   // Attaches the sampling program to a perf event. The link is the sampler's until detach(), or the
   // caller's to release earlier with release() (a process that exited).
   bpf_link* attach(int perfEventFd);
@@ -108,6 +118,7 @@ class BpfSampler {
   void setBudgetPeriod(uint64_t periodNs);
 
  private:
+  void attachOffCpuHooks();
   void unwindMapsChanged();  // tells the walker its cached native unwind rows are stale
   void processMapsChanged();  // tells the sampler its cached targets and JVM layouts are stale
   void codeBlobsChanged();    // tells the walker the code blobs it checked are stale
@@ -122,7 +133,9 @@ class BpfSampler {
   std::vector<bpf_link*> traceLinks_;
   std::mutex codeFreeProbesMutex_;  // JVMs come from the recorder's thread and go from the consumer's
   std::unordered_map<uint32_t, std::vector<Link>> codeFreeProbes_;  // by tgid
+  std::vector<Link> offCpuLinks_;  // from load to detach()
   bool methodTraces_ = false;
+  bool offCpu_ = false;
   bool measureSampleCost_ = false;
   uint32_t rowCapacity_ = 0;
 };

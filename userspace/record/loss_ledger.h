@@ -1,7 +1,8 @@
 #pragma once
 // Turns the sampler's cumulative loss counters into JFR events: jdk.CPUTimeSamplesLost per thread with the
 // count lost since the last report (as JDK 25 does), and jfrbpf.SampleLoss with the cause, so that for every
-// thread: overflows seen = CPUTimeSample events + lostSamples.
+// thread: overflows seen = CPUTimeSample events + lostSamples; and jfrbpf.OffCPUSamplesLost for off-CPU
+// records likewise.
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -26,19 +27,25 @@ class LossLedger {
   // Losses that belong to no known thread (kernel throttling, full loss table).
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
 
-  uint64_t total() const { return total_; }
+  uint64_t total() const { return total_; }  // CPU samples
+  uint64_t offCpuLost() const { return offCpuLost_; }
   const std::unordered_map<std::string, uint64_t>& byCause() const { return byCause_; }
 
  private:
   jfr::Recording& out_;
   ThreadRegistry& threads_;
   struct Reported {
-    uint64_t samples;
-    uint64_t cpuNs;
+    uint64_t samples = 0;
+    uint64_t cpuNs = 0;
+    uint64_t offCpu = 0;
+    uint64_t offCpuNs = 0;
   };
+  // jfrbpf.OffCPUSamplesLost with what the thread lost since the last report.
+  void reportOffCpuLoss(jfr::Ticks now, const ThreadLoss& loss, Reported& reported);
   std::unordered_map<uint32_t, Reported> reported_;  // tid -> cumulative counts already written
   std::unordered_map<std::string, uint64_t> byCause_;
   uint64_t total_ = 0;
+  uint64_t offCpuLost_ = 0;
 };
 
 }  // namespace jfrbpf::record

@@ -62,6 +62,8 @@ SamplerConfig samplerConfigOf(const RecordConfig& config) {
   sampler.ringBufferBytes = config.ringBufferBytes;
   sampler.measureSampleCost = config.measureSampleCost;
   sampler.methodTraces = !config.methodTiming.traceFilter.empty();
+  sampler.offCpu = config.offCpu;
+  sampler.offCpuIntervalNs = static_cast<uint64_t>(config.offCpuIntervalNs);
   return sampler;
 }
 

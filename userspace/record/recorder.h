@@ -41,6 +41,8 @@ struct RecordConfig {
   RotationPolicy rotation;             // --rotate, --rotate-size: outputPath is then a directory
   RetentionPolicy retention;           // --max-age, --max-size: of the output directory
   double maxRatePerSecond = 0;         // --max-rate: host-wide samples per second (0: no budget)
+  bool offCpu = false;                 // --off-cpu: jfrbpf.OffCPUSample events as well
+  int64_t offCpuIntervalNs = 1'000'000;  // their mean off-CPU time per event (0: every wait)
 };
 
 // The JFR file of a recording with `config` at `path`.
@@ -58,6 +60,9 @@ struct RecordSummary {
   uint64_t failedStacks = 0;
   uint64_t lost = 0;
   uint64_t overflows = 0;              // sampling ticks: clock overflows due a sample (samples + lost in BPF)
+  uint64_t offCpuSamples = 0;          // --off-cpu: jfrbpf.OffCPUSample events
+  uint64_t offCpuNs = 0;               // the off-CPU time they stand for
+  uint64_t offCpuLost = 0;             // off-CPU records lost
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;

@@ -217,6 +217,10 @@ void SamplePipeline::stopAndDrain() {
     for (pid_t pid : processes_) cpuEnds.emplace_back(pid, readThreadCpuTimes(pid));
   }
   sampler_.detach();
+  if (!cpuEnds.empty()) {
+    // Waits still going on end with the window the threads' CPU time was read over (the first process's).
+    sampler_.flushOffCpu(cpuEnds.front().second.atNs);
+  }
   stopConsumer();
   applyChanges();
   jfr::Ticks now = jfr::Recording::now();

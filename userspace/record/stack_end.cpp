@@ -19,6 +19,7 @@ constexpr std::array<Names, static_cast<size_t>(StackEnd::kCount)> kNames = {{
     {"no unwind info", "[truncated: no unwind info]"},
     {"bad frame", "[truncated: bad frame]"},
     {"unmapped frame", "[truncated: unmapped frame]"},
+    {"user stack not taken", "[truncated: user stack not taken (thread without rseq)]"},
 }};
 
 const Names& namesOf(StackEnd end) {
@@ -34,6 +35,7 @@ StackEnd walkEndOf(const jfrbpf_sample_record& record) {
     case JFRBPF_WALK_READ_FAULT: return StackEnd::kReadFault;
     case JFRBPF_WALK_UNKNOWN_CODE: return StackEnd::kUnknownCode;
     case JFRBPF_WALK_NO_UNWIND_INFO: return StackEnd::kNoUnwindInfo;
+    case JFRBPF_WALK_NOT_TAKEN: return StackEnd::kNotTaken;
     default: return StackEnd::kBadFrame;  // JFRBPF_WALK_BAD_FRAME, and anything a newer walker may add
   }
 }

@@ -18,6 +18,7 @@ enum class StackEnd : uint8_t {
   kNoUnwindInfo,  // native code without a table row and without a usable frame pointer
   kBadFrame,      // a frame that failed a plausibility check
   kUnmapped,      // a frame whose pc no mapping of the process holds: what came below it was not trusted
+  kNotTaken,      // an off-CPU record of a thread whose user stack cannot be reached (it has no rseq area)
   kCount,
 };
 

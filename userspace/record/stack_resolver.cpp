@@ -69,7 +69,7 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     }
     frames.push_back({*method, -1, -1, jfr::FrameType::Native});
   }
-  if (userDepth == 0) end_ = StackEnd::kRoot;  // a failed sample: nothing to mark
+  if (userDepth == 0 && end_ != StackEnd::kNotTaken) end_ = StackEnd::kRoot;  // a failed sample: nothing to mark
   if (end_ != StackEnd::kRoot) frames.push_back({markerMethod(markerFrameName(end_)), -1, -1, jfr::FrameType::Native});
   return complete_;
 }

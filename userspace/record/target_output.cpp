@@ -22,6 +22,15 @@ namespace {
 constexpr jfr::Ticks kSampleWaitNs = 500'000'000;
 constexpr size_t kMaxWaitingSamples = 1u << 16;
 
+std::string_view offCpuStateName(uint16_t state) {
+  switch (state) {
+    case JFRBPF_OFF_CPU_SLEEPING: return "sleeping";
+    case JFRBPF_OFF_CPU_UNINTERRUPTIBLE: return "uninterruptible";
+    case JFRBPF_OFF_CPU_PREEMPTED: return "preempted";
+    default: return "unknown";
+  }
+}
+
 // JFRBPF_DEBUG=truncated: the walker's raw frames (pc, and Method* of interpreted ones) of a truncated stack.
 void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
   std::string line = "jfrbpf: [debug] truncated (" + std::string(stackEndCause(end)) + "), tid " +
@@ -80,7 +89,8 @@ void TargetOutput::writeThreadCpuTimes(jfr::Ticks now, pid_t pid, const ThreadCp
   for (const auto& [tid, cpuNs] : end.byTid) {
     uint64_t used = cpuTimeBetween(start->second, end, tid);
     if (used == 0) continue;
-    out_->threadCpuTime(now, threads_.threadFor(pid, tid), static_cast<jfr::Ticks>(used));
+    out_->threadCpuTime(now, threads_.threadFor(pid, tid), static_cast<jfr::Ticks>(used),
+                        static_cast<jfr::Ticks>(wallTimeBetween(start->second, end, pid, tid)));
   }
 }
 
@@ -142,6 +152,9 @@ void TargetOutput::reportProbePaths(jfr::Ticks now) {
 
 void TargetOutput::addCountsTo(RecordSummary& summary) const {
   summary.samples += samples();
+  summary.offCpuSamples += offCpuSamples();
+  summary.offCpuNs += offCpuNs();
+  summary.offCpuLost += ledger_.offCpuLost();
   summary.sampledCpuNs += sampledCpuNs();
   summary.failedStacks += failedStacks();
   summary.lost += lost();
@@ -220,6 +233,10 @@ void TargetOutput::retryWaitingSamples(jfr::Ticks now, bool all) {
 }
 
 void TargetOutput::writeSample(const jfrbpf_sample_record& record) {
+  if (record.flags & JFRBPF_SAMPLE_OFF_CPU) {
+    writeOffCpuSample(record);
+    return;
+  }
   const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();
   const StackEnd end = stacks_.end();
   truncations_.count(end);
@@ -233,6 +250,17 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record) {
   samples_.fetch_add(1, std::memory_order_relaxed);
   cpuNs_.fetch_add(static_cast<uint64_t>(cpuTime), std::memory_order_relaxed);
   if (failed) failed_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record) {
+  const StackEnd end = stacks_.end();
+  truncations_.count(end);
+  const auto weight = static_cast<jfr::Ticks>(record.cpu_time_ns);
+  out_->offCpuSample(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(record.off_cpu_ns), threadOf(record),
+                     frames_, end != StackEnd::kRoot, weight, offCpuStateName(record.off_cpu_state),
+                     static_cast<jfr::Ticks>(record.run_delay_ns));
+  offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
+  offCpuNs_.fetch_add(static_cast<uint64_t>(weight), std::memory_order_relaxed);
 }
 
 void TargetOutput::onTrace(const void* data, size_t size) {

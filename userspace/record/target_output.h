@@ -77,6 +77,8 @@ class TargetOutput {
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint64_t failedStacks() const { return failed_.load(std::memory_order_relaxed); }
   uint64_t sampledCpuNs() const { return cpuNs_.load(std::memory_order_relaxed); }  // their samplingPeriod, summed
+  uint64_t offCpuSamples() const { return offCpuSamples_.load(std::memory_order_relaxed); }
+  uint64_t offCpuNs() const { return offCpuNs_.load(std::memory_order_relaxed); }  // their weights, summed
   uint64_t lost() const { return ledger_.total(); }
   const LossLedger& ledger() const { return ledger_; }
   const TruncationLedger& truncations() const { return truncations_; }
@@ -91,6 +93,7 @@ class TargetOutput {
  private:
   // Writes `record` as frames_ holds it, resolved.
   void writeSample(const jfrbpf_sample_record& record);
+  void writeOffCpuSample(const jfrbpf_sample_record& record);
   // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
   // writes every one of them as it resolves now.
   void retryWaitingSamples(jfr::Ticks now, bool all);
@@ -123,6 +126,8 @@ class TargetOutput {
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> failed_{0};
   std::atomic<uint64_t> cpuNs_{0};
+  std::atomic<uint64_t> offCpuSamples_{0};
+  std::atomic<uint64_t> offCpuNs_{0};
 
   timing::MethodTimingOptions timingOptions_;
   std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing

@@ -21,4 +21,8 @@ ThreadCpuTimes readThreadCpuTimes(pid_t pid);
 // A thread's CPU time between `start` and `end`: all of it for a thread that started in between.
 uint64_t cpuTimeBetween(const ThreadCpuTimes& start, const ThreadCpuTimes& end, pid_t tid);
 
+// The part of [start, end] thread `tid` of process `pid` was alive for: all of it, or for a thread that
+// started in between, from its start (read from /proc while it still runs; to clock-tick precision).
+uint64_t wallTimeBetween(const ThreadCpuTimes& start, const ThreadCpuTimes& end, pid_t pid, pid_t tid);
+
 }  // namespace jfrbpf::record

@@ -351,6 +351,10 @@ void addJfrbpfEvents(Element& metadata) {
        field("cpuTime", kLongType,
              {label("CPU Time"), timespan("TICKS"),
               description("The thread's CPU time over the recording by the kernel's own accounting (schedstat)")}),
+       field("wallTime", kLongType,
+             {label("Wall Time"), timespan("TICKS"),
+              description("The span of the recording the thread was alive for: wallTime - cpuTime is the time it "
+                          "spent off CPU, what its off-CPU samples' weights stand for")}),
        category({"jfrbpf"}), label("Thread CPU Time"),
        description("What each thread alive at the end of the recording used, for comparison with the CPU time "
                    "its samples stand for (their samplingPeriod)")}));

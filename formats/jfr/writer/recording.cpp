@@ -268,7 +268,7 @@ void Recording::truncatedStacks(Ticks startTime, std::string_view cause, int64_t
   s.recorded(kTruncatedStacksEvent, startTime);
 }
 
-void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime) {
+void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, Ticks wallTime) {
   State& s = *state_;
   if (s.closed) return;
   ByteBuffer& out = s.chunk.events();
@@ -277,6 +277,7 @@ void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime) {
   out.putLong(startTime);
   out.putVarint(s.threadKey(thread));
   out.putLong(cpuTime);
+  out.putLong(wallTime);
   out.endRecord(record);
   s.recorded(kThreadCpuTimeEvent, startTime);
 }

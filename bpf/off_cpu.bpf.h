@@ -1,0 +1,292 @@
+/* --off-cpu: where the target's threads wait. Three scheduler tracepoints and one on the way back to user
+ * mode, all loaded only when the loader asks for off-CPU records:
+ * - sched_switch, as a target thread leaves the CPU: when and in which state (sleeping, uninterruptible,
+ *   preempted). As one comes back: how long it was off, and whether that interval is picked. A picked
+ *   interval takes the thread's kernel stack there (bpf_get_task_stack: it is not running, so its stack is
+ *   still the one it waited with) and waits for the user stack.
+ * - rseq_update, on the thread's own return to user mode after a switch (glibc registers an rseq area for
+ *   every thread, and the kernel then passes here after each switch): its user stack has not moved since it
+ *   left the CPU, and this is the first moment its own address space can be read, so the walker takes it
+ *   here and the record goes out.
+ * - sched_wakeup: when a sleeping thread became runnable, for the time it then waited for a CPU.
+ * And an iterator over tasks, run once as the recording stops (after the hooks are detached), for the
+ * waits still going on then: their records have the kernel frames only, since no thread passes through
+ * its own context while it still waits.
+ * Picking by off-CPU time keeps the data rate bounded at any switch rate without a bias towards long or
+ * short waits: an interval of d ns is picked with probability min(1, d / interval) and then stands for
+ * max(d, interval) ns of the thread's off-CPU time (so every interval of at least `interval` is recorded
+ * with its own length, and the expected weight of any interval is its length). A random pick rather than a
+ * running total, so that waits that alternate with a period (A, B, A, B…) cannot alias onto one of them. */
+#ifndef JFRBPF_OFF_CPU_BPF_H
+#define JFRBPF_OFF_CPU_BPF_H
+
+/* Set by the loader before load: the mean off-CPU time per record; 0 records every interval. */
+const volatile __u64 off_cpu_interval_ns = 1000000;
+/* Set by the loader before it runs flush_off_cpu: where the recording's window ends. */
+__u64 off_cpu_flush_ns = 0;
+
+#define TASK_RUNNING_STATE 0x0000
+#define TASK_UNINTERRUPTIBLE_STATE 0x0002
+
+struct off_cpu_thread {
+  __u64 off_ns;   /* when it left the CPU; 0 while it runs */
+  __u64 woken_ns; /* its wake-up since (0: none seen) */
+  __u32 state;    /* enum jfrbpf_off_cpu_state, as it left */
+  __u32 pending;  /* a picked interval waits for the thread's user stack */
+  /* The picked interval. */
+  __u64 start_ns;
+  __u64 duration_ns;
+  __u64 weight_ns;
+  __u64 run_delay_ns;
+  __u32 pending_state;
+  __u32 kernel_depth;
+  __u64 kernel_stack[JFRBPF_MAX_KERNEL_FRAMES];
+};
+
+/* Freed with the task: an exited thread leaves nothing behind. */
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct off_cpu_thread);
+} off_cpu_threads SEC(".maps");
+
+/* The target entry of the process `task` belongs to, if it is one: not a process that merely reuses a
+ * target's pid (see on_cpu_clock). */
+static __always_inline const struct jfrbpf_target* target_of(struct task_struct* task) {
+  __u32 tgid = task->tgid;
+  if (tgid == 0) return 0;
+  const struct jfrbpf_target* target = bpf_map_lookup_elem(&targets, &tgid);
+  if (!target || task->group_leader->start_time > target->added_ns) return 0;
+  return target;
+}
+
+static __always_inline void charge_off_cpu_loss(__u32 tgid, __u32 tid, __u64 weight_ns) {
+  struct jfrbpf_thread_loss* loss = bpf_map_lookup_elem(&thread_losses, &tid);
+  if (!loss) {
+    struct jfrbpf_thread_loss fresh = {.tgid = tgid};
+    bpf_map_update_elem(&thread_losses, &tid, &fresh, BPF_NOEXIST);
+    loss = bpf_map_lookup_elem(&thread_losses, &tid);
+  }
+  if (!loss) {
+    count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
+    return;
+  }
+  __sync_fetch_and_add(&loss->lost_off_cpu, 1);
+  __sync_fetch_and_add(&loss->lost_off_cpu_ns, weight_ns);
+}
+
+/* The off-CPU time an interval of `duration` stands for when picked, 0 when not (see the top). */
+static __always_inline __u64 pick_weight(__u64 duration) {
+  __u64 interval = off_cpu_interval_ns;
+  if (duration >= interval) return duration;
+  /* Uniform in [0, interval): interval < 2^32 ns here, so the product fits. */
+  __u64 draw = ((__u64)bpf_get_prandom_u32() * interval) >> 32;
+  return draw < duration ? interval : 0;
+}
+
+static __always_inline void switched_out(struct task_struct* prev, bool preempt, unsigned int prev_state, __u64 now) {
+  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!t) return;
+  t->off_ns = now;
+  t->woken_ns = 0;
+  if (preempt || prev_state == TASK_RUNNING_STATE) {
+    t->state = JFRBPF_OFF_CPU_PREEMPTED;
+  } else {
+    t->state = (prev_state & TASK_UNINTERRUPTIBLE_STATE) ? JFRBPF_OFF_CPU_UNINTERRUPTIBLE : JFRBPF_OFF_CPU_SLEEPING;
+  }
+}
+
+/* Whether the kernel passes through rseq_update when `task` returns to user mode (it has an rseq area). */
+static __always_inline bool has_rseq(struct task_struct* task) {
+  if (!bpf_core_field_exists(task->rseq)) return true; /* a layout this file does not know: assume glibc's */
+  return BPF_CORE_READ(task, rseq) != 0;
+}
+
+/* Builds the record of `t`'s picked interval in scratch `s` after its user frames (`udepth` of them), and
+ * sends it; the interval is no longer pending either way. */
+static __always_inline void send_off_cpu(struct sampler_scratch* s, struct off_cpu_thread* t, __u32 udepth) {
+  struct jfrbpf_sample_record* rec = &s->record;
+  rec->flags |= JFRBPF_SAMPLE_OFF_CPU | JFRBPF_SAMPLE_IN_KERNEL;
+  rec->off_cpu_state = (__u16)t->pending_state;
+  rec->cpu_time_ns = t->weight_ns;
+  rec->off_cpu_ns = t->duration_ns;
+  rec->run_delay_ns = t->run_delay_ns;
+  __u32 kdepth = t->kernel_depth;
+  if (kdepth > JFRBPF_MAX_KERNEL_FRAMES) kdepth = JFRBPF_MAX_KERNEL_FRAMES;
+  if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
+  if (kdepth == 0 || bpf_probe_read_kernel(&rec->data[udepth * 2], kdepth * sizeof(__u64), t->kernel_stack) != 0) {
+    kdepth = 0;
+    rec->flags |= JFRBPF_SAMPLE_KERNEL_STACK_FAILED;
+  }
+  rec->kernel_depth = kdepth;
+  t->pending = 0;
+  __u64 size = JFRBPF_SAMPLE_HEADER_SIZE + ((__u64)udepth * 2 + kdepth) * sizeof(__u64);
+  if (size > sizeof(*rec)) size = sizeof(*rec);
+  if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
+    count(JFRBPF_COUNTER_OFF_CPU_LOST_RINGBUF_FULL);
+    charge_off_cpu_loss(rec->tgid, rec->tid, t->weight_ns);
+    return;
+  }
+  count(JFRBPF_COUNTER_OFF_CPU_SAMPLED);
+}
+
+/* Takes scratch SCRATCH_OFF_CPU for a record of `task`'s picked interval, or charges the interval as lost
+ * when a preempted program on this CPU still has it. */
+static __always_inline struct sampler_scratch* claim_off_cpu_scratch(struct task_struct* task, struct off_cpu_thread* t) {
+  struct sampler_scratch* s = get_scratch(SCRATCH_OFF_CPU);
+  if (!s) return 0;
+  if (s->walk.busy) {
+    count(JFRBPF_COUNTER_OFF_CPU_LOST_BUSY);
+    charge_off_cpu_loss(task->tgid, task->pid, t->weight_ns);
+    t->pending = 0;
+    return 0;
+  }
+  s->walk.busy = 1;
+  return s;
+}
+
+/* A thread that cannot be walked in its own context: its record goes out now, with its kernel frames only. */
+static __always_inline void send_without_user_stack(struct task_struct* task, struct off_cpu_thread* t) {
+  struct sampler_scratch* s = claim_off_cpu_scratch(task, t);
+  if (!s) return;
+  load_process(s, task->tgid, true);
+  begin_walk(s, SCRATCH_OFF_CPU, task->tgid, task->pid, t->start_ns);
+  s->record.top_bcp_register = 0;
+  s->record.user_depth = 0;
+  s->record.walk_end = JFRBPF_WALK_NOT_TAKEN;
+  count(JFRBPF_COUNTER_OFF_CPU_NO_USER_STACK);
+  send_off_cpu(s, t, 0);
+  s->walk.busy = 0;
+}
+
+/* Where the current off-CPU interval of `task` began, and its state then, when its leaving was not seen: it
+ * has been off CPU since its process became a target, or (a thread started since) since it was created,
+ * runnable. */
+static __always_inline __u64 unseen_start(struct task_struct* task, const struct jfrbpf_target* target, __u32* state) {
+  __u64 born = task->start_time;
+  bool young = born > target->added_ns;
+  *state = young ? JFRBPF_OFF_CPU_PREEMPTED : JFRBPF_OFF_CPU_UNKNOWN;
+  return young ? born : target->added_ns;
+}
+
+/* Picks the interval `t` was off CPU for, from `start` (in `state`) to `end`, and if picked keeps it
+ * pending with `task`'s kernel stack. Returns whether it was picked. */
+static __always_inline bool pick_interval(struct task_struct* task, struct off_cpu_thread* t, __u64 start, __u32 state,
+                                          __u64 woken, __u64 end) {
+  if (end <= start) return false;
+  __u64 duration = end - start;
+  count(JFRBPF_COUNTER_OFF_CPU_INTERVALS);
+  __u64 weight = pick_weight(duration);
+  if (weight == 0) return false;
+  __u64 run_delay = woken > start ? end - woken : (state == JFRBPF_OFF_CPU_PREEMPTED ? duration : 0);
+  if (t->pending) {
+    /* Back on the CPU and off again without reaching user mode (e.g. woken from one wait into another in
+     * the kernel): the same user stack, so one record stands for both; it keeps the longer one's kernel
+     * stack and state. */
+    count(JFRBPF_COUNTER_OFF_CPU_MERGED);
+    t->weight_ns += weight;
+    t->run_delay_ns += run_delay;
+    if (duration <= t->duration_ns) return true;
+    t->duration_ns = duration;
+    t->pending_state = state;
+  } else {
+    t->start_ns = start;
+    t->duration_ns = duration;
+    t->weight_ns = weight;
+    t->run_delay_ns = run_delay;
+    t->pending_state = state;
+    t->pending = 1;
+  }
+  long bytes = bpf_get_task_stack(task, t->kernel_stack, sizeof(t->kernel_stack), 0);
+  t->kernel_depth = bytes > 0 ? (__u32)bytes / sizeof(__u64) : 0;
+  return true;
+}
+
+static __always_inline void switched_in(struct task_struct* next, const struct jfrbpf_target* target, __u64 now) {
+  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!t) return;
+  __u32 state = t->state;
+  __u64 start = t->off_ns ? t->off_ns : unseen_start(next, target, &state);
+  __u64 woken = t->woken_ns;
+  t->off_ns = 0;
+  t->woken_ns = 0;
+  if (pick_interval(next, t, start, state, woken, now) && !has_rseq(next)) send_without_user_stack(next, t);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch, bool preempt, struct task_struct* prev, struct task_struct* next,
+             unsigned int prev_state) {
+  __u64 now = bpf_ktime_get_ns();
+  if (target_of(prev)) switched_out(prev, preempt, prev_state, now);
+  const struct jfrbpf_target* target = target_of(next);
+  if (target) switched_in(next, target, now);
+  return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_sched_wakeup, struct task_struct* task) {
+  if (!target_of(task)) return 0;
+  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, 0);
+  if (t && t->off_ns) t->woken_ns = bpf_ktime_get_ns();
+  return 0;
+}
+
+/* The thread returns to user mode after a switch, in its own context: its picked interval gets its user
+ * stack, unchanged since it left the CPU. */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(on_rseq_update, struct task_struct* task) {
+  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, 0);
+  if (!t || !t->pending) return 0;
+  struct sampler_scratch* s = claim_off_cpu_scratch(task, t);
+  if (!s) return 0;
+  __u32 tgid = task->tgid;
+  __u32 scratch_key = SCRATCH_OFF_CPU;
+  load_process(s, tgid, true);
+  begin_walk(s, scratch_key, tgid, task->pid, t->start_ns);
+  struct pt_regs* user = (struct pt_regs*)bpf_task_pt_regs(task);
+  struct walk* w = &s->walk;
+  w->pc = BPF_CORE_READ(user, ip);
+  w->sp = BPF_CORE_READ(user, sp);
+  w->fp = BPF_CORE_READ(user, bp);
+  s->record.top_bcp_register = BPF_CORE_READ(user, r13);
+  __u32 udepth = run_walk(s, &scratch_key);
+  end_count(w->end);
+  send_off_cpu(s, t, udepth);
+  w->busy = 0;
+  return 0;
+}
+
+/* As the recording stops, with the hooks above detached: each target thread still off CPU gets the wait it
+ * is in, up to off_cpu_flush_ns, with its kernel frames (and a picked interval that still waited for its
+ * user stack goes out with its kernel frames too). */
+SEC("iter/task")
+int flush_off_cpu(struct bpf_iter__task* ctx) {
+  struct task_struct* task = ctx->task;
+  if (!task) return 0;
+  const struct jfrbpf_target* target = target_of(task);
+  if (!target) return 0;
+  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!t) return 0;
+  if (t->pending) send_without_user_stack(task, t);
+  __u32 state = t->state;
+  __u64 start = t->off_ns;
+  if (start == 0) {
+    /* Not seen leaving: it either ran or waited through the whole recording. */
+    if (task->on_cpu) return 0;
+    start = unseen_start(task, target, &state);
+    unsigned int now_state = task->__state;
+    if (now_state == TASK_RUNNING_STATE) {
+      state = JFRBPF_OFF_CPU_PREEMPTED;
+    } else if (state == JFRBPF_OFF_CPU_UNKNOWN) {
+      state = (now_state & TASK_UNINTERRUPTIBLE_STATE) ? JFRBPF_OFF_CPU_UNINTERRUPTIBLE : JFRBPF_OFF_CPU_SLEEPING;
+    }
+  }
+  __u64 woken = t->woken_ns;
+  t->off_ns = 0;
+  t->woken_ns = 0;
+  if (pick_interval(task, t, start, state, woken, off_cpu_flush_ns)) send_without_user_stack(task, t);
+  return 0;
+}
+
+#endif
