@@ -12,18 +12,24 @@
  * And an iterator over tasks, run once as the recording stops (after the hooks are detached), for the
  * waits still going on then: their records have the kernel frames only, since no thread passes through
  * its own context while it still waits.
- * Picking by off-CPU time keeps the data rate bounded at any switch rate without a bias towards long or
- * short waits: an interval of d ns is picked with probability min(1, d / interval) and then stands for
- * max(d, interval) ns of the thread's off-CPU time (so every interval of at least `interval` is recorded
- * with its own length, and the expected weight of any interval is its length). A random pick rather than a
- * running total, so that waits that alternate with a period (A, B, A, B…) cannot alias onto one of them. */
+ * Picking by off-CPU time keeps the data rate bounded at any switch rate: a wait of at least `interval` is
+ * always recorded, standing for its own length; shorter ones add up per thread, and the one that takes the
+ * sum past the next stride is recorded, standing for that stride. Strides are drawn at random from
+ * [interval/2, 3*interval/2), so that waits that alternate with a period (A, B, A, B…) cannot alias onto one
+ * of them: a short wait is picked with a probability about its share of a stride, and the weights of each
+ * thread's records add up to its off-CPU time to within one stride. */
 #ifndef JFRBPF_OFF_CPU_BPF_H
 #define JFRBPF_OFF_CPU_BPF_H
 
 /* Set by the loader before load: the mean off-CPU time per record; 0 records every interval. */
 const volatile __u64 off_cpu_interval_ns = 1000000;
-/* Set by the loader before it runs flush_off_cpu: where the recording's window ends. */
-__u64 off_cpu_flush_ns = 0;
+/* Set by the loader as the recording stops, just before it reads the threads' CPU time: where the window
+ * ends. Waits that end later are cut there (flush_off_cpu then closes those still going on). */
+__u64 off_cpu_stop_ns = 0;
+/* The process prime_off_cpu prepares, and its threads it found no storage for (the allocator's cache ran
+ * dry): the loader runs it again. */
+__u32 off_cpu_prime_tgid = 0;
+__u64 off_cpu_prime_failures = 0;
 
 #define TASK_RUNNING_STATE 0x0000
 #define TASK_UNINTERRUPTIBLE_STATE 0x0002
@@ -33,6 +39,10 @@ struct off_cpu_thread {
   __u64 woken_ns; /* its wake-up since (0: none seen) */
   __u32 state;    /* enum jfrbpf_off_cpu_state, as it left */
   __u32 pending;  /* a picked interval waits for the thread's user stack */
+  __u32 seen;     /* a switch of the thread was seen: off_ns is 0 only while it runs */
+  __u32 reserved;
+  __u64 carry_ns;  /* short waits since the last pick */
+  __u64 stride_ns; /* what they must add up to for the next pick (0: not drawn yet) */
   /* The picked interval. */
   __u64 start_ns;
   __u64 duration_ns;
@@ -50,6 +60,12 @@ struct {
   __type(key, int);
   __type(value, struct off_cpu_thread);
 } off_cpu_threads SEC(".maps");
+
+/* After the window's end nothing changes: flush_off_cpu closes every wait still going on then. */
+static __always_inline bool window_ended(__u64 now) {
+  __u64 stop = *(volatile __u64*)&off_cpu_stop_ns;
+  return stop != 0 && now > stop;
+}
 
 /* The target entry of the process `task` belongs to, if it is one: not a process that merely reuses a
  * target's pid (see on_cpu_clock). */
@@ -76,20 +92,39 @@ static __always_inline void charge_off_cpu_loss(__u32 tgid, __u32 tid, __u64 wei
   __sync_fetch_and_add(&loss->lost_off_cpu_ns, weight_ns);
 }
 
-/* The off-CPU time an interval of `duration` stands for when picked, 0 when not (see the top). */
-static __always_inline __u64 pick_weight(__u64 duration) {
+/* Uniform in [interval/2, 3*interval/2): interval < 2^32 ns (the loader caps it), so the product fits. */
+static __always_inline __u64 draw_stride(__u64 interval) {
+  return interval / 2 + (((__u64)bpf_get_prandom_u32() * interval) >> 32);
+}
+
+/* The off-CPU time a wait of `duration` of thread `t` stands for when picked, 0 when not (see the top). */
+static __always_inline __u64 pick_weight(struct off_cpu_thread* t, __u64 duration) {
   __u64 interval = off_cpu_interval_ns;
   if (duration >= interval) return duration;
-  /* Uniform in [0, interval): interval < 2^32 ns here, so the product fits. */
-  __u64 draw = ((__u64)bpf_get_prandom_u32() * interval) >> 32;
-  return draw < duration ? interval : 0;
+  if (t->stride_ns == 0) t->stride_ns = draw_stride(interval);
+  t->carry_ns += duration;
+  __u64 weight = 0;
+  /* The carry stays below a stride plus a wait (< 5 half intervals) and each pass takes at least half an
+   * interval: 5 passes bring it below the stride. */
+#pragma unroll
+  for (int i = 0; i < 5; i++) {
+    if (t->carry_ns < t->stride_ns) break;
+    t->carry_ns -= t->stride_ns;
+    weight += t->stride_ns;
+    t->stride_ns = draw_stride(interval);
+  }
+  return weight;
 }
 
 static __always_inline void switched_out(struct task_struct* prev, bool preempt, unsigned int prev_state, __u64 now) {
   struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!t) return;
+  if (!t) {
+    count(JFRBPF_COUNTER_OFF_CPU_NO_STORAGE);
+    return;
+  }
   t->off_ns = now;
   t->woken_ns = 0;
+  t->seen = 1;
   if (preempt || prev_state == TASK_RUNNING_STATE) {
     t->state = JFRBPF_OFF_CPU_PREEMPTED;
   } else {
@@ -177,7 +212,7 @@ static __always_inline bool pick_interval(struct task_struct* task, struct off_c
   if (end <= start) return false;
   __u64 duration = end - start;
   count(JFRBPF_COUNTER_OFF_CPU_INTERVALS);
-  __u64 weight = pick_weight(duration);
+  __u64 weight = pick_weight(t, duration);
   if (weight == 0) return false;
   __u64 run_delay = woken > start ? end - woken : (state == JFRBPF_OFF_CPU_PREEMPTED ? duration : 0);
   if (t->pending) {
@@ -205,12 +240,21 @@ static __always_inline bool pick_interval(struct task_struct* task, struct off_c
 
 static __always_inline void switched_in(struct task_struct* next, const struct jfrbpf_target* target, __u64 now) {
   struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!t) return;
+  if (!t) {
+    count(JFRBPF_COUNTER_OFF_CPU_NO_STORAGE);
+    return;
+  }
   __u32 state = t->state;
-  __u64 start = t->off_ns ? t->off_ns : unseen_start(next, target, &state);
+  __u64 start = t->off_ns;
+  if (start == 0) {
+    /* Seen before but not seen leaving (its storage could not be had then): the wait's start is unknown. */
+    if (t->seen) return;
+    start = unseen_start(next, target, &state);
+  }
   __u64 woken = t->woken_ns;
   t->off_ns = 0;
   t->woken_ns = 0;
+  t->seen = 1;
   if (pick_interval(next, t, start, state, woken, now) && !has_rseq(next)) send_without_user_stack(next, t);
 }
 
@@ -218,6 +262,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_sched_switch, bool preempt, struct task_struct* prev, struct task_struct* next,
              unsigned int prev_state) {
   __u64 now = bpf_ktime_get_ns();
+  if (window_ended(now)) return 0;
   if (target_of(prev)) switched_out(prev, preempt, prev_state, now);
   const struct jfrbpf_target* target = target_of(next);
   if (target) switched_in(next, target, now);
@@ -226,7 +271,7 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct* prev, struct tas
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(on_sched_wakeup, struct task_struct* task) {
-  if (!target_of(task)) return 0;
+  if (window_ended(bpf_ktime_get_ns()) || !target_of(task)) return 0;
   struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, 0);
   if (t && t->off_ns) t->woken_ns = bpf_ktime_get_ns();
   return 0;
@@ -258,7 +303,7 @@ int BPF_PROG(on_rseq_update, struct task_struct* task) {
 }
 
 /* As the recording stops, with the hooks above detached: each target thread still off CPU gets the wait it
- * is in, up to off_cpu_flush_ns, with its kernel frames (and a picked interval that still waited for its
+ * is in, up to off_cpu_stop_ns, with its kernel frames (and a picked interval that still waited for its
  * user stack goes out with its kernel frames too). */
 SEC("iter/task")
 int flush_off_cpu(struct bpf_iter__task* ctx) {
@@ -272,8 +317,9 @@ int flush_off_cpu(struct bpf_iter__task* ctx) {
   __u32 state = t->state;
   __u64 start = t->off_ns;
   if (start == 0) {
-    /* Not seen leaving: it either ran or waited through the whole recording. */
-    if (task->on_cpu) return 0;
+    /* Running as the hooks went (or it got on a CPU since), or, never seen switching, it either ran or
+     * waited through the whole recording. */
+    if (t->seen || task->on_cpu) return 0;
     start = unseen_start(task, target, &state);
     unsigned int now_state = task->__state;
     if (now_state == TASK_RUNNING_STATE) {
@@ -285,7 +331,23 @@ int flush_off_cpu(struct bpf_iter__task* ctx) {
   __u64 woken = t->woken_ns;
   t->off_ns = 0;
   t->woken_ns = 0;
-  if (pick_interval(task, t, start, state, woken, off_cpu_flush_ns)) send_without_user_stack(task, t);
+  if (pick_interval(task, t, start, state, woken, off_cpu_stop_ns)) send_without_user_stack(task, t);
+  return 0;
+}
+
+/* Run by the loader just before a process becomes a target: storage for each of its threads up front, since
+ * a thread without storage at its first switch loses the wait it was in, and storage cannot always be had
+ * then: the allocator's per-CPU cache can run dry when dozens of threads come on a CPU for the first time at
+ * once (all of a JVM's after a safepoint), and a task iterator (this one) preempted within a storage call
+ * holds the CPU's storage lock while the scheduler switches. Hence before, not after, the process is a
+ * target. */
+SEC("iter/task")
+int prime_off_cpu(struct bpf_iter__task* ctx) {
+  struct task_struct* task = ctx->task;
+  if (!task || task->tgid != off_cpu_prime_tgid) return 0;
+  if (!bpf_task_storage_get(&off_cpu_threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+    __sync_fetch_and_add(&off_cpu_prime_failures, 1);
+  }
   return 0;
 }
 

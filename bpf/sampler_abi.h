@@ -36,6 +36,7 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_OFF_CPU_LOST_BUSY,    /* ... picked, but the CPU's off-CPU scratch was in use: charged alike */
   JFRBPF_COUNTER_OFF_CPU_MERGED,       /* ... picked while the thread's previous pick waited for its user stack */
   JFRBPF_COUNTER_OFF_CPU_NO_USER_STACK, /* ... written without user frames: the thread has no rseq area */
+  JFRBPF_COUNTER_OFF_CPU_NO_STORAGE,   /* a target thread's switch not followed: no task storage for it then */
   JFRBPF_COUNTER_COUNT
 };
 
@@ -47,7 +48,8 @@ enum jfrbpf_walk_end {
   JFRBPF_WALK_UNKNOWN_CODE = 3,
   JFRBPF_WALK_NO_UNWIND_INFO = 4,
   JFRBPF_WALK_BAD_FRAME = 5,
-  JFRBPF_WALK_NOT_TAKEN = 6, /* an off-CPU record of a thread whose user stack cannot be reached (no rseq) */
+  JFRBPF_WALK_NOT_TAKEN = 6, /* an off-CPU record whose user stack cannot be reached: the wait was still going
+                              * on as the recording stopped, or the thread has no rseq area */
 };
 
 /* Why a thread was off CPU (jfrbpf_sample_record.off_cpu_state); 0 in CPU samples. */

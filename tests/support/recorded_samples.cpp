@@ -6,6 +6,19 @@ namespace jfrbpf::test {
 
 using namespace jfrbpf::jfr::reader;
 
+namespace {
+
+// The event's stack trace into `frames`; returns whether it is truncated.
+bool readStack(const RecordedEvent& event, std::vector<SampleFrame>& frames) {
+  StackTraceView trace(event.get("stackTrace"));
+  for (const Frame& f : trace.frames()) {
+    frames.push_back({std::string(f.className), std::string(f.methodName), std::string(f.type), f.lineNumber});
+  }
+  return trace.present() && trace.truncated();
+}
+
+}  // namespace
+
 Recorded readRecording(const std::string& path) {
   Recorded out;
   Recording recording = Recording::open(path);
@@ -24,12 +37,20 @@ Recorded readRecording(const std::string& path) {
       sample.failed = failed.of(event).asBool();
       sample.samplingPeriod = period.of(event).asLong();
       out.cpuNsByThread[sample.osThreadId] += sample.samplingPeriod;
-      StackTraceView trace(event.get("stackTrace"));
-      sample.truncated = trace.present() && trace.truncated();
-      for (const Frame& f : trace.frames()) {
-        sample.frames.push_back({std::string(f.className), std::string(f.methodName), std::string(f.type), f.lineNumber});
-      }
+      sample.truncated = readStack(event, sample.frames);
       out.samples.push_back(std::move(sample));
+    } else if (type == "jfrbpf.OffCPUSample") {
+      OffCpuSample wait;
+      if (auto thread = threadOf(event)) wait.osThreadId = thread->osThreadId;
+      wait.startTime = event.getLong("startTime");
+      wait.duration = event.getLong("duration");
+      wait.weight = event.getLong("weight");
+      wait.runDelay = event.getLong("runDelay");
+      wait.state = std::string(event.get("state").asString());
+      wait.truncated = readStack(event, wait.frames);
+      out.offCpuSamples.push_back(std::move(wait));
+    } else if (type == "jfrbpf.OffCPUSamplesLost") {
+      if (auto thread = threadOf(event)) out.offCpuLostNsByThread[thread->osThreadId] += event.getLong("lostTime");
     } else if (type == "jdk.CPUTimeSamplesLost") {
       int64_t count = lost.of(event).asLong();
       if (auto thread = threadOf(event)) out.lostByThread[thread->osThreadId] += count;
@@ -38,7 +59,10 @@ Recorded readRecording(const std::string& path) {
       out.lossCauses[std::string(cause.of(event).asString())] += lost.of(event).asLong();
       if (auto thread = threadOf(event)) out.cpuNsByThread[thread->osThreadId] += lostCpu.of(event).asLong();
     } else if (type == "jfrbpf.ThreadCPUTime") {
-      if (auto thread = threadOf(event)) out.kernelCpuNsByThread[thread->osThreadId] += event.getLong("cpuTime");
+      if (auto thread = threadOf(event)) {
+        out.kernelCpuNsByThread[thread->osThreadId] += event.getLong("cpuTime");
+        out.wallNsByThread[thread->osThreadId] += event.getLong("wallTime");
+      }
     } else if (type == "jfrbpf.Note") {
       out.notes.emplace_back(message.of(event).asString());
     }
@@ -47,7 +71,11 @@ Recorded readRecording(const std::string& path) {
 }
 
 bool hasFrame(const Sample& sample, const std::string& method, const std::string& className) {
-  for (const SampleFrame& f : sample.frames) {
+  return hasFrame(sample.frames, method, className);
+}
+
+bool hasFrame(const std::vector<SampleFrame>& frames, const std::string& method, const std::string& className) {
+  for (const SampleFrame& f : frames) {
     if (f.methodName == method && (className.empty() || f.className == className)) return true;
   }
   return false;

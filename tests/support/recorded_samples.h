@@ -25,14 +25,30 @@ struct Sample {
   std::vector<SampleFrame> frames;  // leaf first
 };
 
+// A jfrbpf.OffCPUSample.
+struct OffCpuSample {
+  int64_t osThreadId = 0;
+  int64_t startTime = 0;  // ticks
+  int64_t duration = 0;
+  int64_t weight = 0;
+  int64_t runDelay = 0;
+  std::string state;
+  bool truncated = false;
+  std::vector<SampleFrame> frames;  // leaf first: kernel, native, Java
+};
+
 struct Recorded {
   std::vector<Sample> samples;
+  std::vector<OffCpuSample> offCpuSamples;
+  std::map<int64_t, int64_t> offCpuLostNsByThread;  // osThreadId -> jfrbpf.OffCPUSamplesLost lostTime
   std::map<int64_t, int64_t> lostByThread;  // osThreadId -> sum of jdk.CPUTimeSamplesLost.lostSamples
   // osThreadId -> the CPU time its samples stand for (samplingPeriod) and its lost samples stood for
   // (jfrbpf.SampleLoss lostCpuTime): what the recording says the thread used.
   std::map<int64_t, int64_t> cpuNsByThread;
   // osThreadId -> its CPU time over the recording by the kernel's accounting (jfrbpf.ThreadCPUTime)
   std::map<int64_t, int64_t> kernelCpuNsByThread;
+  // osThreadId -> the span of the recording it was alive for (jfrbpf.ThreadCPUTime wallTime)
+  std::map<int64_t, int64_t> wallNsByThread;
   int64_t lostTotal = 0;
   std::map<std::string, int64_t> lossCauses;  // jfrbpf.SampleLoss cause -> lostSamples
   std::vector<std::string> notes;             // jfrbpf.Note messages
@@ -43,5 +59,6 @@ Recorded readRecording(const std::string& path);
 
 // True if any frame has this method name (and class, when given).
 bool hasFrame(const Sample& sample, const std::string& method, const std::string& className = "");
+bool hasFrame(const std::vector<SampleFrame>& frames, const std::string& method, const std::string& className = "");
 
 }  // namespace jfrbpf::test

@@ -73,8 +73,8 @@ Options:
       --off-cpu[=INTERVAL] where threads wait as well: jfrbpf.OffCPUSample events with the stack a thread
                            left the CPU with (Java, native and kernel frames), how long it was off, its
                            state (sleeping, uninterruptible, preempted) and its wait for a CPU after the
-                           wake-up; one event per INTERVAL of a thread's off-CPU time on average (default
-                           1ms; 0 records every wait), each weighted by the off-CPU time it stands for
+                           wake-up; every wait of at least INTERVAL (default 1ms; 0: every wait) and about
+                           one per INTERVAL of shorter ones, each weighted by the off-CPU time it stands for
       --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
                            (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
       --rotate TIME        continuous recording: a new file every TIME (at least 1s) while sampling goes
@@ -236,7 +236,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
                                   "code cache frees seen", "ahead of CPU time",
                                   "walk: displaced frames", "off-CPU: intervals", "off-CPU: sampled",
                                   "off-CPU lost: ring full", "off-CPU lost: busy", "off-CPU: merged",
-                                  "off-CPU: no user stack"};
+                                  "off-CPU: no user stack", "off-CPU: no task storage"};
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
     // JFRBPF_DEBUG=cost: the BPF time of the target's samples, for benchmarks.
@@ -338,7 +338,7 @@ int runRecordCommand(Arguments& args) {
       config.offCpu = true;
     } else if (args.option("", "--off-cpu", value)) {
       config.offCpu = true;
-      config.offCpuIntervalNs = parseDuration(value, "--off-cpu");
+      config.offCpuIntervalNs = value == "0" ? 0 : parseDuration(value, "--off-cpu");
       if (config.offCpuIntervalNs < 0 || config.offCpuIntervalNs > 4'000'000'000) {
         throw Error("invalid --off-cpu '" + value + "': the interval must be from 0 (every wait) to 4s", ErrorKind::Usage);
       }

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include <cerrno>
 #include <cstring>
@@ -92,7 +94,8 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   offCpu_ = config.offCpu;
   skel_->rodata->off_cpu_interval_ns = std::min(config.offCpuIntervalNs, kMaxOffCpuIntervalNs);
   for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_sched_wakeup,
-                               skel_->progs.on_rseq_update, skel_->progs.flush_off_cpu}) {
+                               skel_->progs.on_rseq_update, skel_->progs.flush_off_cpu,
+                               skel_->progs.prime_off_cpu}) {
     bpf_program__set_autoload(program, offCpu_);
   }
   int err = sampler::load(skel_);
@@ -175,6 +178,7 @@ void BpfSampler::addTarget(uint32_t tgid, const ThreadCpuTimes& start) {
     jfrbpf_thread_cpu_seed seed{tgid, 0, cpuNs};
     bpf_map__update_elem(skel_->maps.thread_cpu_seeds, &key, sizeof(key), &seed, sizeof(seed), BPF_ANY);
   }
+  if (offCpu_) primeOffCpu(tgid);
   jfrbpf_target value{};
   value.added_ns = start.atNs;
   if (bpf_map__update_elem(skel_->maps.targets, &tgid, sizeof(tgid), &value, sizeof(value), BPF_ANY) != 0) {
@@ -213,16 +217,33 @@ void BpfSampler::detach() {
   offCpuLinks_.clear();
 }
 
-void BpfSampler::flushOffCpu(uint64_t endNs) {
-  if (!offCpu_) return;
-  skel_->bss->off_cpu_flush_ns = endNs;
-  Link iterator(bpf_program__attach_iter(skel_->progs.flush_off_cpu, nullptr));
+void BpfSampler::runTaskIterator(bpf_program* program, const char* what) {
+  Link iterator(bpf_program__attach_iter(program, nullptr));
   UniqueFd run(iterator ? bpf_iter_create(bpf_link__fd(iterator.get())) : -1);
-  if (!run) {
-    throw systemError("reading the waits still going on as the recording stops (the off-CPU task iterator)");
-  }
+  if (!run) throw systemError(what);
   char ignored[256];
   while (::read(run.get(), ignored, sizeof ignored) > 0) {
+  }
+}
+
+void BpfSampler::endOffCpuWindow(uint64_t endNs) {
+  if (offCpu_) __atomic_store_n(&skel_->bss->off_cpu_stop_ns, endNs, __ATOMIC_RELEASE);
+}
+
+void BpfSampler::flushOffCpu() {
+  if (!offCpu_) return;
+  runTaskIterator(skel_->progs.flush_off_cpu,
+                  "reading the waits still going on as the recording stops (the off-CPU task iterator)");
+}
+
+void BpfSampler::primeOffCpu(uint32_t tgid) {
+  skel_->bss->off_cpu_prime_tgid = tgid;
+  // The allocator refills its caches from an irq_work: a few rounds, a moment apart, reach every thread.
+  for (int round = 0; round < 10; ++round) {
+    __atomic_store_n(&skel_->bss->off_cpu_prime_failures, 0, __ATOMIC_RELAXED);
+    runTaskIterator(skel_->progs.prime_off_cpu, "preparing the off-CPU state of a target's threads (task iterator)");
+    if (__atomic_load_n(&skel_->bss->off_cpu_prime_failures, __ATOMIC_ACQUIRE) == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 

@@ -19,6 +19,7 @@
 
 struct sampler;
 struct bpf_link;
+struct bpf_program;
 
 namespace jfrbpf::record {
 
@@ -69,9 +70,12 @@ class BpfSampler {
   void removeTarget(uint32_t tgid);
 
   bool offCpuLoaded() const { return offCpu_; }
-  // With the off-CPU hooks detached: sends a record of every wait of a target thread still going on, up to
-  // `endNs` (CLOCK_MONOTONIC), so that a thread that waits through the end is not missing from the file.
-  void flushOffCpu(uint64_t endNs);
+  // As the recording stops, before the threads' CPU time is read: off-CPU waits are cut at `endNs`
+  // (CLOCK_MONOTONIC), the end of the window that CPU time is read over.
+  void endOffCpuWindow(uint64_t endNs);
+  // With the off-CPU hooks detached: sends a record of every wait of a target thread still going on then,
+  // up to the window's end, so that a thread that waits through the end is not missing from the file.
+  void flushOffCpu();
   // Attaches the sampling program to a perf event. The link is the sampler's until detach(), or the
   // caller's to release earlier with release() (a process that exited).
   bpf_link* attach(int perfEventFd);
@@ -119,6 +123,8 @@ class BpfSampler {
 
  private:
   void attachOffCpuHooks();
+  void primeOffCpu(uint32_t tgid);  // storage for the off-CPU state of its threads (bpf/off_cpu.bpf.h)
+  void runTaskIterator(bpf_program* program, const char* what);
   void unwindMapsChanged();  // tells the walker its cached native unwind rows are stale
   void processMapsChanged();  // tells the sampler its cached targets and JVM layouts are stale
   void codeBlobsChanged();    // tells the walker the code blobs it checked are stale

@@ -210,6 +210,7 @@ void SamplePipeline::runConsumer() {
 
 void SamplePipeline::stopAndDrain() {
   clocks_.disable();
+  sampler_.endOffCpuWindow(static_cast<uint64_t>(jfr::Recording::now()));
   // The threads' CPU time at the moment sampling stopped: what the samples can be checked against.
   std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuEnds;
   {
@@ -217,10 +218,7 @@ void SamplePipeline::stopAndDrain() {
     for (pid_t pid : processes_) cpuEnds.emplace_back(pid, readThreadCpuTimes(pid));
   }
   sampler_.detach();
-  if (!cpuEnds.empty()) {
-    // Waits still going on end with the window the threads' CPU time was read over (the first process's).
-    sampler_.flushOffCpu(cpuEnds.front().second.atNs);
-  }
+  sampler_.flushOffCpu();
   stopConsumer();
   applyChanges();
   jfr::Ticks now = jfr::Recording::now();

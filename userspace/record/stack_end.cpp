@@ -19,7 +19,7 @@ constexpr std::array<Names, static_cast<size_t>(StackEnd::kCount)> kNames = {{
     {"no unwind info", "[truncated: no unwind info]"},
     {"bad frame", "[truncated: bad frame]"},
     {"unmapped frame", "[truncated: unmapped frame]"},
-    {"user stack not taken", "[truncated: user stack not taken (thread without rseq)]"},
+    {"user stack not taken", "[truncated: user stack not taken]"},
 }};
 
 const Names& namesOf(StackEnd end) {

@@ -18,7 +18,8 @@ enum class StackEnd : uint8_t {
   kNoUnwindInfo,  // native code without a table row and without a usable frame pointer
   kBadFrame,      // a frame that failed a plausibility check
   kUnmapped,      // a frame whose pc no mapping of the process holds: what came below it was not trusted
-  kNotTaken,      // an off-CPU record of a thread whose user stack cannot be reached (it has no rseq area)
+  kNotTaken,      // an off-CPU record whose user stack could not be reached: a wait still going on when the
+                  // recording stopped, or a thread without an rseq area
   kCount,
 };
 

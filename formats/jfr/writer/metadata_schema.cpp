@@ -370,8 +370,9 @@ void addJfrbpfEvents(Element& metadata) {
              Ref::ConstantPool),
        field("weight", kLongType,
              {label("Weight"), timespan("TICKS"),
-              description("The thread's off-CPU time this event stands for: its duration when every interval is "
-                          "recorded, else a multiple of the sampling interval (the throttle setting)")}),
+              description("The thread's off-CPU time this event stands for: its duration when it lasted at least "
+                          "the throttle (or the throttle is 0); a shorter wait is picked about once per throttle of "
+                          "such waits and stands for the waits since the previous pick")}),
        field("state", kStringType,
              {label("State"), description("The thread's state as it left the CPU: sleeping (waiting for an "
                                           "event), uninterruptible (mostly I/O), preempted (still runnable) or "
@@ -380,8 +381,8 @@ void addJfrbpfEvents(Element& metadata) {
              {label("Run Delay"), timespan("TICKS"),
               description("From the wake-up to running again: time spent runnable, waiting for a CPU")}),
        category({"jfrbpf"}), label("Off-CPU Sample"),
-       description("An interval a thread spent off CPU, picked by off-CPU time: on average one per throttle "
-                   "of the thread's off-CPU time, weighted by the time it stands for")}));
+       description("An interval a thread spent off CPU, picked by off-CPU time: every wait of at least the "
+                   "throttle, and about one per throttle of the shorter ones, weighted by the time it stands for")}));
   metadata.child(eventType(
       kOffCpuSamplesLostEvent,
       {enabledSetting("true"), startTime(), threadField("Thread"),

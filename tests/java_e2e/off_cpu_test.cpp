@@ -1,0 +1,140 @@
+// --off-cpu on a real JVM: threads that wait in one way each (tests/java_e2e/java/OffCpuWaits.java). Per
+// thread, the off-CPU time its events stand for against the kernel's own accounting over the same window
+// (jfrbpf.ThreadCPUTime: wallTime - cpuTime, from schedstat), the state it waited in, and the frames it
+// waited with: the workload's method, the JDK method it called, and the kernel function it slept in.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "tests/java_e2e/workloads.h"
+#include "tests/jfr/jdk_tools.h"
+#include "tests/support/recorded_samples.h"
+
+namespace jfrbpf::test {
+namespace {
+
+class OffCpu : public ::testing::TestWithParam<int> {};
+
+bool hasFrameWhere(const std::vector<SampleFrame>& frames, const std::function<bool(const SampleFrame&)>& match) {
+  for (const SampleFrame& frame : frames) {
+    if (match(frame)) return true;
+  }
+  return false;
+}
+
+bool kernelFrameWith(const std::vector<SampleFrame>& frames, std::initializer_list<const char*> parts) {
+  return hasFrameWhere(frames, [&](const SampleFrame& f) {
+    if (f.className != "kernel") return false;
+    for (const char* part : parts) {
+      if (f.methodName.find(part) != std::string::npos) return true;
+    }
+    return false;
+  });
+}
+
+bool javaFrame(const std::vector<SampleFrame>& frames, const std::string& className, const std::string& methodPrefix) {
+  return hasFrameWhere(frames, [&](const SampleFrame& f) {
+    return f.className == className && f.methodName.starts_with(methodPrefix);
+  });
+}
+
+struct Cause {
+  const char* thread;
+  const char* state;  // the state most of its off-CPU time is in
+  double stateShare;  // at least this share of it
+  // How far its recorded off-CPU time may be from wallTime - cpuTime (schedstat). Waits: 2 % (measured
+  // -0.45..+1.16 % over 24 runs on this VM). Two kinds are not there yet, and the figures say how far: an
+  // fsync loop's waits add up to more than the kernel's accounting (+0.1..+6.6 %), and a spinner among three
+  // on two CPUs is off by -15.5..+5.8 % (one of them, each run, loses the first quarter second).
+  double tolerance;
+  // Its frames in that state (measured: 99.7-100 % of the time, the rest the wait in progress at the end,
+  // which has kernel frames only).
+  std::function<bool(const std::vector<SampleFrame>&)> stack;
+};
+
+const std::vector<Cause>& causes() {
+  static const std::vector<Cause> all = {
+      // Between its waits it spins on the monitor for the millisecond the holder leaves it: preempted then
+      // (measured 87.5-89.2 % sleeping).
+      {"blocked", "sleeping", 0.8, 0.02,
+       [](const auto& f) { return javaFrame(f, "OffCpuWaits", "enterMonitor") && kernelFrameWith(f, {"futex"}); }},
+      {"waiter", "sleeping", 0.9, 0.02,
+       [](const auto& f) {
+         return javaFrame(f, "OffCpuWaits", "waitOnObject") && javaFrame(f, "java/lang/Object", "wait") &&
+                kernelFrameWith(f, {"futex"});
+       }},
+      {"parker", "sleeping", 0.9, 0.02,
+       [](const auto& f) {
+         return javaFrame(f, "OffCpuWaits", "park") && javaFrame(f, "jdk/internal/misc/Unsafe", "park") &&
+                kernelFrameWith(f, {"futex"});
+       }},
+      {"reader", "sleeping", 0.9, 0.02,
+       [](const auto& f) { return javaFrame(f, "OffCpuWaits", "readSocket") && kernelFrameWith(f, {"poll", "recv"}); }},
+      {"fsyncer", "uninterruptible", 0.9, 0.10,
+       [](const auto& f) { return javaFrame(f, "OffCpuWaits", "writeAndSync") && kernelFrameWith(f, {"sync"}); }},
+      {"sleeper", "sleeping", 0.9, 0.02,
+       [](const auto& f) {
+         return javaFrame(f, "OffCpuWaits", "pause") && javaFrame(f, "java/lang/Thread", "sleep") &&
+                kernelFrameWith(f, {"futex", "nanosleep"});
+       }},
+      {"preempted", "preempted", 0.9, 0.20, [](const auto& f) { return javaFrame(f, "OffCpuWaits", "spin"); }},
+  };
+  return all;
+}
+
+TEST_P(OffCpu, EachThreadsWaitsAddUpToTheKernelsAccountingWithTheirFrames) {
+  const int jdk = GetParam();
+  JAVA_E2E_REQUIRE(jdk);
+  ScratchDir dir("offcpu-" + std::to_string(jdk));
+  Workload workload(javaCommand(jdk, {}, "OffCpuWaits", {dir.path()}), 11);
+  std::string out = dir.file("waits.jfr");
+  RunResult r = recordPid(workload.pid(), out, "8s", {"--off-cpu"});
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(linesWith(r.output, "off-CPU ").size(), 1u) << r.output;
+
+  Recorded recorded = readRecording(out);
+  struct PerThread {
+    double weight = 0, matching = 0;
+    std::map<std::string, double> byState;
+    size_t events = 0;
+  };
+  std::map<int64_t, PerThread> threads;
+  for (const OffCpuSample& wait : recorded.offCpuSamples) {
+    PerThread& t = threads[wait.osThreadId];
+    t.weight += static_cast<double>(wait.weight);
+    t.byState[wait.state] += static_cast<double>(wait.weight);
+    t.events += 1;
+  }
+  for (const Cause& cause : causes()) {
+    const int64_t tid = workload.tid(cause.thread);
+    PerThread& t = threads[tid];
+    for (const OffCpuSample& wait : recorded.offCpuSamples) {
+      if (wait.osThreadId == tid && wait.state == cause.state && cause.stack(wait.frames)) {
+        t.matching += static_cast<double>(wait.weight);
+      }
+    }
+    const double wall = static_cast<double>(recorded.wallNsByThread[tid]);
+    const double truth = wall - static_cast<double>(recorded.kernelCpuNsByThread[tid]);
+    const double recordedNs = t.weight + static_cast<double>(recorded.offCpuLostNsByThread[tid]);
+    const double inState = t.byState[cause.state];
+    std::printf("[ figure ] JDK %d %-10s wall %6.0f ms off %6.0f ms recorded %6.0f ms (%+.2f %%) in %zu events, "
+                "%.1f %% %s, of which %.1f %% with its frames\n",
+                jdk, cause.thread, wall / 1e6, truth / 1e6, recordedNs / 1e6, 100 * (recordedNs - truth) / truth, t.events,
+                100 * inState / t.weight, cause.state, 100 * t.matching / inState);
+    ASSERT_GT(wall, 7e9) << cause.thread << ": its recording window";
+    EXPECT_NEAR(recordedNs, truth, cause.tolerance * truth) << cause.thread << ": off-CPU time against schedstat";
+    EXPECT_GT(inState, cause.stateShare * t.weight) << cause.thread << ": mostly " << cause.state;
+    EXPECT_GT(t.matching, 0.97 * inState) << cause.thread << ": its Java frames over its kernel frames";
+  }
+
+  // The JDK's own reader takes the new events.
+  ToolResult summary = runJfr(jdkHome(jdk), {"summary", out});
+  ASSERT_EQ(summary.exitCode, 0) << summary.err;
+  EXPECT_EQ(summaryCounts(summary.out)["jfrbpf.OffCPUSample"], static_cast<int64_t>(recorded.offCpuSamples.size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(JavaE2E, OffCpu, ::testing::Values(17, 25), jdkTestName);
+
+}  // namespace
+}  // namespace jfrbpf::test
