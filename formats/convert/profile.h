@@ -36,10 +36,12 @@ struct ProfileThread {
   int64_t javaThreadId = 0;
 };
 
-// Samples per slot of the profile's time grid; a group's entries are sorted by slot.
+// Samples per slot of the profile's time grid, and the time they stand for; a group's entries are sorted by
+// slot.
 struct TimeCount {
   uint32_t slot = 0;
   uint32_t samples = 0;
+  int64_t nanos = 0;
 };
 
 struct SampleGroup {
