@@ -33,11 +33,11 @@ std::string_view formatExtension(Format format) {
   return ".collapsed";
 }
 
-std::string defaultOutputPath(const std::string& jfrPath, Format format) {
+std::string defaultOutputPath(const std::string& jfrPath, Format format, TimeKind time) {
   std::string base = jfrPath;
   std::string_view name = std::string_view(base).substr(base.rfind('/') == std::string::npos ? 0 : base.rfind('/') + 1);
   if (name.size() > 4 && name.ends_with(".jfr")) base.resize(base.size() - 4);
-  return base + std::string(formatExtension(format));
+  return base + std::string(timeKindNames(time).fileSuffix) + std::string(formatExtension(format));
 }
 
 void writeProfile(const Profile& profile, Format format, const ConvertOptions& options, std::ostream& out) {
@@ -56,14 +56,18 @@ void writeProfile(const Profile& profile, Format format, const ConvertOptions& o
 ConvertResult convertRecording(const std::string& jfrPath, Format format, const std::string& outPath,
                                const ConvertOptions& options) {
   auto recording = jfr::reader::Recording::open(jfrPath);
-  Profile profile = loadProfile(recording, options.samples);
+  ConvertResult result;
+  Profile profile = options.time == TimeKind::kCpu ? loadProfile(recording, options.samples)
+                                                   : loadTimeProfile(recording, options.samples.filter, options.time);
+  if (options.time == TimeKind::kWall) result.onCpuNanos = onCpuNanos(profile);
   ConvertOptions effective = options;
   if (effective.title.empty()) {
-    effective.title = "CPU flame graph: " + std::filesystem::path(jfrPath).filename().string();
+    effective.title =
+        std::string(timeKindNames(options.time).graph) + ": " + std::filesystem::path(jfrPath).filename().string();
   }
   writeFileAtomically(outPath, [&](std::ostream& out) { writeProfile(profile, format, effective, out); });
-  ConvertResult result;
   result.outputPath = outPath;
+  if (profile.cpuTimeKnown) result.nanos = profile.totalCpuNanos;
   result.eventName = profile.eventName;
   result.samples = profile.totalSamples;
   std::vector<bool> seen(profile.threads.size());

@@ -1,6 +1,6 @@
 #pragma once
-// Converts a JFR recording's CPU samples to the formats other tools read: collapsed stacks (flamegraph.pl,
-// speedscope), a self-contained HTML flame graph, and pprof.
+// Converts a JFR recording's CPU samples (or its off-CPU samples, or both as wall-clock time) to the formats
+// other tools read: collapsed stacks (flamegraph.pl, speedscope), a self-contained HTML flame graph, and pprof.
 //
 //   convertRecording("app.jfr", Format::kHtml, "app.html");
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "formats/convert/collapsed_writer.h"
 #include "formats/convert/flame_graph_writer.h"
+#include "formats/convert/off_cpu_collector.h"
 #include "formats/convert/profile.h"
 #include "formats/convert/sample_collector.h"
 
@@ -22,13 +23,15 @@ std::optional<Format> parseFormat(std::string_view name);
 std::string_view formatName(Format format);
 // ".collapsed", ".html", ".pb.gz"
 std::string_view formatExtension(Format format);
-// "app.jfr" -> "app.html": the input with its .jfr extension (if any) replaced.
-std::string defaultOutputPath(const std::string& jfrPath, Format format);
+// "app.jfr" -> "app.html": the input with its .jfr extension (if any) replaced; "app-off-cpu.html" and
+// "app-wall.html" for off-CPU and wall-clock profiles.
+std::string defaultOutputPath(const std::string& jfrPath, Format format, TimeKind time = TimeKind::kCpu);
 
 struct ConvertOptions {
-  SampleOptions samples;       // which events, thread and method filters
-  CollapsedOptions collapsed;  // weight, thread roots, type suffixes
-  std::string title;           // flame graph title; empty: "CPU flame graph: <file name>"
+  SampleOptions samples;           // which events (CPU samples only), thread and method filters
+  TimeKind time = TimeKind::kCpu;  // CPU samples, off-CPU samples (jfrbpf.OffCPUSample), or both (wall clock)
+  CollapsedOptions collapsed;      // weight, thread roots, type suffixes
+  std::string title;               // flame graph title; empty: "CPU flame graph: <file name>" (see TimeKindNames)
 };
 
 struct ConvertResult {
@@ -36,6 +39,8 @@ struct ConvertResult {
   std::string eventName;  // the sample event converted; "" when the recording had none
   uint64_t samples = 0;
   uint64_t threads = 0;
+  int64_t nanos = 0;       // the time the samples stand for, when they say
+  int64_t onCpuNanos = 0;  // of which on CPU, in a wall-clock profile
 };
 
 // Reads `jfrPath` and writes `outPath` ("-" writes to standard output). The file appears complete or not

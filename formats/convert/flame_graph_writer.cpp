@@ -86,10 +86,12 @@ Tree foldTree(const Profile& profile) {
   return tree;
 }
 
+// A box's width: samples, or for off-CPU and wall-clock profiles, whose samples stand for very unequal
+// times (a 2 s wait, a 10 ms CPU sample), the nanoseconds they stand for.
 struct Group {
   uint32_t thread;
   uint32_t node;
-  uint64_t samples = 0;
+  uint64_t value = 0;
   std::map<uint32_t, uint64_t> buckets;
 };
 
@@ -108,6 +110,8 @@ void writeData(const Profile& profile, const FlameGraphOptions& options, std::os
   std::unordered_map<uint32_t, uint32_t> threadIds;
   std::vector<Group> groups;
   std::unordered_map<uint64_t, size_t> groupIds;
+  const std::string_view measure = timeKindNames(profile.timeKind).measure;
+  const bool byTime = !measure.empty();
   for (const SampleGroup& g : profile.groups) {
     auto [thread, newThread] = threadIds.try_emplace(g.thread, static_cast<uint32_t>(threads.size()));
     if (newThread) threads.push_back(g.thread);
@@ -115,8 +119,10 @@ void writeData(const Profile& profile, const FlameGraphOptions& options, std::os
     auto [it, inserted] = groupIds.try_emplace((static_cast<uint64_t>(thread->second) << 32) | node, groups.size());
     if (inserted) groups.push_back(Group{thread->second, node, 0, {}});
     Group& group = groups[it->second];
-    group.samples += g.samples;
-    for (const TimeCount& t : g.times) group.buckets[t.slot / slotsPerBucket] += t.samples;
+    group.value += byTime ? static_cast<uint64_t>(g.cpuNanos) : g.samples;
+    for (const TimeCount& t : g.times) {
+      group.buckets[t.slot / slotsPerBucket] += byTime ? static_cast<uint64_t>(t.nanos) : t.samples;
+    }
   }
 
   out << "{\"title\":";
@@ -128,6 +134,10 @@ void writeData(const Profile& profile, const FlameGraphOptions& options, std::os
       << ",\"bucketMs\":" << static_cast<double>(profile.gridNanos) * static_cast<double>(slotsPerBucket) / 1e6
       << ",\"buckets\":" << buckets << ",\"samples\":" << profile.totalSamples
       << ",\"cpuNanos\":" << profile.totalCpuNanos << ",\"cpuKnown\":" << (profile.cpuTimeKnown ? "true" : "false");
+  if (byTime) {
+    out << ",\"measure\":";
+    writeJsonString(out, measure);
+  }
   out << ",\n\"names\":[";
   for (size_t i = 0; i < tree.names.size(); ++i) {
     if (i) out << ',';
@@ -150,15 +160,15 @@ void writeData(const Profile& profile, const FlameGraphOptions& options, std::os
   }
   out << "],\n\"groups\":[";
   for (size_t i = 0; i < groups.size(); ++i) {
-    out << (i ? "," : "") << groups[i].thread << ',' << groups[i].node << ',' << groups[i].samples;
+    out << (i ? "," : "") << groups[i].thread << ',' << groups[i].node << ',' << groups[i].value;
   }
   out << "],\n\"times\":[";
   for (size_t i = 0; i < groups.size(); ++i) {
     out << (i ? ",[" : "[");
     uint32_t previous = 0;
     bool first = true;
-    for (const auto& [bucket, samples] : groups[i].buckets) {
-      out << (first ? "" : ",") << bucket - previous << ',' << samples;
+    for (const auto& [bucket, value] : groups[i].buckets) {
+      out << (first ? "" : ",") << bucket - previous << ',' << value;
       previous = bucket;
       first = false;
     }

@@ -2,7 +2,8 @@
 // One self-contained HTML file with an interactive flame graph: search with highlighting and the matched
 // share, click to zoom, thread and time-range filters, colours by frame type, tooltips. No network access:
 // script, style and data are inline. The data is the call tree (frames named once each) with sample
-// counts per (thread, stack) and per time bucket, so huge recordings stay small and render fast.
+// counts per (thread, stack) and per time bucket, so huge recordings stay small and render fast. Off-CPU and
+// wall-clock profiles (Profile::timeKind) are weighted by the time their samples stand for instead.
 #include <ostream>
 #include <string>
 

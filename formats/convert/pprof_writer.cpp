@@ -25,11 +25,12 @@ class ProtoBuilder {
     auto* samples = proto_.add_sample_type();
     samples->set_type(string("samples"));
     samples->set_unit(string("count"));
-    auto* cpu = proto_.add_sample_type();
-    cpu->set_type(string("cpu"));
-    cpu->set_unit(string("nanoseconds"));
-    proto_.set_default_sample_type(string("cpu"));
-    proto_.mutable_period_type()->set_type(string("cpu"));
+    const std::string time(timeKindNames(profile_.timeKind).sampleType);
+    auto* nanos = proto_.add_sample_type();
+    nanos->set_type(string(time));
+    nanos->set_unit(string("nanoseconds"));
+    proto_.set_default_sample_type(string(time));
+    proto_.mutable_period_type()->set_type(string(time));
     proto_.mutable_period_type()->set_unit(string("nanoseconds"));
     if (profile_.cpuTimeKnown && profile_.totalSamples > 0) {
       proto_.set_period(profile_.totalCpuNanos / static_cast<int64_t>(profile_.totalSamples));

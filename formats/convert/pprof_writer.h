@@ -1,6 +1,7 @@
 #pragma once
 // pprof (gzip'd profile.proto), for `go tool pprof`, pprof.me, Grafana Pyroscope, Polar Signals and the
-// like. Sample types: samples/count and cpu/nanoseconds (the default). Frames become functions named as
+// like. Sample types: samples/count and the time they stand for, the default: cpu/nanoseconds, or
+// off_cpu/nanoseconds or wall/nanoseconds for off-CPU and wall-clock profiles. Frames become functions named as
 // jfrbpf shows them, with the class or library as file name and line numbers; inlined Java frames share a
 // location with the compiled frame they were inlined into; native libraries get a mapping each.
 #include <ostream>

@@ -1,9 +1,11 @@
 #pragma once
-// CPU samples of a recording, aggregated: what every output (views, collapsed stacks, flame graph, pprof)
-// is made from. Samples with the same thread and the same stack form one group; stacks are paths in a call
-// tree (a trie rooted at node 0), so a stack is one node id and shared prefixes are stored once.
+// Samples of a recording, aggregated: what every output (views, collapsed stacks, flame graph, pprof) is
+// made from. Usually CPU samples; off-CPU samples, or both for a wall-clock profile, where timeKind says.
+// Samples with the same thread and the same stack form one group; stacks are paths in a call tree (a trie
+// rooted at node 0), so a stack is one node id and shared prefixes are stored once.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/convert/frame_names.h"
@@ -36,23 +38,48 @@ struct ProfileThread {
   int64_t javaThreadId = 0;
 };
 
-// Samples per slot of the profile's time grid; a group's entries are sorted by slot.
+// Samples per slot of the profile's time grid, and the time they stand for; a group's entries are sorted by
+// slot.
 struct TimeCount {
   uint32_t slot = 0;
   uint32_t samples = 0;
+  int64_t nanos = 0;
 };
 
 struct SampleGroup {
   uint32_t thread = 0;  // index into Profile::threads
   uint32_t node = 0;    // leaf of the stack in the call tree
   uint64_t samples = 0;
-  int64_t cpuNanos = 0;  // CPU time the samples represent (sum of samplingPeriod)
+  int64_t cpuNanos = 0;  // time the samples represent: CPU time (sum of samplingPeriod), or as timeKind says
   std::vector<TimeCount> times;
 };
+
+// What a profile's samples measure, and so what SampleGroup::cpuNanos holds.
+enum class TimeKind : uint8_t {
+  kCpu,     // CPU samples; their CPU time
+  kOffCpu,  // jfrbpf.OffCPUSample events; the off-CPU time each stands for (its weight)
+  kWall,    // both, each stack topped by a frame that says which: on CPU, or off CPU and in what state
+};
+
+// How each kind of profile is named where it is shown.
+struct TimeKindNames {
+  std::string_view samples;     // "CPU samples"
+  std::string_view graph;       // a flame graph's title: "CPU flame graph"
+  std::string_view sampleType;  // pprof's sample type for the time: "cpu", as Go's CPU profiles name it
+  std::string_view measure;     // what a time-weighted flame graph's widths are; "" where they count samples
+  std::string_view fileSuffix;  // of a converted file's default name, so one kind does not replace another
+};
+inline constexpr TimeKindNames kTimeKindNames[] = {
+    {"CPU samples", "CPU flame graph", "cpu", "", ""},
+    {"off-CPU samples (jfrbpf.OffCPUSample)", "Off-CPU flame graph", "off_cpu", "off-CPU time", "-off-cpu"},
+    {"CPU or off-CPU samples", "Wall-clock flame graph", "wall", "wall-clock time", "-wall"},
+};
+inline const TimeKindNames& timeKindNames(TimeKind kind) { return kTimeKindNames[static_cast<size_t>(kind)]; }
 
 class Profile {
  public:
   std::string eventName;  // the sample event aggregated, e.g. "jdk.CPUTimeSample"; "" when there were none
+  TimeKind timeKind = TimeKind::kCpu;
 
   // Time grid: slot i covers [gridStartNanos + i * gridNanos, + gridNanos), nanoseconds since the epoch.
   int64_t gridStartNanos = 0;

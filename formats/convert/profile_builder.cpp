@@ -138,31 +138,21 @@ uint32_t ProfileBuilder::child(uint32_t parent, uint32_t frame) {
   return it->second;
 }
 
-uint32_t ProfileBuilder::unavailableStack() {
-  if (unavailableNode_ == 0) {
-    ProfileMethod m;
-    m.name = std::string(kUnavailableStack);
-    m.systemName = m.name;
-    uint32_t method = internMethod(std::move(m), "U");
-    unavailableNode_ = child(0, frameFor(method, -1, FrameKind::kUnknown));
-  }
-  return unavailableNode_;
-}
-
-uint32_t ProfileBuilder::truncatedRoot() {
-  if (truncatedNode_ == 0) {
-    ProfileMethod m;
-    m.name = std::string(kTruncatedRoot);
-    m.systemName = m.name;
-    uint32_t method = internMethod(std::move(m), "T");
-    truncatedNode_ = child(0, frameFor(method, -1, FrameKind::kUnknown));
-  }
-  return truncatedNode_;
+uint32_t ProfileBuilder::syntheticFrame(std::string_view name) {
+  auto cached = syntheticFrames_.find(name);
+  if (cached != syntheticFrames_.end()) return cached->second;
+  ProfileMethod m;
+  m.name = std::string(name);
+  m.systemName = m.name;
+  // "S" keeps these apart from native symbols of the same name.
+  uint32_t frame = frameFor(internMethod(std::move(m), "S" + std::string(name)), -1, FrameKind::kUnknown);
+  syntheticFrames_.emplace(name, frame);
+  return frame;
 }
 
 uint32_t ProfileBuilder::stack(const jfr::reader::Value& stackTrace) {
   jfr::reader::StackTraceView view(stackTrace);
-  if (!view.present() || view.size() == 0) return unavailableStack();
+  if (!view.present() || view.size() == 0) return child(0, syntheticFrame(kUnavailableStack));
   auto cached = chunkStacks_.find(view.object());
   if (cached != chunkStacks_.end()) return cached->second;
 
@@ -176,7 +166,7 @@ uint32_t ProfileBuilder::stack(const jfr::reader::Value& stackTrace) {
   // whatever frame it stopped at, which would pass for a thread root.
   const Frame& outermost = frames.back();
   bool marked = isTruncationMarker(outermost.className, outermost.methodName);
-  uint32_t node = view.truncated() && !marked ? truncatedRoot() : 0;
+  uint32_t node = view.truncated() && !marked ? child(0, syntheticFrame(kTruncatedRoot)) : 0;
   for (size_t i = frames.size(); i-- > 0;) {
     FrameKind kind = i < kernelFrames ? FrameKind::kKernel : frameKindFromType(frames[i].type);
     uint32_t method = methodFor(frames[i], nativeCode[i]);
@@ -184,6 +174,14 @@ uint32_t ProfileBuilder::stack(const jfr::reader::Value& stackTrace) {
   }
   chunkStacks_.emplace(view.object(), node);
   return node;
+}
+
+std::optional<ProfileBuilder::Selected> ProfileBuilder::select(const jfr::reader::RecordedObject& event) {
+  uint32_t t = thread(jfr::reader::threadOf(event));
+  if (!threadSelected(t)) return std::nullopt;
+  uint32_t node = stack(event.get("stackTrace"));
+  if (!stackSelected(node)) return std::nullopt;
+  return Selected{t, node};
 }
 
 void ProfileBuilder::addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos) {
@@ -200,8 +198,9 @@ void ProfileBuilder::addSample(uint32_t thread, uint32_t node, int64_t timeNanos
   auto slot = static_cast<uint32_t>(std::min<int64_t>(offset / profile_.gridNanos, kMaxGridSlots - 1));
   if (!group.times.empty() && group.times.back().slot == slot && group.times.back().samples < UINT32_MAX) {
     group.times.back().samples += 1;
+    group.times.back().nanos = saturatingAdd(group.times.back().nanos, cpuNanos);
   } else {
-    group.times.push_back(TimeCount{slot, 1});
+    group.times.push_back(TimeCount{slot, 1, cpuNanos});
   }
 }
 
@@ -217,6 +216,7 @@ Profile ProfileBuilder::finish() {
       for (const TimeCount& t : group.times) {
         if (!merged.empty() && merged.back().slot == t.slot && UINT32_MAX - merged.back().samples >= t.samples) {
           merged.back().samples += t.samples;
+          merged.back().nanos = saturatingAdd(merged.back().nanos, t.nanos);
         } else {
           merged.push_back(t);
         }

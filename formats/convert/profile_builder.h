@@ -2,8 +2,10 @@
 // Builds a Profile from decoded events: interns methods, frames, stacks and threads across chunks (the
 // reader's constants live for one chunk; the profile's tables for the whole recording).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -36,6 +38,18 @@ class ProfileBuilder {
   bool threadSelected(uint32_t thread) const;
   bool stackSelected(uint32_t node) const;
 
+  // The thread and stack of a sample event (its "stackTrace"), or nullopt when the filters leave it out.
+  struct Selected {
+    uint32_t thread;
+    uint32_t node;
+  };
+  std::optional<Selected> select(const jfr::reader::RecordedObject& event);
+
+  // A frame jfrbpf makes up to say something about a stack, such as "[on CPU]", shown by its name alone;
+  // interned once per name. `onTop(node, frame)` is the stack `node` with that frame as its new leaf.
+  uint32_t syntheticFrame(std::string_view name);
+  uint32_t onTop(uint32_t node, uint32_t frame) { return child(node, frame); }
+
   // One sample of `thread` with the stack ending at `node`. Filters are the caller's business.
   void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos);
 
@@ -61,8 +75,6 @@ class ProfileBuilder {
   uint32_t internMethod(ProfileMethod method, const std::string& key);
   uint32_t frameFor(uint32_t method, int32_t line, FrameKind kind);
   uint32_t child(uint32_t parent, uint32_t frame);
-  uint32_t unavailableStack();
-  uint32_t truncatedRoot();
 
   SampleFilter filter_;
   Profile profile_;
@@ -73,9 +85,8 @@ class ProfileBuilder {
   std::unordered_map<FrameKey, uint32_t, FrameKeyHash> framesByKey_;
   std::unordered_map<uint64_t, uint32_t> children_;  // (parent << 32 | frame) -> node
   std::unordered_map<std::string, uint32_t> threadsByKey_;
-  std::unordered_map<uint64_t, uint32_t> groupsByKey_;  // (thread << 32 | node) -> group
-  uint32_t unavailableNode_ = 0;
-  uint32_t truncatedNode_ = 0;
+  std::unordered_map<uint64_t, uint32_t> groupsByKey_;            // (thread << 32 | node) -> group
+  std::map<std::string, uint32_t, std::less<>> syntheticFrames_;  // by name, looked up without a copy
 
   // Per chunk: constants identified by address.
   std::unordered_map<const void*, uint32_t> chunkStacks_;

@@ -19,8 +19,6 @@ constexpr const char* kActiveSettingEvent = "jdk.ActiveSetting";
 // Enough slots for a useful time filter, few enough to keep per-stack time lists short.
 constexpr int64_t kGridSlotsWanted = 4096;
 constexpr int64_t kMinGridNanos = 1'000'000;
-// A sample standing for more CPU time than this is a corrupt value, not a measurement.
-constexpr int64_t kMaxPeriodNanos = 1'000'000'000'000;
 
 bool hasStackTrace(const TypeInfo& type) { return type.fieldIndex("stackTrace").has_value(); }
 
@@ -57,22 +55,35 @@ struct SampleCollector::Source {
   uint64_t failed = 0, biased = 0, truncated = 0;
 };
 
-SampleCollector::SampleCollector(const jfr::reader::Recording& recording, SampleOptions options)
-    : options_(std::move(options)) {
+RecordingSpan recordingSpan(const jfr::reader::Recording& recording) {
+  RecordingSpan span;
   const auto& chunks = recording.chunks();
   if (!chunks.empty()) {
-    recordingStart_ = chunks.front().startNanos;
-    recordingEnd_ = chunks.front().startNanos;
+    span.startNanos = chunks.front().startNanos;
+    span.endNanos = chunks.front().startNanos;
     for (const auto& chunk : chunks) {
-      recordingStart_ = std::min(recordingStart_, chunk.startNanos);
+      span.startNanos = std::min(span.startNanos, chunk.startNanos);
       if (chunk.durationNanos > 0 && chunk.startNanos <= std::numeric_limits<int64_t>::max() - chunk.durationNanos) {
-        recordingEnd_ = std::max(recordingEnd_, chunk.startNanos + chunk.durationNanos);
+        span.endNanos = std::max(span.endNanos, chunk.startNanos + chunk.durationNanos);
       }
     }
   }
-  int64_t span = std::max<int64_t>(0, saturatingSub(recordingEnd_, recordingStart_));
-  gridNanos_ = std::max(kMinGridNanos, span / kGridSlotsWanted + 1);
+  int64_t length = std::max<int64_t>(0, saturatingSub(span.endNanos, span.startNanos));
+  span.gridNanos = std::max(kMinGridNanos, length / kGridSlotsWanted + 1);
+  return span;
 }
+
+void RecordingSpan::stamp(Profile& profile) const {
+  profile.recordingStartNanos = startNanos;
+  profile.recordingEndNanos = endNanos;
+}
+
+int64_t sampleNanos(std::optional<int64_t> timespan) {
+  return std::clamp<int64_t>(timespan.value_or(0), 0, kMaxPeriodNanos);
+}
+
+SampleCollector::SampleCollector(const jfr::reader::Recording& recording, SampleOptions options)
+    : options_(std::move(options)), span_(recordingSpan(recording)) {}
 
 SampleCollector::~SampleCollector() = default;
 
@@ -91,7 +102,7 @@ void SampleCollector::beginChunk(const jfr::reader::Chunk& chunk) {
 
 SampleCollector::Source* SampleCollector::sourceFor(const std::string& eventName) {
   auto& source = sources_[eventName];
-  if (!source) source = std::make_unique<Source>(options_.filter, recordingStart_, gridNanos_);
+  if (!source) source = std::make_unique<Source>(options_.filter, span_.startNanos, span_.gridNanos);
   if (!source->chunkStarted) {
     source->builder.beginChunk();
     source->chunkStarted = true;
@@ -111,22 +122,14 @@ void SampleCollector::add(const RecordedEvent& event) {
   }
   ++eventCounts_[type.name];
   Source* source = sourceFor(type.name);
-  ProfileBuilder& builder = source->builder;
-  uint32_t thread = builder.thread(jfr::reader::threadOf(event));
-  if (!builder.threadSelected(thread)) return;
-  const jfr::reader::Value& trace = event.get("stackTrace");
-  uint32_t node = builder.stack(trace);
-  if (!builder.stackSelected(node)) return;
-
-  int64_t cpuNanos = 0;
-  if (auto period = event.timespanNanos("samplingPeriod")) {
-    source->perSamplePeriod = true;
-    cpuNanos = std::clamp<int64_t>(*period, 0, kMaxPeriodNanos);
-  }
+  auto sample = source->builder.select(event);
+  if (!sample) return;
+  auto period = event.timespanNanos("samplingPeriod");
+  if (period) source->perSamplePeriod = true;
   if (event.getBool("failed")) ++source->failed;
   if (event.getBool("biased")) ++source->biased;
-  if (jfr::reader::StackTraceView(trace).truncated()) ++source->truncated;
-  builder.addSample(thread, node, event.startTimeNanos(), cpuNanos);
+  if (jfr::reader::StackTraceView(event.get("stackTrace")).truncated()) ++source->truncated;
+  source->builder.addSample(sample->thread, sample->node, event.startTimeNanos(), sampleNanos(period));
 }
 
 Profile SampleCollector::finish() {
@@ -140,17 +143,15 @@ Profile SampleCollector::finish() {
   }
   auto it = sources_.find(chosen);
   if (it == sources_.end()) {
-    Profile empty = ProfileBuilder({}, recordingStart_, gridNanos_).finish();
+    Profile empty = ProfileBuilder({}, span_.startNanos, span_.gridNanos).finish();
     empty.eventName = options_.eventName;
-    empty.recordingStartNanos = recordingStart_;
-    empty.recordingEndNanos = recordingEnd_;
+    span_.stamp(empty);
     return empty;
   }
   Source& source = *it->second;
   Profile profile = source.builder.finish();
   profile.eventName = chosen;
-  profile.recordingStartNanos = recordingStart_;
-  profile.recordingEndNanos = recordingEnd_;
+  span_.stamp(profile);
   profile.failedSamples = source.failed;
   profile.biasedSamples = source.biased;
   profile.truncatedSamples = source.truncated;
@@ -161,6 +162,7 @@ Profile SampleCollector::finish() {
     profile.totalCpuNanos = 0;
     for (SampleGroup& group : profile.groups) {
       group.cpuNanos = saturatingMul(static_cast<int64_t>(group.samples), period->second);
+      for (TimeCount& t : group.times) t.nanos = saturatingMul(static_cast<int64_t>(t.samples), period->second);
       profile.totalCpuNanos = saturatingAdd(profile.totalCpuNanos, group.cpuNanos);
     }
     profile.cpuTimeKnown = true;

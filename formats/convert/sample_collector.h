@@ -6,7 +6,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "formats/convert/profile.h"
 #include "formats/convert/profile_builder.h"
@@ -16,6 +18,21 @@ namespace jfrbpf::convert {
 
 inline constexpr const char* kCpuTimeSampleEvent = "jdk.CPUTimeSample";
 inline constexpr const char* kExecutionSampleEvent = "jdk.ExecutionSample";
+
+// The recording's span from its chunk headers, and the time grid its profiles use.
+struct RecordingSpan {
+  int64_t startNanos = 0;  // epoch
+  int64_t endNanos = 0;
+  int64_t gridNanos = 1;
+  void stamp(Profile& profile) const;  // sets the profile's recording span
+};
+RecordingSpan recordingSpan(const jfr::reader::Recording& recording);
+
+// A sample standing for more time than this is a corrupt value, not a measurement.
+inline constexpr int64_t kMaxPeriodNanos = 1'000'000'000'000;
+// A timespan of an event (samplingPeriod, weight, …) as a time to add up: 0 when absent, never negative, at
+// most kMaxPeriodNanos.
+int64_t sampleNanos(std::optional<int64_t> timespan);
 
 struct SampleOptions {
   SampleFilter filter;
@@ -45,9 +62,7 @@ class SampleCollector {
   Source* sourceFor(const std::string& eventName);
 
   SampleOptions options_;
-  int64_t recordingStart_ = 0;
-  int64_t recordingEnd_ = 0;
-  int64_t gridNanos_ = 1;
+  RecordingSpan span_;
   std::map<std::string, std::unique_ptr<Source>> sources_;
   std::map<std::string, int64_t> periods_;  // from jdk.ActiveSetting period/throttle, per event name
   std::map<std::string, uint64_t> eventCounts_;

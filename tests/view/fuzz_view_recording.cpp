@@ -1,5 +1,6 @@
 // Fuzz target: any bytes as a recording through everything `jfrbpf view` and `jfrbpf convert` do with one:
-// the digest, every view, and every output format. Malformed input may only end in jfrbpf::Error.
+// the digest, every view, and every output format of the CPU, off-CPU and wall-clock profiles. Malformed
+// input may only end in jfrbpf::Error.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -20,9 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.width = 80;
     for (const auto& v : view::allViews()) (void)v.render(digest, options);
     convert::ConvertOptions convertOptions;
-    for (convert::Format format : {convert::Format::kCollapsed, convert::Format::kHtml, convert::Format::kPprof}) {
-      std::ostringstream out;
-      convert::writeProfile(digest.profile, format, convertOptions, out);
+    convert::Profile wallProfile = convert::loadTimeProfile(recording, {}, convert::TimeKind::kWall);
+    for (const convert::Profile* profile : {&digest.profile, &digest.offCpu.profile, &wallProfile}) {
+      for (convert::Format format : {convert::Format::kCollapsed, convert::Format::kHtml, convert::Format::kPprof}) {
+        std::ostringstream out;
+        convert::writeProfile(*profile, format, convertOptions, out);
+      }
     }
     std::ostringstream threads;
     convertOptions.collapsed = {convert::Weight::kSamples, true, true};

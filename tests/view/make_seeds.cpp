@@ -1,7 +1,8 @@
-// Writes the fuzzer's seed corpus (tests/testdata/view/seeds) from the synthetic recording.
+// Writes the fuzzer's seed corpus (tests/testdata/view/seeds) from the synthetic recordings.
 #include <cstdio>
 #include <string>
 
+#include "tests/view/off_cpu_recording.h"
 #include "tests/view/synthetic_recording.h"
 
 int main(int argc, char** argv) {
@@ -10,5 +11,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   jfrbpf::test::writeMixedRecording(std::string(argv[1]) + "/mixed.jfr");
+  jfrbpf::test::writeOffCpuRecording(std::string(argv[1]) + "/offcpu.jfr");
   return 0;
 }

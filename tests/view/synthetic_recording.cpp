@@ -10,43 +10,49 @@ namespace jfrbpf::test {
 using jfr::FrameType;
 using jfr::StackFrame;
 
+jfr::MethodId javaMethod(jfr::Recording& out, const char* cls, const char* name, const char* descriptor) {
+  return out.internMethod(out.internClass(cls, 1), name, descriptor, 9);
+}
+
+jfr::MethodId nativeMethod(jfr::Recording& out, const char* library, const char* symbol) {
+  return out.internMethod(out.internClass(library), symbol, jfr::kNativeMethodDescriptor);
+}
+
 MixedRecordingFacts writeMixedRecording(const std::string& path) {
   jfr::RecordingOptions options;
   options.path = path;
   options.settings = {{"jdk.CPUTimeSample", "enabled", "true"}, {"jdk.CPUTimeSample", "throttle", "10 ms"}};
   jfr::Recording out(options);
 
-  auto javaMethod = [&](const char* cls, const char* name, const char* descriptor) {
-    return out.internMethod(out.internClass(cls, 1), name, descriptor, 9);
+  auto java = [&](const char* cls, const char* name, const char* descriptor) {
+    return javaMethod(out, cls, name, descriptor);
   };
-  auto nativeMethod = [&](const char* library, const char* symbol) {
-    return out.internMethod(out.internClass(library), symbol, jfr::kNativeMethodDescriptor);
-  };
-  jfr::MethodId hot = javaMethod("Work", "hot", "(I)I");
-  jfr::MethodId compute = javaMethod("Work", "compute", "(I)J");
-  jfr::MethodId mainMethod = javaMethod("Work", "main", "([Ljava/lang/String;)V");
-  jfr::MethodId never = javaMethod("Work", "never", "()V");
-  jfr::MethodId readLoop = javaMethod("Work", "readLoop", "()V");
-  jfr::MethodId threadRun = javaMethod("java/lang/Thread", "run", "()V");
-  jfr::MethodId readBytes = javaMethod("java/io/FileInputStream", "readBytes", "([BII)I");
+  auto native = [&](const char* library, const char* symbol) { return nativeMethod(out, library, symbol); };
+  jfr::MethodId hot = java("Work", "hot", "(I)I");
+  jfr::MethodId compute = java("Work", "compute", "(I)J");
+  jfr::MethodId mainMethod = java("Work", "main", "([Ljava/lang/String;)V");
+  jfr::MethodId never = java("Work", "never", "()V");
+  jfr::MethodId readLoop = java("Work", "readLoop", "()V");
+  jfr::MethodId threadRun = java("java/lang/Thread", "run", "()V");
+  jfr::MethodId readBytes = java("java/io/FileInputStream", "readBytes", "([BII)I");
 
   std::vector<StackFrame> mainStack = {{hot, 12, 3, FrameType::Inlined},
                                        {compute, 20, 7, FrameType::JitCompiled},
                                        {mainMethod, 5, 1, FrameType::Interpreted}};
   std::vector<StackFrame> workerStack = {
-      {nativeMethod("kernel", "copy_user_enhanced_fast_string"), -1, -1, FrameType::Native},
-      {nativeMethod("xfs", "xfs_file_read_iter"), -1, -1, FrameType::Native},
-      {nativeMethod("kernel", "vfs_read"), -1, -1, FrameType::Native},
-      {nativeMethod("kernel", "entry_SYSCALL_64_after_hwframe"), -1, -1, FrameType::Native},
-      {nativeMethod("libc.so.6", "read"), -1, -1, FrameType::Native},
-      {nativeMethod("libjava.so", "Java_java_io_FileInputStream_readBytes"), -1, -1, FrameType::Native},
+      {native("kernel", "copy_user_enhanced_fast_string"), -1, -1, FrameType::Native},
+      {native("xfs", "xfs_file_read_iter"), -1, -1, FrameType::Native},
+      {native("kernel", "vfs_read"), -1, -1, FrameType::Native},
+      {native("kernel", "entry_SYSCALL_64_after_hwframe"), -1, -1, FrameType::Native},
+      {native("libc.so.6", "read"), -1, -1, FrameType::Native},
+      {native("libjava.so", "Java_java_io_FileInputStream_readBytes"), -1, -1, FrameType::Native},
       {readBytes, -1, -1, FrameType::Native},
       {readLoop, 31, 4, FrameType::JitCompiled},
       {threadRun, 1583, 11, FrameType::Interpreted}};
-  std::vector<StackFrame> gcStack = {{nativeMethod("libc.so.6", "memcpy"), -1, -1, FrameType::Native},
-                                     {nativeMethod("libjvm.so", "GCTaskThread::run()"), -1, -1, FrameType::Native},
-                                     {nativeMethod("libjvm.so", "thread_native_entry"), -1, -1, FrameType::Native},
-                                     {nativeMethod("libc.so.6", "start_thread"), -1, -1, FrameType::Native}};
+  std::vector<StackFrame> gcStack = {{native("libc.so.6", "memcpy"), -1, -1, FrameType::Native},
+                                     {native("libjvm.so", "GCTaskThread::run()"), -1, -1, FrameType::Native},
+                                     {native("libjvm.so", "thread_native_entry"), -1, -1, FrameType::Native},
+                                     {native("libc.so.6", "start_thread"), -1, -1, FrameType::Native}};
 
   jfr::ThreadId mainThread = out.internThread({"main", 1001, "main", 1, false});
   jfr::ThreadId worker = out.internThread({"wkr-1", 1002, "worker-1", 21, false});  // OS and Java names differ

@@ -4,7 +4,13 @@
 #include <cstdint>
 #include <string>
 
+#include "formats/jfr/writer/recording.h"
+
 namespace jfrbpf::test {
+
+// A public static Java method; native code: a symbol of `library` ("libc.so.6", "kernel").
+jfr::MethodId javaMethod(jfr::Recording& out, const char* cls, const char* name, const char* descriptor);
+jfr::MethodId nativeMethod(jfr::Recording& out, const char* library, const char* symbol);
 
 // What writeMixedRecording puts in the file.
 struct MixedRecordingFacts {

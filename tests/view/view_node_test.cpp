@@ -14,6 +14,7 @@
 #include "formats/convert/convert.h"
 #include "test_config.h"
 #include "tests/support/child_process.h"
+#include "tests/view/off_cpu_recording.h"
 #include "tests/view/synthetic_recording.h"
 #include "tests/view/view_test_support.h"
 
@@ -100,6 +101,22 @@ class ViewNode : public ::testing::Test {
     return it == facts.end() ? "<no " + key + ">" : it->second;
   }
 
+  // check_flamegraph.mjs on `html` in headless Chromium with `args` (SHOT SEARCH ZOOM_NAME THREAD_PREFIX
+  // DRAG_FROM DRAG_TO); its output, after failing the test if it did not run to the end.
+  std::string browse(const std::string& html, const std::vector<std::string>& args) {
+    ChildOptions options;
+    options.captureStderr = true;
+    options.extraEnv = {"JFRBPF_CHROMIUM=" + std::string(kChromium),
+                        "JFRBPF_CHROMIUM_PROFILE=" + dir_.file("chromium-profile")};
+    std::vector<std::string> command = {"node", node_ + "/check_flamegraph.mjs", html};
+    command.insert(command.end(), args.begin(), args.end());
+    ChildProcess browser(command, options);
+    std::string output = browser.readAll(std::chrono::seconds(120));
+    EXPECT_EQ(browser.wait(std::chrono::seconds(10)), 0) << output;
+    return output;
+  }
+  static constexpr const char* kChromium = "/usr/bin/chromium";
+
   TempDir dir_;
   std::string node_;
   std::string recording_;
@@ -130,20 +147,12 @@ TEST_F(ViewNode, PprofDecodedByPprofFormat) {
 }
 
 TEST_F(ViewNode, FlameGraphInChromium) {
-  std::string chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium)) GTEST_SKIP() << "Chromium is not installed (Debian package chromium)";
+  if (!fs::exists(kChromium)) GTEST_SKIP() << "Chromium is not installed (Debian package chromium)";
   std::string html = dir_.file("mixed.html");
   convert::convertRecording(recording_, convert::Format::kHtml, html);
   std::string shot = std::string(kBinaryDir) + "/tests/view/flamegraph.png";
   fs::remove(shot);
-  ChildOptions options;
-  options.captureStderr = true;
-  options.extraEnv = {"JFRBPF_CHROMIUM=" + chromium, "JFRBPF_CHROMIUM_PROFILE=" + dir_.file("chromium-profile")};
-  ChildProcess browser(
-      {"node", node_ + "/check_flamegraph.mjs", html, shot, "memcpy", "Work.compute(int)", "worker-1", "0", "0.3"},
-      options);
-  std::string output = browser.readAll(std::chrono::seconds(120));
-  ASSERT_EQ(browser.wait(std::chrono::seconds(10)), 0) << output;
+  std::string output = browse(html, {shot, "memcpy", "Work.compute(int)", "worker-1", "0", "0.3"});
   auto f = facts(output);
   EXPECT_EQ(f.count("error"), 0u) << output;
 
@@ -190,6 +199,27 @@ TEST_F(ViewNode, FlameGraphInChromium) {
   };
   EXPECT_EQ(be32(16), 1200u);  // IHDR width: the viewport
   EXPECT_GE(be32(20), 300u);
+}
+
+// An off-CPU flame graph is weighted by time: widths, the header, tooltips and the thread list say seconds.
+TEST_F(ViewNode, OffCpuFlameGraphInChromium) {
+  if (!fs::exists(kChromium)) GTEST_SKIP() << "Chromium is not installed (Debian package chromium)";
+  std::string recording = dir_.file("offcpu.jfr");
+  writeOffCpuRecording(recording);
+  std::string html = dir_.file("offcpu.html");
+  convert::ConvertOptions options;
+  options.time = convert::TimeKind::kOffCpu;
+  convert::convertRecording(recording, convert::Format::kHtml, html, options);
+  std::string output =
+      browse(html, {dir_.file("offcpu.png"), "futex", "java.lang.Object.wait(long)", "worker-1", "0", "0.3"});
+  auto f = facts(output);
+  EXPECT_EQ(f.count("error"), 0u) << output;
+  EXPECT_NE(first(f, "info").find("11 samples \u00b7 3.10 s of off-CPU time"), std::string::npos) << output;
+  EXPECT_TRUE(has(f, "box", "load java.lang.Thread.sleep(long)")) << output;
+  EXPECT_NE(first(f, "root").find("Off-CPU time: 3.10 s (100.00% of shown)"), std::string::npos) << output;
+  // futex frames: worker-1's 900 ms and gc-thread's 100 ms of 3.1 s, by time, not by samples (4 of 11).
+  EXPECT_EQ(first(f, "matched"), "Matched: 32.26%") << output;
+  EXPECT_TRUE(hasPrefix(f, "root", "thread all | Off-CPU time: 1.00 s (100.00% of shown)")) << output;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "formats/convert/saturating.h"
+#include "userspace/view/text_format.h"
 
 namespace jfrbpf::view {
 
@@ -13,6 +14,12 @@ double sharePercent(const convert::Profile& profile, uint64_t samples, int64_t c
   }
   if (profile.totalSamples == 0) return 0;
   return 100.0 * static_cast<double>(samples) / static_cast<double>(profile.totalSamples);
+}
+
+std::string lostShare(int64_t lost, uint64_t recorded) {
+  auto taken = static_cast<double>(recorded) + static_cast<double>(lost);
+  return groupThousands(static_cast<uint64_t>(std::max<int64_t>(0, lost))) + " (" +
+         percent(static_cast<double>(lost), taken) + " of samples taken)";
 }
 
 std::vector<MethodStat> methodStats(const convert::Profile& profile) {
@@ -75,6 +82,10 @@ std::vector<ThreadStat> threadStats(const convert::Profile& profile) {
 std::string threadLabel(const convert::ProfileThread& thread) {
   if (thread.osThreadId == 0 || thread.name.starts_with("[tid ")) return thread.name;
   return thread.name + " (tid " + std::to_string(thread.osThreadId) + ")";
+}
+
+std::string threadKey(const convert::ProfileThread& thread) {
+  return std::to_string(thread.osThreadId) + '/' + std::to_string(thread.javaThreadId) + '/' + thread.name;
 }
 
 std::vector<std::string> stackLines(const convert::Profile& profile, uint32_t node, size_t depth) {

@@ -20,6 +20,9 @@ struct MethodStat {
 // unequal times: the kernel's accounting of each thread), else of the samples.
 double sharePercent(const convert::Profile& profile, uint64_t samples, int64_t cpuNanos);
 
+// "2 (7.69% of samples taken)": lost samples and their share of all taken (recorded and lost).
+std::string lostShare(int64_t lost, uint64_t recorded);
+
 // Every method that appears in a sample, by self samples then total samples, descending.
 std::vector<MethodStat> methodStats(const convert::Profile& profile);
 
@@ -36,6 +39,8 @@ std::vector<ThreadStat> threadStats(const convert::Profile& profile);
 
 // "name" or "name (tid N)" when the OS thread id is known.
 std::string threadLabel(const convert::ProfileThread& thread);
+// A thread's identity across the tables that name threads separately (samples, losses, off-CPU samples).
+std::string threadKey(const convert::ProfileThread& thread);
 
 // The stack ending at `node`, leaf first, at most `depth` frames: "HotWork.heavy(int) line: 3 [j]",
 // then "... (N more)" when cut.

@@ -1,12 +1,14 @@
 #include "userspace/view/recording_digest.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "formats/convert/profile_builder.h"
 #include "formats/convert/saturating.h"
 #include "formats/jfr/reader/chunk.h"
 #include "formats/jfr/reader/recording.h"
+#include "userspace/view/method_stats.h"
 
 namespace jfrbpf::view {
 namespace {
@@ -25,10 +27,16 @@ constexpr std::string_view kThreadCpuTime = "jfrbpf.ThreadCPUTime";
 bool wantedHere(const TypeInfo& type) {
   return type.name == kCpuTimeSamplesLost || type.name == kSampleLoss || type.name == kNote ||
          type.name == kMethodTiming || type.name == kMethodTrace || type.name == kJvmInformation ||
-         type.name == kThreadCpuTime;
+         type.name == kThreadCpuTime || type.name == convert::kOffCpuSamplesLostEvent;
 }
 
 std::string firstLine(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+
+void addThreadTime(std::map<int64_t, int64_t>& totals, int64_t osThreadId, std::optional<int64_t> nanos) {
+  if (!nanos || *nanos <= 0) return;
+  int64_t& total = totals[osThreadId];
+  total = convert::saturatingAdd(total, *nanos);
+}
 
 class DigestBuilder {
  public:
@@ -36,13 +44,15 @@ class DigestBuilder {
       : digest_(digest),
         options_(options),
         samples_(recording, options.samples),
+        offCpu_(recording, options.samples.filter, convert::TimeKind::kOffCpu),
         tables_(options.samples.filter, 0, 1'000'000'000),
         lossThreads_(options.samples.filter, 0, 1) {}
 
-  bool wants(const TypeInfo& type) const { return samples_.wants(type) || wantedHere(type); }
+  bool wants(const TypeInfo& type) const { return samples_.wants(type) || offCpu_.wants(type) || wantedHere(type); }
 
   void beginChunk(const jfr::reader::Chunk& chunk) {
     samples_.beginChunk(chunk);
+    offCpu_.beginChunk();
     tables_.beginChunk();
     lossThreads_.beginChunk();
     if (chunk.metadata().byName(kSampleLoss)) digest_.writtenByJfrbpf = true;
@@ -50,10 +60,16 @@ class DigestBuilder {
 
   void add(const RecordedEvent& event) {
     const std::string& name = event.type().name;
-    if (samples_.wants(event.type())) {
-      samples_.add(event);
+    // Both take jfrbpf.OffCPUSample when it is asked for as the sample event (--event).
+    const bool sample = samples_.wants(event.type()), offCpu = offCpu_.wants(event.type());
+    if (sample) samples_.add(event);
+    if (offCpu) offCpu_.add(event);
+    if (sample || offCpu) {
+      return;
     } else if (name == kSampleLoss || name == kCpuTimeSamplesLost) {
       addLoss(event, name == kSampleLoss);
+    } else if (name == convert::kOffCpuSamplesLostEvent) {
+      addOffCpuLoss(event);
     } else if (name == kNote) {
       digest_.notes.push_back(Note{std::string(event.getString("severity")), std::string(event.getString("message"))});
     } else if (name == kMethodTiming) {
@@ -61,11 +77,9 @@ class DigestBuilder {
     } else if (name == kMethodTrace) {
       addTrace(event);
     } else if (name == kThreadCpuTime) {
-      auto thread = jfr::reader::threadOf(event);
-      auto cpuTime = event.timespanNanos("cpuTime");
-      if (thread && cpuTime && *cpuTime > 0) {
-        int64_t& total = digest_.kernelCpuNanos[thread->osThreadId];
-        total = convert::saturatingAdd(total, *cpuTime);
+      if (auto thread = jfr::reader::threadOf(event)) {
+        addThreadTime(digest_.kernelCpuNanos, thread->osThreadId, event.timespanNanos("cpuTime"));
+        addThreadTime(digest_.kernelWallNanos, thread->osThreadId, event.timespanNanos("wallTime"));
       }
     } else if (name == kJvmInformation) {
       digest_.jvmName = firstLine(event.getString("jvmName"));
@@ -82,23 +96,41 @@ class DigestBuilder {
     std::vector<LossRecord> chosen = digest_.writtenByJfrbpf ? std::move(sampleLosses_) : std::move(jdkLosses_);
     digest_.losses = std::move(chosen);
     digest_.lossThreads = lossThreads_.finish().threads;
+    digest_.offCpu.profile = offCpu_.finish();
+    digest_.offCpu.states = offCpu_.states();
+    digest_.offCpu.eventsSeen = offCpu_.offCpuEventsSeen();
     digest_.timings.reserve(timings_.size());
     for (auto& [method, row] : timings_) digest_.timings.push_back(row);
     digest_.tables = tables_.finish();
   }
 
  private:
-  void addLoss(const RecordedEvent& event, bool jfrbpfLedger) {
+  // A loss event's thread and count, or nullopt when the thread filter leaves it out.
+  std::optional<LossRecord> lossRecord(const RecordedEvent& event) {
     LossRecord record;
     auto thread = jfr::reader::threadOf(event);
     if (thread) {
       uint32_t index = lossThreads_.thread(thread);
-      if (!lossThreads_.threadSelected(index)) return;
+      if (!lossThreads_.threadSelected(index)) return std::nullopt;
       record.thread = index;
     } else if (!options_.samples.filter.thread.empty()) {
-      return;
+      return std::nullopt;
     }
     record.lostSamples = std::max<int64_t>(0, event.getLong("lostSamples"));  // counts; negative is corrupt
+    return record;
+  }
+
+  void addOffCpuLoss(const RecordedEvent& event) {
+    auto record = lossRecord(event);
+    if (!record) return;
+    record->lostNanos = convert::sampleNanos(event.timespanNanos("lostTime"));
+    digest_.offCpu.losses.push_back(std::move(*record));
+  }
+
+  void addLoss(const RecordedEvent& event, bool jfrbpfLedger) {
+    auto found = lossRecord(event);
+    if (!found) return;
+    LossRecord& record = *found;
     if (jfrbpfLedger) {
       record.cause = std::string(event.getString("cause"));
       if (record.cause.empty()) record.cause = "unknown";
@@ -141,6 +173,7 @@ class DigestBuilder {
   RecordingDigest& digest_;
   const DigestOptions& options_;
   convert::SampleCollector samples_;
+  convert::OffCpuCollector offCpu_;
   convert::ProfileBuilder tables_;       // names and stacks of timed and traced methods
   convert::ProfileBuilder lossThreads_;  // threads named by loss events
   std::vector<LossRecord> sampleLosses_;
@@ -150,11 +183,28 @@ class DigestBuilder {
 
 }  // namespace
 
-int64_t RecordingDigest::totalLost() const {
-  int64_t sum = 0;
-  for (const LossRecord& loss : losses) sum = convert::saturatingAdd(sum, loss.lostSamples);
+LossTotals lossTotals(const std::vector<LossRecord>& losses) {
+  LossTotals sum;
+  for (const LossRecord& loss : losses) {
+    sum.samples = convert::saturatingAdd(sum.samples, loss.lostSamples);
+    sum.nanos = convert::saturatingAdd(sum.nanos, loss.lostNanos);
+  }
   return sum;
 }
+
+std::map<std::string, LossTotals> lossesByThread(const std::vector<LossRecord>& losses,
+                                                 const std::vector<convert::ProfileThread>& threads) {
+  std::map<std::string, LossTotals> out;
+  for (const LossRecord& loss : losses) {
+    if (loss.thread < 0) continue;
+    LossTotals& sum = out[threadKey(threads[static_cast<size_t>(loss.thread)])];
+    sum.samples = convert::saturatingAdd(sum.samples, loss.lostSamples);
+    sum.nanos = convert::saturatingAdd(sum.nanos, loss.lostNanos);
+  }
+  return out;
+}
+
+int64_t RecordingDigest::totalLost() const { return lossTotals(losses).samples; }
 
 RecordingDigest digestRecording(const std::string& path, const DigestOptions& options) {
   return digestRecording(jfr::reader::Recording::open(path), options);

@@ -1,11 +1,12 @@
 #pragma once
-// Everything the views show, read from a recording in one pass: the CPU samples (as a Profile), lost
-// samples, method timings and traces, notes, and what the recording says about itself.
+// Everything the views show, read from a recording in one pass: the CPU samples (as a Profile), off-CPU
+// samples, lost samples, method timings and traces, notes, and what the recording says about itself.
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "formats/convert/off_cpu_collector.h"
 #include "formats/convert/profile.h"
 #include "formats/convert/sample_collector.h"
 #include "formats/jfr/reader/recording.h"
@@ -17,9 +18,28 @@ struct DigestOptions {
 };
 
 struct LossRecord {
-  std::string cause;    // jfrbpf.SampleLoss cause, or kJdkLossCause for jdk.CPUTimeSamplesLost
+  std::string cause;    // jfrbpf.SampleLoss cause, or kJdkLossCause for jdk.CPUTimeSamplesLost; "" off CPU
   int64_t thread = -1;  // index into RecordingDigest::lossThreads; -1 when no thread is attributed
   int64_t lostSamples = 0;
+  int64_t lostNanos = 0;  // the time the lost samples stood for, where the event says (jfrbpf.OffCPUSamplesLost)
+};
+
+struct LossTotals {
+  int64_t samples = 0;
+  int64_t nanos = 0;
+};
+LossTotals lossTotals(const std::vector<LossRecord>& losses);
+// Losses of each thread (`threads` are the records' thread table), by threadKey.
+std::map<std::string, LossTotals> lossesByThread(const std::vector<LossRecord>& losses,
+                                                 const std::vector<convert::ProfileThread>& threads);
+
+// jfrbpf.OffCPUSample events, filtered as the CPU samples are, weighted by the off-CPU time they stand for.
+struct OffCpuDigest {
+  convert::Profile profile;
+  std::vector<convert::OffCpuState> states;  // by off-CPU time, descending
+  uint64_t eventsSeen = 0;                   // before filtering
+  std::vector<LossRecord> losses;            // jfrbpf.OffCPUSamplesLost; threads in RecordingDigest::lossThreads
+  bool present() const { return eventsSeen > 0 || !losses.empty(); }
 };
 
 struct MethodTimingRow {
@@ -64,14 +84,18 @@ struct RecordingDigest {
   std::vector<LossRecord> losses;
   std::vector<convert::ProfileThread> lossThreads;
 
+  OffCpuDigest offCpu;
+
   // Method timing (last value per method, as JDK 25's view) and traces; their names and stacks live in
   // `tables`, a profile without samples.
   convert::Profile tables;
   std::vector<MethodTimingRow> timings;
   std::vector<MethodTraceRecord> traces;
   std::vector<Note> notes;
-  // jfrbpf.ThreadCPUTime: OS thread id -> its CPU time over the recording by the kernel's accounting.
+  // jfrbpf.ThreadCPUTime: OS thread id -> its CPU time over the recording by the kernel's accounting, and
+  // the span of the recording it was alive for (wall - CPU: its time off CPU).
   std::map<int64_t, int64_t> kernelCpuNanos;
+  std::map<int64_t, int64_t> kernelWallNanos;
 
   int64_t totalLost() const;
 };

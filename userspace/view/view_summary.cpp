@@ -39,13 +39,11 @@ std::string sampleLine(const RecordingDigest& digest) {
 std::string lostLine(const RecordingDigest& digest) {
   int64_t lost = digest.totalLost();
   if (lost == 0) return "0";
-  auto observed = static_cast<double>(digest.profile.totalSamples) + static_cast<double>(lost);
   std::map<std::string, int64_t> byCause;
   for (const LossRecord& loss : digest.losses) {
     byCause[loss.cause] = convert::saturatingAdd(byCause[loss.cause], loss.lostSamples);
   }
-  std::string line = groupThousands(static_cast<uint64_t>(lost)) + " (" + percent(static_cast<double>(lost), observed) +
-                     " of samples taken)";
+  std::string line = lostShare(lost, digest.profile.totalSamples);
   std::string separator = ": ";
   for (const auto& [cause, count] : byCause) {
     line += separator + cause + " " + groupThousands(static_cast<uint64_t>(std::max<int64_t>(0, count)));
@@ -86,6 +84,10 @@ std::string summaryView(const RecordingDigest& digest, const ViewOptions& option
   field(out, "Samples", sampleLine(digest), options.width);
   if (profile.eventName == convert::kCpuTimeSampleEvent || digest.totalLost() > 0) {
     field(out, "Lost samples", lostLine(digest), options.width);
+  }
+  if (digest.offCpu.present()) {
+    field(out, "Off-CPU samples", offCpuSamplesLine(digest), options.width);
+    field(out, "Lost off-CPU", offCpuLostLine(digest), options.width);
   }
   std::vector<ThreadStat> threads = threadStats(profile);
   std::string threadLine = std::to_string(threads.size()) + " with samples";
@@ -142,7 +144,8 @@ const std::vector<ViewInfo>& allViews() {
       {"method-timing", "jdk.MethodTiming: invocations, minimum, average, maximum", methodTimingView},
       {"method-traces", "jdk.MethodTrace: time per traced method and the longest calls with stacks", methodTracesView},
       {"threads", "samples and CPU time per thread", threadsView},
-      {"lost", "lost samples by cause and by thread", lostView},
+      {"lost", "lost samples by cause and by thread, off-CPU samples too", lostView},
+      {"off-cpu", "where threads waited: off-CPU time by method, kernel function, state, thread", offCpuView},
   };
   return views;
 }

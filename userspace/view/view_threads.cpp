@@ -13,21 +13,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-// Loss events and samples name threads in separate tables: join them by identity.
-std::string threadKey(const convert::ProfileThread& t) {
-  return std::to_string(t.osThreadId) + '/' + std::to_string(t.javaThreadId) + '/' + t.name;
-}
-
-std::map<std::string, int64_t> lostByThreadKey(const RecordingDigest& digest) {
-  std::map<std::string, int64_t> lost;
-  for (const LossRecord& loss : digest.losses) {
-    if (loss.thread < 0) continue;
-    int64_t& sum = lost[threadKey(digest.lossThreads[static_cast<size_t>(loss.thread)])];
-    sum = convert::saturatingAdd(sum, loss.lostSamples);
-  }
-  return lost;
-}
-
 bool lossesApply(const RecordingDigest& digest) {
   return digest.profile.eventName == convert::kCpuTimeSampleEvent || !digest.losses.empty();
 }
@@ -37,7 +22,8 @@ bool lossesApply(const RecordingDigest& digest) {
 std::string threadsView(const RecordingDigest& digest, const ViewOptions& options) {
   const convert::Profile& profile = digest.profile;
   if (profile.totalSamples == 0) return "\nNo CPU samples in " + digest.path + " match the filters.\n";
-  std::map<std::string, int64_t> lost = lostByThreadKey(digest);
+  // Loss events and samples name threads in separate tables: joined by identity.
+  std::map<std::string, LossTotals> lost = lossesByThread(digest.losses, digest.lossThreads);
   bool showLost = lossesApply(digest);
   std::vector<TextTable::Column> columns = {{"Thread"},
                                             {"TID", Align::kRight},
@@ -63,7 +49,7 @@ std::string threadsView(const RecordingDigest& digest, const ViewOptions& option
     }
     if (showLost) {
       auto it = lost.find(threadKey(t));
-      row.push_back(groupThousands(it == lost.end() ? 0 : static_cast<uint64_t>(std::max<int64_t>(0, it->second))));
+      row.push_back(groupThousands(it == lost.end() ? 0 : static_cast<uint64_t>(it->second.samples)));
     }
     row.push_back(profile.methods[s.hottestMethod].name);
     table.addRow(std::move(row));
@@ -75,21 +61,75 @@ std::string threadsView(const RecordingDigest& digest, const ViewOptions& option
   return out;
 }
 
-std::string lostView(const RecordingDigest& digest, const ViewOptions& options) {
+namespace {
+
+// "10 (8.70% of 115 taken)"
+std::string lostOfTaken(int64_t lost, uint64_t recorded) {
+  auto taken = static_cast<double>(recorded) + static_cast<double>(lost);
+  return groupThousands(static_cast<uint64_t>(lost)) + " (" + percent(static_cast<double>(lost), taken) + " of " +
+         groupThousands(static_cast<uint64_t>(taken)) + " taken)";
+}
+
+// Per thread: what was recorded (in `recorded`) next to what was lost, and the time the losses stood for
+// when the loss events say (`withTime`).
+std::string lostByThread(const std::string& title, const std::vector<LossRecord>& losses,
+                         const std::vector<convert::ProfileThread>& lossThreads, const convert::Profile& recorded,
+                         bool withTime, const ViewOptions& options) {
+  std::map<std::string, uint64_t> samplesByThread;
+  for (const ThreadStat& s : threadStats(recorded)) samplesByThread[threadKey(recorded.threads[s.thread])] = s.samples;
+  struct Row {
+    const convert::ProfileThread* thread;
+    LossTotals lost;
+    uint64_t samples;
+  };
+  std::vector<Row> rows;
+  LossTotals unattributed;
+  std::map<std::string, size_t> rowOf;
+  for (const LossRecord& loss : losses) {
+    LossTotals* sum = &unattributed;
+    if (loss.thread >= 0) {
+      const convert::ProfileThread& t = lossThreads[static_cast<size_t>(loss.thread)];
+      auto [it, inserted] = rowOf.try_emplace(threadKey(t), rows.size());
+      if (inserted) rows.push_back(Row{&t, {}, samplesByThread[threadKey(t)]});
+      sum = &rows[it->second].lost;
+    }
+    sum->samples = convert::saturatingAdd(sum->samples, loss.lostSamples);
+    sum->nanos = convert::saturatingAdd(sum->nanos, loss.lostNanos);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.lost.samples > b.lost.samples; });
+  std::vector<TextTable::Column> columns = {{"Thread"},
+                                            {"TID", Align::kRight},
+                                            {"Recorded", Align::kRight},
+                                            {"Lost", Align::kRight},
+                                            {"Lost %", Align::kRight}};
+  if (withTime) columns.push_back({"Lost Time", Align::kRight});
+  TextTable table(title, columns);
+  for (size_t i = 0; i < rows.size() && i < options.top; ++i) {
+    const Row& r = rows[i];
+    std::vector<std::string> row = {r.thread->name, r.thread->osThreadId ? std::to_string(r.thread->osThreadId) : "",
+                                    groupThousands(r.samples), groupThousands(static_cast<uint64_t>(r.lost.samples)),
+                                    percent(static_cast<double>(r.lost.samples),
+                                            static_cast<double>(r.samples) + static_cast<double>(r.lost.samples))};
+    if (withTime) row.push_back(humanDuration(r.lost.nanos));
+    table.addRow(std::move(row));
+  }
+  if (unattributed.samples > 0) {
+    std::vector<std::string> row = {"(not attributable to a thread)", "", "",
+                                    groupThousands(static_cast<uint64_t>(unattributed.samples)), ""};
+    if (withTime) row.push_back(humanDuration(unattributed.nanos));
+    table.addRow(std::move(row));
+  }
+  return table.render(options.width);
+}
+
+std::string cpuLost(const RecordingDigest& digest, const ViewOptions& options) {
   const convert::Profile& profile = digest.profile;
   int64_t lost = digest.totalLost();
-  if (!lossesApply(digest)) {
-    return "\nNo lost-sample accounting in " + digest.path +
-           ": only CPU-time sampling (jdk.CPUTimeSample, by jfrbpf or JDK 25) counts lost samples.\n";
-  }
   uint64_t samples = profile.eventName == convert::kCpuTimeSampleEvent ? profile.totalSamples : 0;
-  auto observed = static_cast<double>(samples) + static_cast<double>(lost);
   std::string out = heading("Lost Samples");
   out += formLine("Recorded samples", groupThousands(samples), options.width);
-  out += formLine("Lost samples",
-                  groupThousands(static_cast<uint64_t>(lost)) + " (" + percent(static_cast<double>(lost), observed) +
-                      " of " + groupThousands(static_cast<uint64_t>(observed)) + " taken)",
-                  options.width);
+  out += formLine("Lost samples", lostOfTaken(lost, samples), options.width);
   out += formLine("Ledger",
                   digest.writtenByJfrbpf ? "jfrbpf.SampleLoss (every cause, per thread where known)"
                                          : "jdk.CPUTimeSamplesLost (per thread; the JVM records no cause)",
@@ -109,47 +149,32 @@ std::string lostView(const RecordingDigest& digest, const ViewOptions& options) 
                          percent(static_cast<double>(count), static_cast<double>(lost))});
   }
   out += byCauseTable.render(options.width);
+  out += lostByThread("Lost Samples by Thread", digest.losses, digest.lossThreads, profile, false, options);
+  return out;
+}
 
-  // Per thread: what was recorded next to what was lost.
-  std::map<std::string, uint64_t> samplesByThread;
-  for (const ThreadStat& s : threadStats(profile)) samplesByThread[threadKey(profile.threads[s.thread])] = s.samples;
-  struct Row {
-    std::string name;
-    int64_t tid;
-    int64_t lost;
-    uint64_t samples;
-  };
-  std::vector<Row> rows;
-  int64_t unattributed = 0;
-  std::map<std::string, size_t> rowOf;
-  for (const LossRecord& loss : digest.losses) {
-    if (loss.thread < 0) {
-      unattributed = convert::saturatingAdd(unattributed, loss.lostSamples);
-      continue;
-    }
-    const convert::ProfileThread& t = digest.lossThreads[static_cast<size_t>(loss.thread)];
-    auto [it, inserted] = rowOf.try_emplace(threadKey(t), rows.size());
-    if (inserted) rows.push_back(Row{t.name, t.osThreadId, 0, samplesByThread[threadKey(t)]});
-    rows[it->second].lost = convert::saturatingAdd(rows[it->second].lost, loss.lostSamples);
-  }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.lost > b.lost; });
-  TextTable byThread("Lost Samples by Thread", {{"Thread"},
-                                                {"TID", Align::kRight},
-                                                {"Recorded", Align::kRight},
-                                                {"Lost", Align::kRight},
-                                                {"Lost %", Align::kRight}});
-  for (size_t i = 0; i < rows.size() && i < options.top; ++i) {
-    const Row& r = rows[i];
-    byThread.addRow(
-        {r.name, r.tid ? std::to_string(r.tid) : "", groupThousands(r.samples),
-         groupThousands(static_cast<uint64_t>(std::max<int64_t>(0, r.lost))),
-         percent(static_cast<double>(r.lost), static_cast<double>(r.samples) + static_cast<double>(r.lost))});
-  }
-  if (unattributed > 0) {
-    byThread.addRow(
-        {"(not attributable to a thread)", "", "", groupThousands(static_cast<uint64_t>(unattributed)), ""});
-  }
-  out += byThread.render(options.width);
+std::string offCpuLost(const RecordingDigest& digest, const ViewOptions& options) {
+  const OffCpuDigest& offCpu = digest.offCpu;
+  LossTotals lost = lossTotals(offCpu.losses);
+  std::string out = heading("Lost Off-CPU Samples");
+  out += formLine("Recorded samples", groupThousands(offCpu.profile.totalSamples), options.width);
+  out += formLine("Lost samples", lostOfTaken(lost.samples, offCpu.profile.totalSamples), options.width);
+  out += formLine("Lost time", humanDuration(lost.nanos) + " of off-CPU time", options.width);
+  out += formLine("Ledger", std::string(convert::kOffCpuSamplesLostEvent) + " (ring buffer full, per thread)",
+                  options.width);
+  if (lost.samples == 0) return out;
+  return out + lostByThread("Lost Off-CPU Samples by Thread", offCpu.losses, digest.lossThreads, offCpu.profile, true,
+                            options);
+}
+
+}  // namespace
+
+std::string lostView(const RecordingDigest& digest, const ViewOptions& options) {
+  std::string out = lossesApply(digest) ? cpuLost(digest, options)
+                                        : "\nNo lost-sample accounting in " + digest.path +
+                                              ": only CPU-time sampling (jdk.CPUTimeSample, by jfrbpf or JDK 25) "
+                                              "counts lost samples.\n";
+  if (digest.offCpu.present()) out += offCpuLost(digest, options);
   return out;
 }
 

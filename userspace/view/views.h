@@ -24,6 +24,13 @@ std::string methodTimingView(const RecordingDigest& digest, const ViewOptions& o
 std::string methodTracesView(const RecordingDigest& digest, const ViewOptions& options);
 std::string threadsView(const RecordingDigest& digest, const ViewOptions& options);
 std::string lostView(const RecordingDigest& digest, const ViewOptions& options);
+// jfrbpf.OffCPUSample by off-CPU time: by method, kernel function, state and thread.
+std::string offCpuView(const RecordingDigest& digest, const ViewOptions& options);
+
+// The lines the summary shares with the off-cpu view: "24, 3.40 s of off-CPU time" and
+// "2 (7.69% of samples taken), 20.00 ms of off-CPU time" (or "0").
+std::string offCpuSamplesLine(const RecordingDigest& digest);
+std::string offCpuLostLine(const RecordingDigest& digest);
 
 struct ViewInfo {
   std::string_view name;

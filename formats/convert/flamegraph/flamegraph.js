@@ -1,7 +1,8 @@
 'use strict';
 // jfrbpf flame graph: an icicle graph (roots on top) of the call tree embedded as JSON in #profile-data.
 // The data is a trie of stacks plus per-(thread, stack) sample counts per time bucket, so that thread and
-// time filters only re-sum counts. Boxes are drawn on a canvas (tens of thousands stay fast) and skipped
+// time filters only re-sum counts. Where data.measure names a time ("off-CPU time"), the counts are the
+// nanoseconds the samples stand for instead. Boxes are drawn on a canvas (tens of thousands stay fast) and skipped
 // below a pixel; the labelled ones are also listed in #frames, a visually hidden list for screen readers
 // (and tests), with their position.
 (function () {
@@ -64,6 +65,9 @@
   const fmt = (n) => Math.round(n).toLocaleString('en-US');
   const pct = (part, whole) => (whole > 0 ? (100 * part / whole).toFixed(2) : '0.00') + '%';
   const nanosPerSample = data.samples > 0 ? data.cpuNanos / data.samples : 0;
+  const byTime = data.measure !== undefined;
+  const valueName = byTime ? data.measure[0].toUpperCase() + data.measure.slice(1) : 'Samples';
+  const value = (v) => (byTime ? seconds(v / 1e9) : fmt(v));
   function seconds(s) {
     if (s >= 100) return s.toFixed(0) + ' s';
     if (s >= 1) return s.toFixed(2) + ' s';
@@ -226,18 +230,20 @@
   $('info').textContent = [
     data.event || 'no sample events',
     fmt(data.samples) + ' samples',
-    data.cpuKnown ? seconds(data.cpuNanos / 1e9) + ' of CPU time' : null,
+    byTime ? seconds(data.cpuNanos / 1e9) + ' of ' + data.measure
+      : data.cpuKnown ? seconds(data.cpuNanos / 1e9) + ' of CPU time' : null,
     data.threads.length + ' threads',
     data.start ? clock(data.start) + ' + ' + seconds(data.duration / 1000) : null,
   ].filter(Boolean).join(' \u00b7 ');
 
-  const threadSamples = new Float64Array(data.threads.length);
-  for (let g = 0; g < groupCount; g++) threadSamples[data.groups[3 * g]] += data.groups[3 * g + 2];
+  const threadTotals = new Float64Array(data.threads.length);
+  for (let g = 0; g < groupCount; g++) threadTotals[data.groups[3 * g]] += data.groups[3 * g + 2];
   const threadSelect = $('thread');
   threadSelect.add(new Option('All threads (' + data.threads.length + ')', '-1'));
-  data.threads.map((t, i) => i).sort((a, b) => threadSamples[b] - threadSamples[a]).forEach((i) => {
+  data.threads.map((t, i) => i).sort((a, b) => threadTotals[b] - threadTotals[a]).forEach((i) => {
     const [name, tid] = data.threads[i];
-    threadSelect.add(new Option(name + ' (tid ' + tid + ') \u2014 ' + fmt(threadSamples[i]) + ' samples', String(i)));
+    const amount = byTime ? value(threadTotals[i]) : fmt(threadTotals[i]) + ' samples';
+    threadSelect.add(new Option(name + ' (tid ' + tid + ') \u2014 ' + amount, String(i)));
   });
 
   const kindsPresent = new Set();
@@ -359,9 +365,9 @@
     }
     const lines = [nodeName(node)];
     if (node !== 0) lines.push('Type: ' + KINDS[frameKind(frameOf[node])]);
-    lines.push('Samples: ' + fmt(total[node]) + ' (' + pct(total[node], total[0]) + ' of shown)');
-    if (node !== 0 && self[node] > 0) lines.push('Self: ' + fmt(self[node]) + ' (' + pct(self[node], total[0]) + ')');
-    if (data.cpuKnown) lines.push('CPU time: \u2248' + seconds(total[node] * nanosPerSample / 1e9));
+    lines.push(valueName + ': ' + value(total[node]) + ' (' + pct(total[node], total[0]) + ' of shown)');
+    if (node !== 0 && self[node] > 0) lines.push('Self: ' + value(self[node]) + ' (' + pct(self[node], total[0]) + ')');
+    if (data.cpuKnown && !byTime) lines.push('CPU time: \u2248' + seconds(total[node] * nanosPerSample / 1e9));
     tooltip.textContent = lines.join('\n');
     tooltip.hidden = false;
     const x = Math.min(e.clientX + 12, window.innerWidth - tooltip.offsetWidth - 4);
