@@ -88,7 +88,8 @@ void TargetOutput::writeThreadCpuTimes(jfr::Ticks now, pid_t pid, const ThreadCp
   refreshJavaThreadNames();  // threads first seen here get their Java names too
   for (const auto& [tid, cpuNs] : end.byTid) {
     uint64_t used = cpuTimeBetween(start->second, end, tid);
-    if (used == 0) continue;
+    // Idle threads too when waits are recorded: their off-CPU time is checked against wallTime - cpuTime.
+    if (used == 0 && !sampler_.offCpuLoaded()) continue;
     out_->threadCpuTime(now, threads_.threadFor(pid, tid), static_cast<jfr::Ticks>(used),
                         static_cast<jfr::Ticks>(wallTimeBetween(start->second, end, pid, tid)));
   }
