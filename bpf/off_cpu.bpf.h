@@ -78,16 +78,8 @@ static __always_inline const struct jfrbpf_target* target_of(struct task_struct*
 }
 
 static __always_inline void charge_off_cpu_loss(__u32 tgid, __u32 tid, __u64 weight_ns) {
-  struct jfrbpf_thread_loss* loss = bpf_map_lookup_elem(&thread_losses, &tid);
-  if (!loss) {
-    struct jfrbpf_thread_loss fresh = {.tgid = tgid};
-    bpf_map_update_elem(&thread_losses, &tid, &fresh, BPF_NOEXIST);
-    loss = bpf_map_lookup_elem(&thread_losses, &tid);
-  }
-  if (!loss) {
-    count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
-    return;
-  }
+  struct jfrbpf_thread_loss* loss = thread_loss(tgid, tid);
+  if (!loss) return;
   __sync_fetch_and_add(&loss->lost_off_cpu, 1);
   __sync_fetch_and_add(&loss->lost_off_cpu_ns, weight_ns);
 }

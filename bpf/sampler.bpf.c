@@ -76,17 +76,21 @@ static __always_inline void record_cost(__u64 entered_ns) {
   if (value) *value += 1;
 }
 
-static __always_inline void charge_loss(__u32 tgid, __u32 tid, __u64 cpu_time_ns) {
+/* The thread's loss ledger entry, made if need be; 0 (counted) when the map is full. */
+static __always_inline struct jfrbpf_thread_loss* thread_loss(__u32 tgid, __u32 tid) {
   struct jfrbpf_thread_loss* loss = bpf_map_lookup_elem(&thread_losses, &tid);
   if (!loss) {
     struct jfrbpf_thread_loss fresh = {.tgid = tgid};
     bpf_map_update_elem(&thread_losses, &tid, &fresh, BPF_NOEXIST); /* fails when another CPU raced us in */
     loss = bpf_map_lookup_elem(&thread_losses, &tid);
   }
-  if (!loss) {
-    count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
-    return;
-  }
+  if (!loss) count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
+  return loss;
+}
+
+static __always_inline void charge_loss(__u32 tgid, __u32 tid, __u64 cpu_time_ns) {
+  struct jfrbpf_thread_loss* loss = thread_loss(tgid, tid);
+  if (!loss) return;
   __sync_fetch_and_add(&loss->lost_ringbuf_full, 1);
   __sync_fetch_and_add(&loss->lost_cpu_ns, cpu_time_ns);
 }
