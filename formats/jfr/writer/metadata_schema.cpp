@@ -370,9 +370,10 @@ void addJfrbpfEvents(Element& metadata) {
              Ref::ConstantPool),
        field("weight", kLongType,
              {label("Weight"), timespan("TICKS"),
-              description("The thread's off-CPU time this event stands for: its duration when it lasted at least "
-                          "the throttle (or the throttle is 0); a shorter wait is picked about once per throttle of "
-                          "such waits and stands for the waits since the previous pick")}),
+              description("The thread's off-CPU time this event stands for, by the kernel's accounting (schedstat): "
+                          "the wait itself when it lasted at least the throttle (or the throttle is 0); a shorter "
+                          "wait is picked about once per throttle of such waits and stands for those since the "
+                          "previous pick")}),
        field("state", kStringType,
              {label("State"), description("The thread's state as it left the CPU: sleeping (waiting for an "
                                           "event), uninterruptible (mostly I/O), preempted (still runnable) or "
