@@ -29,6 +29,7 @@ __u64 off_cpu_stop_ns = 0;
 /* The process prime_off_cpu prepares, and its threads it found no storage for (the allocator's cache ran
  * dry): the loader runs it again. */
 __u32 off_cpu_prime_tgid = 0;
+__u64 off_cpu_prime_added_ns = 0; /* its jfrbpf_target.added_ns-to-be */
 __u64 off_cpu_prime_failures = 0;
 
 #define TASK_RUNNING_STATE 0x0000
@@ -361,8 +362,19 @@ SEC("iter/task")
 int prime_off_cpu(struct bpf_iter__task* ctx) {
   struct task_struct* task = ctx->task;
   if (!task || task->tgid != off_cpu_prime_tgid) return 0;
-  if (!bpf_task_storage_get(&off_cpu_threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE)) {
+  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!t) {
     __sync_fetch_and_add(&off_cpu_prime_failures, 1);
+    return 0;
+  }
+  /* The thread's accounting starts where its CPU time was read (thread_cpu_seeds), not where these hooks
+   * first see it: the recorder reads the process's unwind tables in between (a JVM: a quarter second), and
+   * a thread that ran then is first seen leaving the CPU, having waited before, unseen. */
+  __u32 tid = task->pid;
+  const struct jfrbpf_thread_cpu_seed* seed = bpf_map_lookup_elem(&thread_cpu_seeds, &tid);
+  if (t->in_ns == 0 && seed && seed->tgid == task->tgid) {
+    t->in_ns = off_cpu_prime_added_ns;
+    t->in_runtime = seed->cpu_time_ns;
   }
   return 0;
 }

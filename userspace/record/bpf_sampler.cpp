@@ -178,7 +178,7 @@ void BpfSampler::addTarget(uint32_t tgid, const ThreadCpuTimes& start) {
     jfrbpf_thread_cpu_seed seed{tgid, 0, cpuNs};
     bpf_map__update_elem(skel_->maps.thread_cpu_seeds, &key, sizeof(key), &seed, sizeof(seed), BPF_ANY);
   }
-  if (offCpu_) primeOffCpu(tgid);
+  if (offCpu_) primeOffCpu(tgid, start.atNs);
   jfrbpf_target value{};
   value.added_ns = start.atNs;
   if (bpf_map__update_elem(skel_->maps.targets, &tgid, sizeof(tgid), &value, sizeof(value), BPF_ANY) != 0) {
@@ -236,8 +236,9 @@ void BpfSampler::flushOffCpu() {
                   "reading the waits still going on as the recording stops (the off-CPU task iterator)");
 }
 
-void BpfSampler::primeOffCpu(uint32_t tgid) {
+void BpfSampler::primeOffCpu(uint32_t tgid, uint64_t addedNs) {
   skel_->bss->off_cpu_prime_tgid = tgid;
+  skel_->bss->off_cpu_prime_added_ns = addedNs;
   // The allocator refills its caches from an irq_work: a few rounds, a moment apart, reach every thread.
   for (int round = 0; round < 10; ++round) {
     __atomic_store_n(&skel_->bss->off_cpu_prime_failures, 0, __ATOMIC_RELAXED);

@@ -123,7 +123,8 @@ class BpfSampler {
 
  private:
   void attachOffCpuHooks();
-  void primeOffCpu(uint32_t tgid);  // storage for the off-CPU state of its threads (bpf/off_cpu.bpf.h)
+  // Storage for the off-CPU state of its threads, their accounting starting at `addedNs` (bpf/off_cpu.bpf.h).
+  void primeOffCpu(uint32_t tgid, uint64_t addedNs);
   void runTaskIterator(bpf_program* program, const char* what);
   void unwindMapsChanged();  // tells the walker its cached native unwind rows are stale
   void processMapsChanged();  // tells the sampler its cached targets and JVM layouts are stale
