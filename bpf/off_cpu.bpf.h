@@ -13,11 +13,12 @@
  * waits still going on then: their records have the kernel frames only, since no thread passes through
  * its own context while it still waits.
  * Picking by off-CPU time keeps the data rate bounded at any switch rate: a wait of at least `interval` is
- * always recorded, standing for its own length; shorter ones add up per thread, and the one that takes the
- * sum past the next stride is recorded, standing for that stride. Strides are drawn at random from
+ * always recorded, standing for itself; shorter ones add up per thread, and the one that takes the sum past
+ * the next stride is recorded, standing for that stride. Strides are drawn at random from
  * [interval/2, 3*interval/2), so that waits that alternate with a period (A, B, A, B…) cannot alias onto one
- * of them: a short wait is picked with a probability about its share of a stride, and the weights of each
- * thread's records add up to its off-CPU time to within one stride. */
+ * of them: a short wait is picked with a probability about its share of a stride. What a wait stands for
+ * is the kernel's own figure (accounted_off_time), so that each thread's weights add up to what schedstat
+ * says it spent off CPU, to within one stride. */
 #ifndef JFRBPF_OFF_CPU_BPF_H
 #define JFRBPF_OFF_CPU_BPF_H
 
