@@ -62,6 +62,7 @@ Recorded readRecording(const std::string& path) {
       if (auto thread = threadOf(event)) {
         out.kernelCpuNsByThread[thread->osThreadId] += event.getLong("cpuTime");
         out.wallNsByThread[thread->osThreadId] += event.getLong("wallTime");
+        out.runDelayNsByThread[thread->osThreadId] += event.getLong("runDelay");
       }
     } else if (type == "jfrbpf.Note") {
       out.notes.emplace_back(message.of(event).asString());

@@ -49,6 +49,8 @@ struct Recorded {
   std::map<int64_t, int64_t> kernelCpuNsByThread;
   // osThreadId -> the span of the recording it was alive for (jfrbpf.ThreadCPUTime wallTime)
   std::map<int64_t, int64_t> wallNsByThread;
+  // osThreadId -> its time waiting for a CPU over the recording (jfrbpf.ThreadCPUTime runDelay)
+  std::map<int64_t, int64_t> runDelayNsByThread;
   int64_t lostTotal = 0;
   std::map<std::string, int64_t> lossCauses;  // jfrbpf.SampleLoss cause -> lostSamples
   std::vector<std::string> notes;             // jfrbpf.Note messages

@@ -94,8 +94,8 @@ OffCpuRecordingFacts writeOffCpuRecording(const std::string& path, bool threadCp
   out.offCpuSample(start + 1300 * ms, 100 * ms, gc, gcWait, false, 100 * ms, "unknown", 0);
   out.offCpuSamplesLost(start + 1900 * ms, mainThread, F::kMainLost, F::kMainLostTime);
   if (threadCpuTime) {
-    out.threadCpuTime(start + 1990 * ms, mainThread, F::kMainKernelCpu, F::kMainWall);
-    out.threadCpuTime(start + 1990 * ms, worker, F::kWorkerKernelCpu, F::kWorkerWall);
+    out.threadCpuTime(start + 1990 * ms, mainThread, F::kMainKernelCpu, F::kMainWall, 0);
+    out.threadCpuTime(start + 1990 * ms, worker, F::kWorkerKernelCpu, F::kWorkerWall, 0);
   }
   out.close();
   return OffCpuRecordingFacts{};

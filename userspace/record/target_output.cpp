@@ -91,7 +91,8 @@ void TargetOutput::writeThreadCpuTimes(jfr::Ticks now, pid_t pid, const ThreadCp
     // Idle threads too when waits are recorded: their off-CPU time is checked against wallTime - cpuTime.
     if (used == 0 && !sampler_.offCpuLoaded()) continue;
     out_->threadCpuTime(now, threads_.threadFor(pid, tid), static_cast<jfr::Ticks>(used),
-                        static_cast<jfr::Ticks>(wallTimeBetween(start->second, end, pid, tid)));
+                        static_cast<jfr::Ticks>(wallTimeBetween(start->second, end, pid, tid)),
+                        static_cast<jfr::Ticks>(runDelayBetween(start->second, end, tid)));
   }
 }
 

@@ -41,7 +41,10 @@ ThreadCpuTimes readThreadCpuTimes(pid_t pid) {
   ThreadCpuTimes times;
   times.atNs = clockNs(CLOCK_MONOTONIC);  // the clock of a task's start time, which the sampler compares
   for (pid_t tid : proc::listTasks(pid)) {
-    if (auto schedstat = proc::readSchedstat(pid, tid)) times.byTid[tid] = schedstat->onCpuNs;
+    if (auto schedstat = proc::readSchedstat(pid, tid)) {
+      times.byTid[tid] = schedstat->onCpuNs;
+      times.runDelayByTid[tid] = schedstat->runQueueWaitNs;
+    }
   }
   return times;
 }
@@ -51,12 +54,26 @@ uint64_t wallTimeBetween(const ThreadCpuTimes& start, const ThreadCpuTimes& end,
   return end.atNs > from ? end.atNs - from : 0;
 }
 
-uint64_t cpuTimeBetween(const ThreadCpuTimes& start, const ThreadCpuTimes& end, pid_t tid) {
-  auto last = end.byTid.find(tid);
-  if (last == end.byTid.end()) return 0;
-  auto first = start.byTid.find(tid);
-  uint64_t from = first == start.byTid.end() ? 0 : first->second;
+namespace {
+
+// A per-thread counter's growth from `start` to `end`: all of it for a thread that started in between.
+uint64_t growth(const std::unordered_map<pid_t, uint64_t>& start, const std::unordered_map<pid_t, uint64_t>& end,
+                pid_t tid) {
+  auto last = end.find(tid);
+  if (last == end.end()) return 0;
+  auto first = start.find(tid);
+  uint64_t from = first == start.end() ? 0 : first->second;
   return last->second > from ? last->second - from : 0;
+}
+
+}  // namespace
+
+uint64_t cpuTimeBetween(const ThreadCpuTimes& start, const ThreadCpuTimes& end, pid_t tid) {
+  return growth(start.byTid, end.byTid, tid);
+}
+
+uint64_t runDelayBetween(const ThreadCpuTimes& start, const ThreadCpuTimes& end, pid_t tid) {
+  return growth(start.runDelayByTid, end.runDelayByTid, tid);
 }
 
 }  // namespace jfrbpf::record

@@ -355,6 +355,10 @@ void addJfrbpfEvents(Element& metadata) {
              {label("Wall Time"), timespan("TICKS"),
               description("The span of the recording the thread was alive for: wallTime - cpuTime is the time it "
                           "spent off CPU, what its off-CPU samples' weights stand for")}),
+       field("runDelay", kLongType,
+             {label("Run Delay"), timespan("TICKS"),
+              description("Its time runnable but waiting for a CPU over the same span, by the kernel's accounting "
+                          "(schedstat's second field)")}),
        category({"jfrbpf"}), label("Thread CPU Time"),
        description("What each thread alive at the end of the recording used, for comparison with the CPU time "
                    "its samples stand for (their samplingPeriod)")}));

@@ -268,7 +268,7 @@ void Recording::truncatedStacks(Ticks startTime, std::string_view cause, int64_t
   s.recorded(kTruncatedStacksEvent, startTime);
 }
 
-void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, Ticks wallTime) {
+void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, Ticks wallTime, Ticks runDelay) {
   State& s = *state_;
   if (s.closed) return;
   ByteBuffer& out = s.chunk.events();
@@ -278,6 +278,7 @@ void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, T
   out.putVarint(s.threadKey(thread));
   out.putLong(cpuTime);
   out.putLong(wallTime);
+  out.putLong(runDelay);
   out.endRecord(record);
   s.recorded(kThreadCpuTimeEvent, startTime);
 }

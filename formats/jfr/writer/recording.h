@@ -64,9 +64,9 @@ class Recording {
   void note(Ticks startTime, std::string_view severity, std::string_view message);
   // Samples whose stacks stopped before the thread's outermost frame for `cause`, since the last such event.
   void truncatedStacks(Ticks startTime, std::string_view cause, int64_t samples);
-  // The thread's CPU time over the recording, as the kernel accounted it, and the span of the recording it
-  // was alive for (wallTime - cpuTime: its time off CPU).
-  void threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, Ticks wallTime);
+  // The thread's CPU time over the recording, as the kernel accounted it, the span of the recording it was
+  // alive for (wallTime - cpuTime: its time off CPU), and its time runnable but waiting for a CPU.
+  void threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, Ticks wallTime, Ticks runDelay);
   // jfrbpf.OffCPUSample: the thread was off CPU from startTime for duration, left it in `state` with `frames`
   // on its stack, and waited runDelay for a CPU after its wake-up; the event stands for `weight` of its
   // off-CPU time.
