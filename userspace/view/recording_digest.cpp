@@ -33,7 +33,7 @@ bool wantedHere(const TypeInfo& type) {
 std::string firstLine(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
 
 void addThreadTime(std::map<int64_t, int64_t>& totals, int64_t osThreadId, std::optional<int64_t> nanos) {
-  if (!nanos || *nanos <= 0) return;
+  if (!nanos || *nanos < 0) return;  // 0 is a figure too: an idle thread's CPU time
   int64_t& total = totals[osThreadId];
   total = convert::saturatingAdd(total, *nanos);
 }
