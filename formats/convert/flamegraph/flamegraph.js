@@ -232,7 +232,7 @@
     fmt(data.samples) + ' samples',
     byTime ? seconds(data.cpuNanos / 1e9) + ' of ' + data.measure
       : data.cpuKnown ? seconds(data.cpuNanos / 1e9) + ' of CPU time' : null,
-    data.threads.length + ' threads',
+    data.threads.length + (data.threads.length === 1 ? ' thread' : ' threads'),
     data.start ? clock(data.start) + ' + ' + seconds(data.duration / 1000) : null,
   ].filter(Boolean).join(' \u00b7 ');
 
