@@ -34,15 +34,20 @@ class LossLedger {
  private:
   jfr::Recording& out_;
   ThreadRegistry& threads_;
+  // A cumulative count and the time it stands for, as last reported.
   struct Reported {
-    uint64_t samples = 0;
-    uint64_t cpuNs = 0;
-    uint64_t offCpu = 0;
-    uint64_t offCpuNs = 0;
+    uint64_t count = 0;
+    uint64_t ns = 0;
+    // What grew since the last report (count 0: nothing), remembering the new totals.
+    Reported advanceTo(uint64_t totalCount, uint64_t totalNs);
+  };
+  struct ThreadReported {
+    Reported cpu;
+    Reported offCpu;
   };
   // jfrbpf.OffCPUSamplesLost with what the thread lost since the last report.
   void reportOffCpuLoss(jfr::Ticks now, const ThreadLoss& loss, Reported& reported);
-  std::unordered_map<uint32_t, Reported> reported_;  // tid -> cumulative counts already written
+  std::unordered_map<uint32_t, ThreadReported> reported_;  // tid -> cumulative counts already written
   std::unordered_map<std::string, uint64_t> byCause_;
   uint64_t total_ = 0;
   uint64_t offCpuLost_ = 0;
