@@ -165,6 +165,7 @@ TEST_P(JavaAgent, AttachesToAJvmOfAnotherUser) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::snprintf(address.sun_path, sizeof address.sun_path, "%s", stale.c_str());
+    ::unlink(stale.c_str());  // a real leftover of that pid is as stale as the one planted here
     ASSERT_EQ(::bind(planted.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0) << stale;
   }
 
