@@ -1,5 +1,5 @@
-/* --off-cpu: where the target's threads wait. Three scheduler tracepoints and one on the way back to user
- * mode, all loaded only when the loader asks for off-CPU records:
+/* --off-cpu: where the target's threads wait. A scheduler tracepoint and one on the way back to user mode,
+ * both loaded only when the loader asks for off-CPU records:
  * - sched_switch, as a target thread leaves the CPU: when and in which state (sleeping, uninterruptible,
  *   preempted). As one comes back: how long it was off, and whether that interval is picked. A picked
  *   interval takes the thread's kernel stack there (bpf_get_task_stack: it is not running, so its stack is
@@ -8,7 +8,6 @@
  *   every thread, and the kernel then passes here after each switch): its user stack has not moved since it
  *   left the CPU, and this is the first moment its own address space can be read, so the walker takes it
  *   here and the record goes out.
- * - sched_wakeup: when a sleeping thread became runnable, for the time it then waited for a CPU.
  * And an iterator over tasks, run once as the recording stops (after the hooks are detached), for the
  * waits still going on then: their records have the kernel frames only, since no thread passes through
  * its own context while it still waits.
@@ -18,7 +17,9 @@
  * [interval/2, 3*interval/2), so that waits that alternate with a period (A, B, A, B…) cannot alias onto one
  * of them: a short wait is picked with a probability about its share of a stride. What a wait stands for
  * is the kernel's own figure (accounted_off_time), so that each thread's weights add up to what schedstat
- * says it spent off CPU, to within one stride. */
+ * says it spent off CPU, to within one stride. Each record also carries the thread's run delay (time runnable,
+ * waiting for a CPU) since its previous record, read from the kernel's own count (what schedstat shows), so
+ * that these too add up to the kernel's figure per thread. */
 #ifndef JFRBPF_OFF_CPU_BPF_H
 #define JFRBPF_OFF_CPU_BPF_H
 
@@ -37,12 +38,12 @@ __u64 off_cpu_prime_failures = 0;
 #define TASK_UNINTERRUPTIBLE_STATE 0x0002
 
 struct off_cpu_thread {
-  __u64 off_ns;   /* when it left the CPU; 0 while it runs */
-  __u64 woken_ns; /* its wake-up since (0: none seen) */
-  __u32 state;    /* enum jfrbpf_off_cpu_state, as it left */
-  __u32 pending;  /* a picked interval waits for the thread's user stack */
-  __u32 seen;     /* a switch of the thread was seen: off_ns is 0 only while it runs */
-  __u32 reserved;
+  __u64 off_ns;  /* when it left the CPU; 0 while it runs */
+  __u32 state;   /* enum jfrbpf_off_cpu_state, as it left */
+  __u32 pending; /* a picked interval waits for the thread's user stack */
+  __u32 seen;    /* a switch of the thread was seen: off_ns is 0 only while it runs */
+  __u32 run_delay_based; /* reported_run_delay holds where its count starts */
+  __u64 reported_run_delay; /* the kernel's run delay of the thread as of its last record sent */
   __u64 in_ns;      /* when it last came on a CPU (0: not seen yet) */
   __u64 in_runtime; /* its CPU time (se.sum_exec_runtime) then */
   __u64 carry_ns;  /* short waits since the last pick */
@@ -51,7 +52,6 @@ struct off_cpu_thread {
   __u64 start_ns;
   __u64 duration_ns;
   __u64 weight_ns;
-  __u64 run_delay_ns;
   __u32 pending_state;
   __u32 kernel_depth;
   __u64 kernel_stack[JFRBPF_MAX_KERNEL_FRAMES];
@@ -112,14 +112,32 @@ static __always_inline __u64 pick_weight(struct off_cpu_thread* t, __u64 duratio
   return weight;
 }
 
-static __always_inline void switched_out(struct task_struct* prev, bool preempt, unsigned int prev_state, __u64 now) {
+/* The kernel's count of the time `task` spent runnable, waiting for a CPU (sched_info.run_delay: schedstat's
+ * second field); 0 in a kernel without it. */
+static __always_inline __u64 kernel_run_delay(struct task_struct* task) {
+  if (!bpf_core_field_exists(task->sched_info)) return 0;
+  return BPF_CORE_READ(task, sched_info.run_delay);
+}
+
+/* Where the run delays of thread `task` start counting, the first time its storage `t` is seen (primed
+ * threads have it from the recording's start): from its birth for a thread started since its process became
+ * a target, else from now. */
+static __always_inline void base_run_delay(struct task_struct* task, struct off_cpu_thread* t,
+                                           const struct jfrbpf_target* target) {
+  if (t->run_delay_based) return;
+  t->reported_run_delay = task->start_time > target->added_ns ? 0 : kernel_run_delay(task);
+  t->run_delay_based = 1;
+}
+
+static __always_inline void switched_out(struct task_struct* prev, const struct jfrbpf_target* target, bool preempt,
+                                         unsigned int prev_state, __u64 now) {
   struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   if (!t) {
     count(JFRBPF_COUNTER_OFF_CPU_NO_STORAGE);
     return;
   }
+  base_run_delay(prev, t, target);
   t->off_ns = now;
-  t->woken_ns = 0;
   t->seen = 1;
   if (preempt || prev_state == TASK_RUNNING_STATE) {
     t->state = JFRBPF_OFF_CPU_PREEMPTED;
@@ -134,15 +152,18 @@ static __always_inline bool has_rseq(struct task_struct* task) {
   return BPF_CORE_READ(task, rseq) != 0;
 }
 
-/* Builds the record of `t`'s picked interval in scratch `s` after its user frames (`udepth` of them), and
- * sends it; the interval is no longer pending either way. */
-static __always_inline void send_off_cpu(struct sampler_scratch* s, struct off_cpu_thread* t, __u32 udepth) {
+/* Builds the record of `task`'s picked interval (in `t`) in scratch `s` after its user frames (`udepth` of
+ * them), and sends it; the interval is no longer pending either way. Its run delay is what the kernel
+ * counted since the thread's last record sent: a lost record's goes with the next one. */
+static __always_inline void send_off_cpu(struct task_struct* task, struct sampler_scratch* s, struct off_cpu_thread* t,
+                                         __u32 udepth) {
   struct jfrbpf_sample_record* rec = &s->record;
   rec->flags |= JFRBPF_SAMPLE_OFF_CPU | JFRBPF_SAMPLE_IN_KERNEL;
   rec->off_cpu_state = (__u16)t->pending_state;
   rec->cpu_time_ns = t->weight_ns;
   rec->off_cpu_ns = t->duration_ns;
-  rec->run_delay_ns = t->run_delay_ns;
+  __u64 run_delay = kernel_run_delay(task);
+  rec->run_delay_ns = run_delay > t->reported_run_delay ? run_delay - t->reported_run_delay : 0;
   __u32 kdepth = t->kernel_depth;
   if (kdepth > JFRBPF_MAX_KERNEL_FRAMES) kdepth = JFRBPF_MAX_KERNEL_FRAMES;
   if (udepth > JFRBPF_MAX_USER_FRAMES) udepth = JFRBPF_MAX_USER_FRAMES;
@@ -159,6 +180,7 @@ static __always_inline void send_off_cpu(struct sampler_scratch* s, struct off_c
     charge_off_cpu_loss(rec->tgid, rec->tid, t->weight_ns);
     return;
   }
+  t->reported_run_delay = run_delay;
   count(JFRBPF_COUNTER_OFF_CPU_SAMPLED);
 }
 
@@ -187,7 +209,7 @@ static __always_inline void send_without_user_stack(struct task_struct* task, st
   s->record.user_depth = 0;
   s->record.walk_end = JFRBPF_WALK_NOT_TAKEN;
   count(JFRBPF_COUNTER_OFF_CPU_NO_USER_STACK);
-  send_off_cpu(s, t, 0);
+  send_off_cpu(task, s, t, 0);
   s->walk.busy = 0;
 }
 
@@ -224,7 +246,7 @@ static __always_inline __u64 accounted_off_time(struct task_struct* task, struct
 }
 
 static __always_inline bool pick_interval(struct task_struct* task, struct off_cpu_thread* t, __u64 start, __u32 state,
-                                          __u64 woken, __u64 end) {
+                                          __u64 end) {
   if (end <= start) return false;
   __u64 duration = end - start;
   count(JFRBPF_COUNTER_OFF_CPU_INTERVALS);
@@ -232,14 +254,12 @@ static __always_inline bool pick_interval(struct task_struct* task, struct off_c
   if (off == 0) return false;
   __u64 weight = pick_weight(t, off);
   if (weight == 0) return false;
-  __u64 run_delay = woken > start ? end - woken : (state == JFRBPF_OFF_CPU_PREEMPTED ? duration : 0);
   if (t->pending) {
     /* Back on the CPU and off again without reaching user mode (e.g. woken from one wait into another in
      * the kernel): the same user stack, so one record stands for both; it keeps the longer one's kernel
      * stack and state. */
     count(JFRBPF_COUNTER_OFF_CPU_MERGED);
     t->weight_ns += weight;
-    t->run_delay_ns += run_delay;
     if (duration <= t->duration_ns) return true;
     t->duration_ns = duration;
     t->pending_state = state;
@@ -247,7 +267,6 @@ static __always_inline bool pick_interval(struct task_struct* task, struct off_c
     t->start_ns = start;
     t->duration_ns = duration;
     t->weight_ns = weight;
-    t->run_delay_ns = run_delay;
     t->pending_state = state;
     t->pending = 1;
   }
@@ -262,6 +281,7 @@ static __always_inline void switched_in(struct task_struct* next, const struct j
     count(JFRBPF_COUNTER_OFF_CPU_NO_STORAGE);
     return;
   }
+  base_run_delay(next, t, target);
   __u32 state = t->state;
   __u64 start = t->off_ns;
   if (start == 0) {
@@ -269,11 +289,9 @@ static __always_inline void switched_in(struct task_struct* next, const struct j
     if (t->seen) return;
     start = unseen_start(next, target, &state);
   }
-  __u64 woken = t->woken_ns;
   t->off_ns = 0;
-  t->woken_ns = 0;
   t->seen = 1;
-  if (pick_interval(next, t, start, state, woken, now) && !has_rseq(next)) send_without_user_stack(next, t);
+  if (pick_interval(next, t, start, state, now) && !has_rseq(next)) send_without_user_stack(next, t);
 }
 
 SEC("tp_btf/sched_switch")
@@ -281,17 +299,10 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct* prev, struct tas
              unsigned int prev_state) {
   __u64 now = bpf_ktime_get_ns();
   if (window_ended(now)) return 0;
-  if (target_of(prev)) switched_out(prev, preempt, prev_state, now);
+  const struct jfrbpf_target* left = target_of(prev);
+  if (left) switched_out(prev, left, preempt, prev_state, now);
   const struct jfrbpf_target* target = target_of(next);
   if (target) switched_in(next, target, now);
-  return 0;
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_sched_wakeup, struct task_struct* task) {
-  if (window_ended(bpf_ktime_get_ns()) || !target_of(task)) return 0;
-  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, 0);
-  if (t && t->off_ns) t->woken_ns = bpf_ktime_get_ns();
   return 0;
 }
 
@@ -315,7 +326,7 @@ int BPF_PROG(on_rseq_update, struct task_struct* task) {
   s->record.top_bcp_register = BPF_CORE_READ(user, r13);
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(w->end);
-  send_off_cpu(s, t, udepth);
+  send_off_cpu(task, s, t, udepth);
   w->busy = 0;
   return 0;
 }
@@ -331,6 +342,7 @@ int flush_off_cpu(struct bpf_iter__task* ctx) {
   if (!target) return 0;
   struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   if (!t) return 0;
+  base_run_delay(task, t, target);
   if (t->pending) send_without_user_stack(task, t);
   __u32 state = t->state;
   __u64 start = t->off_ns;
@@ -346,10 +358,8 @@ int flush_off_cpu(struct bpf_iter__task* ctx) {
       state = (now_state & TASK_UNINTERRUPTIBLE_STATE) ? JFRBPF_OFF_CPU_UNINTERRUPTIBLE : JFRBPF_OFF_CPU_SLEEPING;
     }
   }
-  __u64 woken = t->woken_ns;
   t->off_ns = 0;
-  t->woken_ns = 0;
-  if (pick_interval(task, t, start, state, woken, off_cpu_stop_ns)) send_without_user_stack(task, t);
+  if (pick_interval(task, t, start, state, off_cpu_stop_ns)) send_without_user_stack(task, t);
   return 0;
 }
 
@@ -376,6 +386,8 @@ int prime_off_cpu(struct bpf_iter__task* ctx) {
   if (t->in_ns == 0 && seed && seed->tgid == task->tgid) {
     t->in_ns = off_cpu_prime_added_ns;
     t->in_runtime = seed->cpu_time_ns;
+    t->reported_run_delay = seed->run_delay_ns;
+    t->run_delay_based = 1;
   }
   return 0;
 }

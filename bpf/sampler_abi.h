@@ -124,6 +124,7 @@ struct jfrbpf_thread_cpu_seed {
   __u32 tgid;
   __u32 reserved;
   __u64 cpu_time_ns;
+  __u64 run_delay_ns; /* schedstat's second field then: where --off-cpu's run delays start */
 };
 
 /* Value of the targets map: which processes are profiled. */

@@ -30,7 +30,7 @@ struct OffCpuState {
   std::string name;
   uint64_t events = 0;
   int64_t nanos = 0;          // off-CPU time: the sum of their weights
-  int64_t runDelayNanos = 0;  // the sum of their run delays (wake-up to running)
+  int64_t runDelayNanos = 0;  // the sum of their run delays (time runnable, waiting for a CPU)
 };
 
 // Feeds on the events of one pass over a recording (see scanRecording), like SampleCollector.

@@ -99,13 +99,13 @@ TEST_F(ViewOffCpu, WaitsByMethodAndKernelFunction) {
   EXPECT_EQ(kernel[3], (std::vector<std::string>{"irqentry_exit_to_user_mode (kernel)", "40.00 ms", "1.29%", "2"}));
 }
 
-TEST_F(ViewOffCpu, StatesWithMeanRunDelay) {
+TEST_F(ViewOffCpu, StatesWithTheirRunDelay) {
   Rows states = tableRows(offCpuView(digest()), "Off-CPU Time by State");
   ASSERT_EQ(states.size(), 4u);
-  EXPECT_EQ(states[0], (std::vector<std::string>{"sleeping", "2.90 s", "93.55%", "7", "78.6 us"}));  // 550 us / 7
+  EXPECT_EQ(states[0], (std::vector<std::string>{"sleeping", "2.90 s", "93.55%", "7", "550.0 us"}));  // 4 x 100 + 3 x 50
   EXPECT_EQ(states[1], (std::vector<std::string>{"unknown", "100.00 ms", "3.23%", "1", "0 ns"}));
   EXPECT_EQ(states[2], (std::vector<std::string>{"uninterruptible", "60.00 ms", "1.94%", "1", "1.00 ms"}));
-  EXPECT_EQ(states[3], (std::vector<std::string>{"preempted", "40.00 ms", "1.29%", "2", "20.00 ms"}));
+  EXPECT_EQ(states[3], (std::vector<std::string>{"preempted", "40.00 ms", "1.29%", "2", "40.00 ms"}));
 }
 
 TEST_F(ViewOffCpu, ThreadsWithTheirCpuTimeAndLosses) {
@@ -141,7 +141,7 @@ TEST_F(ViewOffCpu, ThreadAndMethodFilters) {
   EXPECT_EQ(methods[0], (std::vector<std::string>{"java.lang.Object.wait(long)", "900.00 ms", "90.00%", "3"}));
   Rows states = tableRows(text, "Off-CPU Time by State");
   ASSERT_EQ(states.size(), 3u) << text;
-  EXPECT_EQ(states[0], (std::vector<std::string>{"sleeping", "900.00 ms", "90.00%", "3", "50.0 us"}));
+  EXPECT_EQ(states[0], (std::vector<std::string>{"sleeping", "900.00 ms", "90.00%", "3", "150.0 us"}));  // 3 x 50
   Rows threads = tableRows(text, "Off-CPU Time by Thread");
   ASSERT_EQ(threads.size(), 1u) << text;
   EXPECT_EQ(threads[0][0], "worker-1");

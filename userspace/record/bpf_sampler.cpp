@@ -93,9 +93,8 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   }
   offCpu_ = config.offCpu;
   skel_->rodata->off_cpu_interval_ns = std::min(config.offCpuIntervalNs, kMaxOffCpuIntervalNs);
-  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_sched_wakeup,
-                               skel_->progs.on_rseq_update, skel_->progs.flush_off_cpu,
-                               skel_->progs.prime_off_cpu}) {
+  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_rseq_update,
+                               skel_->progs.flush_off_cpu, skel_->progs.prime_off_cpu}) {
     bpf_program__set_autoload(program, offCpu_);
   }
   int err = sampler::load(skel_);
@@ -111,8 +110,7 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
 void BpfSampler::attachOffCpuHooks() {
   // Before any process is a target: a thread whose leaving these hooks did not see has been off CPU since
   // its process became one (bpf/off_cpu.bpf.h).
-  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_sched_wakeup,
-                               skel_->progs.on_rseq_update}) {
+  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_rseq_update}) {
     Link link(bpf_program__attach(program));
     if (!link) {
       int err = errno;
@@ -120,7 +118,7 @@ void BpfSampler::attachOffCpuHooks() {
       sampler::destroy(skel_);
       skel_ = nullptr;
       throw Error(std::string("attaching the off-CPU hook ") + bpf_program__name(program) + " failed: " +
-                      std::strerror(err) + " (--off-cpu needs the sched_switch, sched_wakeup and rseq_update "
+                      std::strerror(err) + " (--off-cpu needs the sched_switch and rseq_update "
                       "tracepoints with BTF; record without --off-cpu)",
                   ErrorKind::Environment);
     }
@@ -175,7 +173,8 @@ void BpfSampler::unwindMapsChanged() {
 void BpfSampler::addTarget(uint32_t tgid, const ThreadCpuTimes& start) {
   for (const auto& [tid, cpuNs] : start.byTid) {
     auto key = static_cast<uint32_t>(tid);
-    jfrbpf_thread_cpu_seed seed{tgid, 0, cpuNs};
+    auto runDelay = start.runDelayByTid.find(tid);
+    jfrbpf_thread_cpu_seed seed{tgid, 0, cpuNs, runDelay == start.runDelayByTid.end() ? 0 : runDelay->second};
     bpf_map__update_elem(skel_->maps.thread_cpu_seeds, &key, sizeof(key), &seed, sizeof(seed), BPF_ANY);
   }
   if (offCpu_) primeOffCpu(tgid, start.atNs);

@@ -79,12 +79,11 @@ std::string byState(const OffCpuDigest& offCpu, const ViewOptions& options) {
                                             {"Off-CPU Time", Align::kRight},
                                             {"Percent", Align::kRight},
                                             {"Samples", Align::kRight},
-                                            {"Mean Run Delay", Align::kRight}});
+                                            {"Run Delay", Align::kRight}});
   for (size_t i = 0; i < offCpu.states.size() && i < options.top; ++i) {
     const convert::OffCpuState& s = offCpu.states[i];
-    int64_t meanDelay = s.events ? s.runDelayNanos / static_cast<int64_t>(s.events) : 0;
-    table.addRow(
-        {s.name, humanDuration(s.nanos), share(s.nanos, total), groupThousands(s.events), humanDuration(meanDelay)});
+    table.addRow({s.name, humanDuration(s.nanos), share(s.nanos, total), groupThousands(s.events),
+                  humanDuration(s.runDelayNanos)});
   }
   return table.render(options.width);
 }

@@ -384,7 +384,8 @@ void addJfrbpfEvents(Element& metadata) {
                                           "unknown (off CPU since before the recording)")}),
        field("runDelay", kLongType,
              {label("Run Delay"), timespan("TICKS"),
-              description("From the wake-up to running again: time spent runnable, waiting for a CPU")}),
+              description("The thread's time runnable but waiting for a CPU since its previous event, by the "
+                          "kernel's accounting (schedstat): summed over a thread's events, its run delay")}),
        category({"jfrbpf"}), label("Off-CPU Sample"),
        description("An interval a thread spent off CPU, picked by off-CPU time: every wait of at least the "
                    "throttle, and about one per throttle of the shorter ones, weighted by the time it stands for")}));
