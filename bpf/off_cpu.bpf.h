@@ -8,9 +8,10 @@
  *   every thread, and the kernel then passes here after each switch): its user stack has not moved since it
  *   left the CPU, and this is the first moment its own address space can be read, so the walker takes it
  *   here and the record goes out.
- * And an iterator over tasks, run once as the recording stops (after the hooks are detached), for the
- * waits still going on then: their records have the kernel frames only, since no thread passes through
- * its own context while it still waits.
+ * And an iterator over tasks, run as the recording stops (after the hooks are detached), for the waits still
+ * going on then. No waiting thread passes through its own context, but any thread of its process reads the
+ * same memory: run by the JVM agent's thread (the loader hands it the iterator), it walks their user stacks
+ * too; run by the loader, for processes without an agent, it sends their kernel frames only.
  * Picking by off-CPU time keeps the data rate bounded at any switch rate: a wait of at least `interval` is
  * always recorded, standing for itself; shorter ones add up per thread, and the one that takes the sum past
  * the next stride is recorded, standing for that stride. Strides are drawn at random from
@@ -33,6 +34,8 @@ __u64 off_cpu_stop_ns = 0;
 __u32 off_cpu_prime_tgid = 0;
 __u64 off_cpu_prime_added_ns = 0; /* its jfrbpf_target.added_ns-to-be */
 __u64 off_cpu_prime_failures = 0;
+/* Passes of flush_off_cpu that ran to their end: the loader waits for those it handed to agents. */
+__u64 off_cpu_flush_passes = 0;
 
 #define TASK_RUNNING_STATE 0x0000
 #define TASK_UNINTERRUPTIBLE_STATE 0x0002
@@ -44,6 +47,8 @@ struct off_cpu_thread {
   __u32 seen;    /* a switch of the thread was seen: off_ns is 0 only while it runs */
   __u32 run_delay_based; /* reported_run_delay holds where its count starts */
   __u64 reported_run_delay; /* the kernel's run delay of the thread as of its last record sent */
+  __u64 switches;  /* its context switches (nvcsw + nivcsw) as it last left the CPU */
+  __u64 flushed;   /* flush_off_cpu took it (the agent's pass and the loader's may meet) */
   __u64 in_ns;      /* when it last came on a CPU (0: not seen yet) */
   __u64 in_runtime; /* its CPU time (se.sum_exec_runtime) then */
   __u64 carry_ns;  /* short waits since the last pick */
@@ -64,6 +69,16 @@ struct {
   __type(key, int);
   __type(value, struct off_cpu_thread);
 } off_cpu_threads SEC(".maps");
+
+/* Each target thread's run delay (schedstat's) as the loader read it at the window's end, by tid: records
+ * sent after the end count up to there, not up to when they go out (see run_delay_now). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(max_entries, 65536);
+  __type(key, __u32);
+  __type(value, __u64);
+} run_delay_ends SEC(".maps");
 
 /* After the window's end nothing changes: flush_off_cpu closes every wait still going on then. */
 static __always_inline bool window_ended(__u64 now) {
@@ -119,6 +134,16 @@ static __always_inline __u64 kernel_run_delay(struct task_struct* task) {
   return BPF_CORE_READ(task, sched_info.run_delay);
 }
 
+/* The run delay of `task` a record sent now counts up to: the kernel's count, or after the window's end
+ * what the loader read then (a thread that ran again since has more). */
+static __always_inline __u64 run_delay_now(struct task_struct* task) {
+  __u64 now = kernel_run_delay(task);
+  if (*(volatile __u64*)&off_cpu_stop_ns == 0) return now;
+  __u32 tid = task->pid;
+  __u64* end = bpf_map_lookup_elem(&run_delay_ends, &tid);
+  return end && *end < now ? *end : now;
+}
+
 /* Where the run delays of thread `task` start counting, the first time its storage `t` is seen (primed
  * threads have it from the recording's start): from its birth for a thread started since its process became
  * a target, else from now. */
@@ -138,6 +163,7 @@ static __always_inline void switched_out(struct task_struct* prev, const struct 
   }
   base_run_delay(prev, t, target);
   t->off_ns = now;
+  t->switches = prev->nvcsw + prev->nivcsw;
   t->seen = 1;
   if (preempt || prev_state == TASK_RUNNING_STATE) {
     t->state = JFRBPF_OFF_CPU_PREEMPTED;
@@ -162,7 +188,7 @@ static __always_inline void send_off_cpu(struct task_struct* task, struct sample
   rec->off_cpu_state = (__u16)t->pending_state;
   rec->cpu_time_ns = t->weight_ns;
   rec->off_cpu_ns = t->duration_ns;
-  __u64 run_delay = kernel_run_delay(task);
+  __u64 run_delay = run_delay_now(task);
   rec->run_delay_ns = run_delay > t->reported_run_delay ? run_delay - t->reported_run_delay : 0;
   __u32 kdepth = t->kernel_depth;
   if (kdepth > JFRBPF_MAX_KERNEL_FRAMES) kdepth = JFRBPF_MAX_KERNEL_FRAMES;
@@ -306,14 +332,12 @@ int BPF_PROG(on_sched_switch, bool preempt, struct task_struct* prev, struct tas
   return 0;
 }
 
-/* The thread returns to user mode after a switch, in its own context: its picked interval gets its user
- * stack, unchanged since it left the CPU. */
-SEC("tp_btf/rseq_update")
-int BPF_PROG(on_rseq_update, struct task_struct* task) {
-  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, 0);
-  if (!t || !t->pending) return 0;
+/* Sends the record of `task`'s picked interval with its user stack, walked from the user registers it
+ * entered the kernel with. Only where the current address space is `task`'s (the walker reads user memory
+ * through it): in its own context, or in another thread of its process. */
+static __always_inline void send_with_user_stack(struct task_struct* task, struct off_cpu_thread* t) {
   struct sampler_scratch* s = claim_off_cpu_scratch(task, t);
-  if (!s) return 0;
+  if (!s) return;
   __u32 tgid = task->tgid;
   __u32 scratch_key = SCRATCH_OFF_CPU;
   load_process(s, tgid, true);
@@ -328,22 +352,50 @@ int BPF_PROG(on_rseq_update, struct task_struct* task) {
   end_count(w->end);
   send_off_cpu(task, s, t, udepth);
   w->busy = 0;
+}
+
+/* The thread returns to user mode after a switch, in its own context: its picked interval gets its user
+ * stack, unchanged since it left the CPU. */
+SEC("tp_btf/rseq_update")
+int BPF_PROG(on_rseq_update, struct task_struct* task) {
+  struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, 0);
+  if (t && t->pending) send_with_user_stack(task, t);
   return 0;
 }
 
+/* Whether `task`'s user registers and stack are still those of the wait recorded for it at the window's
+ * end: it is off CPU, and a thread seen leaving has not switched since (a thread never seen switching was
+ * off CPU throughout the window). */
+static __always_inline bool still_in_its_wait(struct task_struct* task, struct off_cpu_thread* t) {
+  if (task->on_cpu) return false;
+  if (!t->seen) return true;
+  return t->off_ns != 0 && task->nvcsw + task->nivcsw == t->switches;
+}
+
 /* As the recording stops, with the hooks above detached: each target thread still off CPU gets the wait it
- * is in, up to off_cpu_stop_ns, with its kernel frames (and a picked interval that still waited for its
- * user stack goes out with its kernel frames too). */
+ * is in, up to off_cpu_stop_ns (and a picked interval that still waits for its user stack goes out). Run by
+ * a thread of the process (its JVM agent, over that process's threads), a thread still in the wait gets its
+ * user stack too; else kernel frames only. */
 SEC("iter/task")
 int flush_off_cpu(struct bpf_iter__task* ctx) {
   struct task_struct* task = ctx->task;
-  if (!task) return 0;
+  if (!task) {
+    __sync_fetch_and_add(&off_cpu_flush_passes, 1);
+    return 0;
+  }
   const struct jfrbpf_target* target = target_of(task);
   if (!target) return 0;
   struct off_cpu_thread* t = bpf_task_storage_get(&off_cpu_threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!t) return 0;
+  if (!t || __sync_val_compare_and_swap(&t->flushed, 0, 1) != 0) return 0;
   base_run_delay(task, t, target);
-  if (t->pending) send_without_user_stack(task, t);
+  bool walkable = bpf_get_current_task_btf()->tgid == task->tgid && still_in_its_wait(task, t);
+  if (t->pending) {
+    if (walkable) {
+      send_with_user_stack(task, t);
+    } else {
+      send_without_user_stack(task, t);
+    }
+  }
   __u32 state = t->state;
   __u64 start = t->off_ns;
   if (start == 0) {
@@ -359,7 +411,12 @@ int flush_off_cpu(struct bpf_iter__task* ctx) {
     }
   }
   t->off_ns = 0;
-  if (pick_interval(task, t, start, state, off_cpu_stop_ns)) send_without_user_stack(task, t);
+  if (!pick_interval(task, t, start, state, off_cpu_stop_ns)) return 0;
+  if (walkable) {
+    send_with_user_stack(task, t);
+  } else {
+    send_without_user_stack(task, t);
+  }
   return 0;
 }
 

@@ -84,6 +84,8 @@ class Agent {
   void emitGoodbye(protocol::GoodbyeReason reason);
   // Reads the loader's commands; false once the channel is closed or broken.
   bool receiveCommands(JNIEnv* jni);
+  // kReadIterator: reads the loader's BPF iterator `fd` to its end on this thread, then closes it.
+  void readIterator(int fd);
   void flushNonBlocking();
   bool flushBlocking(int timeoutMs);
   // Agent thread: waits for the loader to take bytes; a loader that stalls for long ends the session.

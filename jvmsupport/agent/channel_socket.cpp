@@ -58,12 +58,38 @@ bool waitWritable(int fd, int timeoutMs) {
   return rc > 0 && (p.revents & POLLOUT) != 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
 }
 
-ReceiveResult receiveSome(int fd, uint8_t* buffer, size_t capacity, size_t& received) {
+namespace {
+void takeDescriptors(msghdr& message, ReceivedFds& fds) {
+  for (cmsghdr* h = CMSG_FIRSTHDR(&message); h != nullptr; h = CMSG_NXTHDR(&message, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; ++i) {
+      int received = -1;
+      std::memcpy(&received, CMSG_DATA(h) + i * sizeof(int), sizeof received);
+      if (fds.count < ReceivedFds::kMax) {
+        fds.fds[fds.count++] = received;
+      } else {
+        close(received);
+      }
+    }
+  }
+}
+}  // namespace
+
+ReceiveResult receiveSome(int fd, uint8_t* buffer, size_t capacity, size_t& received, ReceivedFds& fds) {
   received = 0;
   for (;;) {
-    ssize_t n = recv(fd, buffer, capacity, MSG_DONTWAIT);
+    iovec data{buffer, capacity};
+    alignas(cmsghdr) char control[CMSG_SPACE(ReceivedFds::kMax * sizeof(int))];
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    ssize_t n = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n > 0) {
       received = static_cast<size_t>(n);
+      takeDescriptors(message, fds);
       return ReceiveResult::kData;
     }
     if (n == 0) return ReceiveResult::kClosed;

@@ -19,7 +19,14 @@ SendResult sendSome(int fd, const uint8_t* data, size_t size, size_t& sent);
 bool waitWritable(int fd, int timeoutMs);
 
 enum class ReceiveResult { kData, kWouldBlock, kClosed };
-// One non-blocking receive of at most `capacity` bytes; `received` gets the count (kData only).
-ReceiveResult receiveSome(int fd, uint8_t* buffer, size_t capacity, size_t& received);
+// Descriptors that came with the bytes received (SCM_RIGHTS, close-on-exec), in order.
+struct ReceivedFds {
+  static constexpr size_t kMax = 4;
+  int fds[kMax];
+  size_t count = 0;
+};
+// One non-blocking receive of at most `capacity` bytes; `received` gets the count (kData only), `fds` the
+// descriptors that came with them (beyond kMax: closed).
+ReceiveResult receiveSome(int fd, uint8_t* buffer, size_t capacity, size_t& received, ReceivedFds& fds);
 
 }  // namespace jfrbpf::agent

@@ -1,5 +1,7 @@
 #include "jvmsupport/agent/command_reader.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -13,9 +15,10 @@ constexpr size_t kMaxCommandSize = kHeaderSize + protocol::kMaxCommandPayload;
 constexpr size_t kReadChunk = 4096;
 }  // namespace
 
-CommandReader::~CommandReader() { std::free(buffer_); }
+CommandReader::~CommandReader() { reset(); }
 
 void CommandReader::reset() {
+  while (fdCount_ > 0) close(fds_[--fdCount_]);
   std::free(buffer_);
   buffer_ = nullptr;
   capacity_ = size_ = consumed_ = 0;
@@ -48,7 +51,9 @@ CommandReader::Status CommandReader::receive(int fd) {
       return Status::kBroken;
     }
     size_t received = 0;
-    ReceiveResult result = receiveSome(fd, buffer_ + size_, kReadChunk, received);
+    ReceivedFds fds;
+    ReceiveResult result = receiveSome(fd, buffer_ + size_, kReadChunk, received, fds);
+    keep(fds);
     if (result == ReceiveResult::kClosed) return Status::kClosed;
     if (result == ReceiveResult::kWouldBlock) return Status::kOpen;
     size_ += received;
@@ -61,6 +66,24 @@ CommandReader::Status CommandReader::receive(int fd) {
       }
     }
   }
+}
+
+void CommandReader::keep(const ReceivedFds& received) {
+  for (size_t i = 0; i < received.count; ++i) {
+    if (fdCount_ < kMaxFds) {
+      fds_[fdCount_++] = received.fds[i];
+    } else {
+      close(received.fds[i]);
+    }
+  }
+}
+
+int CommandReader::takeFd() {
+  if (fdCount_ == 0) return -1;
+  int fd = fds_[0];
+  std::memmove(fds_, fds_ + 1, (fdCount_ - 1) * sizeof(int));
+  --fdCount_;
+  return fd;
 }
 
 bool CommandReader::next(protocol::CommandType& type, std::span<const uint8_t>& payload) {

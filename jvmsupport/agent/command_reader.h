@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 
+#include "jvmsupport/agent/channel_socket.h"
 #include "jvmsupport/protocol/timing_records.h"
 
 namespace jfrbpf::agent {
@@ -23,11 +24,19 @@ class CommandReader {
   Status receive(int fd);
   // The next complete command; `payload` stays valid until the next receive() or reset().
   bool next(protocol::CommandType& type, std::span<const uint8_t>& payload);
-  // Forgets everything (between sessions) and frees the buffer.
+  // The oldest descriptor received and not yet taken (the one a command like kReadIterator came with), now
+  // the caller's to close; -1 if none.
+  int takeFd();
+  // Forgets everything (between sessions), closes the descriptors not taken and frees the buffer.
   void reset();
 
  private:
   bool reserve(size_t total);
+  void keep(const ReceivedFds& received);
+
+  static constexpr size_t kMaxFds = 8;
+  int fds_[kMaxFds];
+  size_t fdCount_ = 0;
 
   uint8_t* buffer_ = nullptr;
   size_t capacity_ = 0;

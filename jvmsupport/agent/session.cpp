@@ -2,6 +2,7 @@
 // periodic thread-name polling, loss reports and bounded resyncs, the loader's commands such as method
 // timing, whose instrumentation it removes when the session ends), and sleeps without a timeout between
 // sessions.
+#include <errno.h>
 #include <poll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -143,8 +144,22 @@ bool Agent::receiveCommands(JNIEnv* jni) {
     // Unknown commands come from a newer loader: nothing this agent can do for them.
     if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, payload);
     if (type == protocol::CommandType::kResume) releaseLaunchHold();
+    if (type == protocol::CommandType::kReadIterator) readIterator(commands_.takeFd());
   }
   return status == CommandReader::Status::kOpen;
+}
+
+void Agent::readIterator(int fd) {
+  if (fd < 0) return;
+  // The program does its work as it runs (here, where the JVM's memory is the current address space); what
+  // it prints, if anything, is not for the agent.
+  char ignored[256];
+  for (;;) {
+    ssize_t n = read(fd, ignored, sizeof ignored);
+    if (n > 0 || (n < 0 && errno == EINTR)) continue;
+    break;
+  }
+  close(fd);
 }
 
 void Agent::sendHello(const AgentOptions& options) {
@@ -157,7 +172,8 @@ void Agent::sendHello(const AgentOptions& options) {
   hello.flags = (launched_ ? protocol::kHelloLaunched : 0) |
                 (layout_.methodPointersEnabled() ? protocol::kHelloMethodPointers : 0) |
                 (layout_.threadTidsEnabled() ? protocol::kHelloThreadTids : 0) |
-                (codeCache_.enabled() ? protocol::kHelloCodeBlobInfo : 0) | protocol::kHelloMethodHooks;
+                (codeCache_.enabled() ? protocol::kHelloCodeBlobInfo : 0) | protocol::kHelloMethodHooks |
+                protocol::kHelloReadsIterators;
   hello.monotonicNs = monotonicNs();
   hello.vmName = property(jvmti_, "java.vm.name", vmName);
   hello.vmVersion = property(jvmti_, "java.vm.version", vmVersion);

@@ -70,7 +70,10 @@ struct TimingStatus {
 
 // kResume: a JVM launched under jfrbpf waits in its VMInit event until the loader can walk its stacks, so
 // that its first Java frames are already complete; this lets it go on.
-enum class CommandType : uint16_t { kStartTiming = 1, kResume = 2 };
+// kReadIterator comes with a file descriptor (SCM_RIGHTS): a BPF iterator the agent reads to its end on its
+// own thread, so that the program runs in the JVM's address space (its user memory is the current one), then
+// closes. No payload.
+enum class CommandType : uint16_t { kStartTiming = 1, kResume = 2, kReadIterator = 3 };
 inline constexpr uint32_t kMaxCommandPayload = 1u << 20;
 
 struct StartTiming {

@@ -50,16 +50,18 @@ struct Cause {
   const char* thread;
   const char* state;  // the state most of its off-CPU time is in
   double stateShare;  // at least this share of it
-  // Its frames in that state (measured: 99.7-100 % of the time, the rest the wait in progress at the end,
-  // which has kernel frames only).
+  // Its frames in that state (measured: 99.9-100 % of the time; the rest, the wait in progress at the end of
+  // a thread that ran again before the recorder's closing pass, has kernel frames only).
   std::function<bool(const std::vector<SampleFrame>&)> stack;
 };
 
 const std::vector<Cause>& causes() {
   static const std::vector<Cause> all = {
-      // Between its waits it spins on the monitor for the millisecond the holder leaves it: preempted then
-      // (measured 87.5-89.2 % sleeping).
-      {"blocked", "sleeping", 0.8,
+      // Between its waits it spins on the monitor for the millisecond the holder leaves it: preempted then,
+      // and more so when other work competes for the CPUs (measured 84-90 % sleeping on a quiet VM, 68-82 %
+      // beside two CPU hogs). The others: 98.8-100 % in their state either way (of the time the hooks saw
+      // the state of).
+      {"blocked", "sleeping", 0.5,
        [](const auto& f) { return javaFrame(f, "OffCpuWaits", "enterMonitor") && kernelFrameWith(f, {"futex"}); }},
       {"waiter", "sleeping", 0.9,
        [](const auto& f) {
@@ -81,6 +83,13 @@ const std::vector<Cause>& causes() {
                 kernelFrameWith(f, {"futex", "nanosleep"});
        }},
       {"preempted", "preempted", 0.9, [](const auto& f) { return javaFrame(f, "OffCpuWaits", "spin"); }},
+      // One wait through the whole recording, never seen by the scheduler hooks: the closing pass, run by the
+      // JVM's agent, walks its stack.
+      {"idler", "sleeping", 0.99,
+       [](const auto& f) {
+         return javaFrame(f, "OffCpuWaits", "idle") && javaFrame(f, "java/lang/Object", "wait") &&
+                kernelFrameWith(f, {"futex"});
+       }},
   };
   return all;
 }
@@ -89,7 +98,7 @@ TEST_P(OffCpu, EachThreadsWaitsAddUpToTheKernelsAccountingWithTheirFrames) {
   const int jdk = GetParam();
   JAVA_E2E_REQUIRE(jdk);
   ScratchDir dir("offcpu-" + std::to_string(jdk));
-  Workload workload(javaCommand(jdk, {}, "OffCpuWaits", {dir.path()}), 11);
+  Workload workload(javaCommand(jdk, {}, "OffCpuWaits", {dir.path()}), 12);
   std::string out = dir.file("waits.jfr");
   RunResult r = recordPid(workload.pid(), out, "8s", {"--off-cpu"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -113,26 +122,37 @@ TEST_P(OffCpu, EachThreadsWaitsAddUpToTheKernelsAccountingWithTheirFrames) {
   for (const Cause& cause : causes()) {
     const int64_t tid = workload.tid(cause.thread);
     PerThread& t = threads[tid];
+    std::string unmatched;  // the longest wait in the state without its frames, for the failure message
+    int64_t unmatchedWeight = 0;
     for (const OffCpuSample& wait : recorded.offCpuSamples) {
-      if (wait.osThreadId == tid && wait.state == cause.state && cause.stack(wait.frames)) {
+      if (wait.osThreadId != tid || wait.state != cause.state) continue;
+      if (cause.stack(wait.frames)) {
         t.matching += static_cast<double>(wait.weight);
+      } else if (wait.weight > unmatchedWeight) {
+        unmatchedWeight = wait.weight;
+        unmatched.clear();
+        for (const SampleFrame& f : wait.frames) unmatched += "\n  " + f.className + "." + f.methodName + " (" + f.type + ")";
       }
     }
     const double wall = static_cast<double>(recorded.wallNsByThread[tid]);
     const double truth = wall - static_cast<double>(recorded.kernelCpuNsByThread[tid]);
     const double recordedNs = t.weight + static_cast<double>(recorded.offCpuLostNsByThread[tid]);
     const double inState = t.byState[cause.state];
+    // What the hooks saw the state of: not the wait a thread was in when they began following it (unknown).
+    const double known = t.weight - t.byState["unknown"];
     const double runDelayTruth = static_cast<double>(recorded.runDelayNsByThread[tid]);
     std::printf("[ figure ] JDK %d %-10s wall %6.0f ms off %6.0f ms recorded %6.0f ms (%+.2f %%) in %zu events, "
                 "%.1f %% %s, of which %.1f %% with its frames; run delay %.1f ms against %.1f ms (%+.2f %%)\n",
                 jdk, cause.thread, wall / 1e6, truth / 1e6, recordedNs / 1e6, 100 * (recordedNs - truth) / truth, t.events,
-                100 * inState / t.weight, cause.state, 100 * t.matching / inState, t.runDelay / 1e6, runDelayTruth / 1e6,
-                100 * (t.runDelay - runDelayTruth) / runDelayTruth);
+                100 * inState / known, cause.state, 100 * t.matching / inState, t.runDelay / 1e6, runDelayTruth / 1e6,
+                runDelayTruth > 0 ? 100 * (t.runDelay - runDelayTruth) / runDelayTruth : 0.0);
     ASSERT_GT(wall, 7e9) << cause.thread << ": its recording window";
-    EXPECT_NEAR(recordedNs, truth, kTolerance * truth) << cause.thread << ": off-CPU time against schedstat";
-    EXPECT_GT(inState, cause.stateShare * t.weight) << cause.thread << ": mostly " << cause.state;
+    EXPECT_NEAR(recordedNs, truth, kTolerance * truth) << cause.thread << ": off-CPU time against schedstat\n" << r.output;
+    EXPECT_GT(inState, cause.stateShare * known) << cause.thread << ": mostly " << cause.state;
     EXPECT_NEAR(t.runDelay, runDelayTruth, kTolerance * runDelayTruth) << cause.thread << ": run delay";
-    EXPECT_GT(t.matching, 0.97 * inState) << cause.thread << ": its Java frames over its kernel frames";
+    EXPECT_GT(t.matching, 0.97 * inState) << cause.thread << ": its Java frames over its kernel frames; the longest "
+                                          << "wait without them (" << unmatchedWeight << " ns):" << unmatched << "\n"
+                                          << r.output;
   }
 
   // The JDK's own reader takes the new events.

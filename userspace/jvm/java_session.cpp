@@ -101,8 +101,29 @@ bool JavaSession::drain(size_t maxBytes) {
   return true;
 }
 
+namespace {
+// One non-blocking send of `size` bytes, with a copy of `fd` attached when it is >= 0.
+ssize_t sendSome(int channel, const uint8_t* data, size_t size, int fd) {
+  iovec bytes{const_cast<uint8_t*>(data), size};
+  msghdr message{};
+  message.msg_iov = &bytes;
+  message.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (fd >= 0) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
+  }
+  return sendmsg(channel, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+}  // namespace
+
 bool JavaSession::sendCommand(protocol::CommandType type, std::span<const uint8_t> payload,
-                              std::chrono::milliseconds timeout) {
+                              std::chrono::milliseconds timeout, int fd) {
   if (!running() || payload.size() > protocol::kMaxCommandPayload) return false;
   std::vector<uint8_t> bytes(protocol::kRecordHeaderSize);
   uint32_t length = static_cast<uint32_t>(payload.size());
@@ -113,7 +134,8 @@ bool JavaSession::sendCommand(protocol::CommandType type, std::span<const uint8_
   auto deadline = std::chrono::steady_clock::now() + timeout;
   size_t sent = 0;
   while (sent < bytes.size()) {
-    ssize_t n = send(channel_.get(), bytes.data() + sent, bytes.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+    // The descriptor goes with the command's first bytes, so the agent has it when the command is whole.
+    ssize_t n = sendSome(channel_.get(), bytes.data() + sent, bytes.size() - sent, sent == 0 ? fd : -1);
     if (n > 0) {
       sent += static_cast<size_t>(n);
       continue;

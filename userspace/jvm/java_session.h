@@ -59,9 +59,10 @@ class JavaSession {
   // Drains (waiting on the channel) until `done(model())` holds, the session ends, or `timeout` passes.
   // True if `done` became true.
   bool drainUntil(const std::function<bool(const JavaModel&)>& done, std::chrono::milliseconds timeout);
-  // Sends a command to the agent, waiting at most `timeout` for the channel to take it. False if the session
-  // is over or the agent does not read.
-  bool sendCommand(protocol::CommandType type, std::span<const uint8_t> payload, std::chrono::milliseconds timeout);
+  // Sends a command to the agent, waiting at most `timeout` for the channel to take it; with `fd` (>= 0), a
+  // copy of that descriptor goes with it. False if the session is over or the agent does not read.
+  bool sendCommand(protocol::CommandType type, std::span<const uint8_t> payload, std::chrono::milliseconds timeout,
+                   int fd = -1);
 
   bool running() const { return end_ == SessionEnd::kRunning; }
   SessionEnd end() const { return end_; }

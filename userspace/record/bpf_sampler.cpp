@@ -229,10 +229,35 @@ void BpfSampler::endOffCpuWindow(uint64_t endNs) {
   if (offCpu_) __atomic_store_n(&skel_->bss->off_cpu_stop_ns, endNs, __ATOMIC_RELEASE);
 }
 
+void BpfSampler::setOffCpuRunDelayEnds(const ThreadCpuTimes& end) {
+  if (!offCpu_) return;
+  for (const auto& [tid, runDelayNs] : end.runDelayByTid) {
+    auto key = static_cast<uint32_t>(tid);
+    uint64_t value = runDelayNs;
+    bpf_map__update_elem(skel_->maps.run_delay_ends, &key, sizeof key, &value, sizeof value, BPF_ANY);
+  }
+}
+
 void BpfSampler::flushOffCpu() {
   if (!offCpu_) return;
   runTaskIterator(skel_->progs.flush_off_cpu,
                   "reading the waits still going on as the recording stops (the off-CPU task iterator)");
+}
+
+UniqueFd BpfSampler::offCpuFlushIterator(uint32_t tgid) {
+  bpf_iter_link_info info{};
+  info.task.pid = tgid;
+  bpf_iter_attach_opts options{};
+  options.sz = sizeof options;
+  options.link_info = &info;
+  options.link_info_len = sizeof info;
+  // The iterator holds what it needs of the link: the link can go now.
+  Link iterator(bpf_program__attach_iter(skel_->progs.flush_off_cpu, &options));
+  return UniqueFd(iterator ? bpf_iter_create(bpf_link__fd(iterator.get())) : -1);
+}
+
+uint64_t BpfSampler::offCpuFlushPasses() const {
+  return __atomic_load_n(&skel_->bss->off_cpu_flush_passes, __ATOMIC_ACQUIRE);
 }
 
 void BpfSampler::primeOffCpu(uint32_t tgid, uint64_t addedNs) {

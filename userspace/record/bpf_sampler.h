@@ -15,6 +15,7 @@
 #include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
 #include "bpf/unwind_abi.h"
+#include "userspace/base/unique_fd.h"
 #include "userspace/record/thread_cpu_times.h"
 
 struct sampler;
@@ -73,9 +74,17 @@ class BpfSampler {
   // As the recording stops, before the threads' CPU time is read: off-CPU waits are cut at `endNs`
   // (CLOCK_MONOTONIC), the end of the window that CPU time is read over.
   void endOffCpuWindow(uint64_t endNs);
+  // Then, the run delays read at that end (`end` of process `tgid`): what the last records count up to.
+  void setOffCpuRunDelayEnds(const ThreadCpuTimes& end);
   // With the off-CPU hooks detached: sends a record of every wait of a target thread still going on then,
   // up to the window's end, so that a thread that waits through the end is not missing from the file.
+  // These have kernel frames only; a pass run by a thread of the process itself walks their user stacks:
+  // offCpuFlushIterator(tgid) is one for process `tgid`'s threads, to be read there (its JVM agent), and
+  // offCpuFlushPasses() counts the passes that ran to their end. Each thread is flushed once, by whichever
+  // pass comes first.
   void flushOffCpu();
+  UniqueFd offCpuFlushIterator(uint32_t tgid);
+  uint64_t offCpuFlushPasses() const;
   // Attaches the sampling program to a perf event. The link is the sampler's until detach(), or the
   // caller's to release earlier with release() (a process that exited).
   bpf_link* attach(int perfEventFd);

@@ -117,6 +117,15 @@ void JvmConnection::resumeLaunched(std::chrono::milliseconds timeout) {
   }
 }
 
+bool JvmConnection::handOffCpuFlush(BpfSampler& sampler) {
+  if (!session_->running()) return false;
+  const auto& agent = session_->model().agent();
+  if (!agent || (agent->flags & protocol::kHelloReadsIterators) == 0) return false;
+  UniqueFd iterator = sampler.offCpuFlushIterator(static_cast<uint32_t>(pid_));
+  return iterator && session_->sendCommand(protocol::CommandType::kReadIterator, {}, std::chrono::milliseconds(200),
+                                          iterator.get());
+}
+
 bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
   const jvm::JavaModel& m = model();
   if (m.threads().version() != publishedThreadsVersion_) {

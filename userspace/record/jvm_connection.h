@@ -58,6 +58,11 @@ class JvmConnection {
   void startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
                    uint32_t slotLimit, std::chrono::milliseconds timeout);
   bool timingStarted() const { return timingTable_ != nullptr; }
+
+  // As a recording with --off-cpu stops: hands the agent the flush of this JVM's waits still going on
+  // (BpfSampler::offCpuFlushIterator), which it runs on its own thread, in the JVM's address space, so that
+  // they get their user stacks. False when the agent cannot take it (an older agent, the session is over).
+  bool handOffCpuFlush(BpfSampler& sampler);
   // The agent's counts (readable after the JVM exited); null until timing started.
   const timing::TimingTableView* timingTable() const { return timingTable_.get(); }
   bool traceProbeAttached() const { return hookSites_.has_value(); }

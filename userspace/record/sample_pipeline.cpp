@@ -1,6 +1,8 @@
 #include "userspace/record/sample_pipeline.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "bpf/method_timer_abi.h"
 
@@ -11,6 +13,7 @@ namespace {
 constexpr int kPollTimeoutMs = 50;
 constexpr jfr::Ticks kPeriodicWorkNs = 1'000'000'000;
 constexpr jfr::Ticks kYoungProcessNs = 5'000'000'000;
+constexpr auto kAgentFlushTimeout = std::chrono::seconds(2);
 
 bool wellFormed(const jfrbpf_sample_record& record, size_t size) {
   if (size < JFRBPF_SAMPLE_HEADER_SIZE) return false;
@@ -208,6 +211,21 @@ void SamplePipeline::runConsumer() {
   running_.store(false, std::memory_order_release);
 }
 
+void SamplePipeline::flushOffCpuWaits() {
+  if (!sampler_.offCpuLoaded()) return;
+  const uint64_t passesBefore = sampler_.offCpuFlushPasses();
+  size_t handed = 0;
+  for (TargetOutput* output : outputs()) handed += output->handOffCpuFlushToAgents();
+  // An agent runs its pass as soon as its thread sees the command (milliseconds); one that has not finished
+  // in time leaves its threads to the loader's pass below, with kernel frames only.
+  const auto deadline = std::chrono::steady_clock::now() + kAgentFlushTimeout;
+  while (handed > 0 && sampler_.offCpuFlushPasses() - passesBefore < handed &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  sampler_.flushOffCpu();
+}
+
 void SamplePipeline::stopAndDrain() {
   clocks_.disable();
   sampler_.endOffCpuWindow(static_cast<uint64_t>(jfr::Recording::now()));
@@ -217,10 +235,11 @@ void SamplePipeline::stopAndDrain() {
     std::lock_guard lock(changesMutex_);
     for (pid_t pid : processes_) cpuEnds.emplace_back(pid, readThreadCpuTimes(pid));
   }
+  for (const auto& [pid, end] : cpuEnds) sampler_.setOffCpuRunDelayEnds(end);
   sampler_.detach();
-  sampler_.flushOffCpu();
-  stopConsumer();
+  stopConsumer();  // this thread has the JVM sessions from here on
   applyChanges();
+  flushOffCpuWaits();
   jfr::Ticks now = jfr::Recording::now();
   for (TargetOutput* output : outputs()) output->serviceJvms(now);
   ring_.drain();

@@ -66,6 +66,8 @@ class SamplePipeline {
   };
   void runConsumer();
   void stopConsumer();
+  // The off-CPU waits still going on at the stop: by the JVMs' agents where they can, then the rest.
+  void flushOffCpuWaits();
   void applyChanges(bool withinDrain = false);
   void onSample(const void* data, size_t size);
   void onTrace(const void* data, size_t size);

@@ -211,6 +211,14 @@ void TargetOutput::serviceJvms(jfr::Ticks now) {
   if (!waitingSamples_.empty()) retryWaitingSamples(now, /*all=*/false);
 }
 
+size_t TargetOutput::handOffCpuFlushToAgents() {
+  size_t handed = 0;
+  for (JvmConnection* jvm : jvms_) {
+    if (jvm->handOffCpuFlush(sampler_)) ++handed;
+  }
+  return handed;
+}
+
 void TargetOutput::onSample(const jfrbpf_sample_record& record) {
   if (!stacks_.resolve(record, frames_) && waitingSamples_.size() < kMaxWaitingSamples) {
     const size_t words = 2 * static_cast<size_t>(record.user_depth) + record.kernel_depth;

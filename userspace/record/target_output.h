@@ -49,6 +49,9 @@ class TargetOutput {
 
   // Drains the agents' channels and keeps the walker's tables of each JVM current.
   void serviceJvms(jfr::Ticks now);
+  // As the recording stops with --off-cpu: hands each of its JVMs' agents the flush of that JVM's waits
+  // (JvmConnection::handOffCpuFlush); returns how many took it.
+  size_t handOffCpuFlushToAgents();
   void afterTraces();
   void periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
   // Writes the chunk being built out to the file once it is --flush old: what a crash can lose.

@@ -1,7 +1,8 @@
 // Threads that each wait in one way, for the off-CPU tests: a contended synchronized (blocked), Object.wait
 // (waiter), LockSupport.park (parker), a socket read (reader), file writes with fsync (fsyncer), Thread.sleep
 // (sleeper), and CPU contention (preempted: three spinners on a machine of two CPUs). Each wait is short, so
-// that a wait still going on when a recording stops is a small part of it. Runs until killed.
+// that a wait still going on when a recording stops is a small part of it; but one thread (idler) waits in
+// Object.wait() from its start, through any recording. Runs until killed.
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -34,6 +35,7 @@ public final class OffCpuWaits {
     E2eSupport.start("reader", () -> readSocket(client));
     E2eSupport.start("fsyncer", () -> writeAndSync(scratch));
     E2eSupport.start("sleeper", OffCpuWaits::sleep);
+    E2eSupport.start("idler", OffCpuWaits::idle);
     for (String name : new String[] {"preempted", "spinner-1", "spinner-2"}) E2eSupport.start(name, OffCpuWaits::spin);
     E2eSupport.runFor(0);
   }
@@ -64,6 +66,17 @@ public final class OffCpuWaits {
         } catch (InterruptedException e) {
           return;
         }
+      }
+    }
+  }
+
+  static void idle() {
+    Object never = new Object();
+    synchronized (never) {
+      try {
+        never.wait();
+      } catch (InterruptedException e) {
+        return;
       }
     }
   }
