@@ -1,6 +1,8 @@
 // Listener and session without a JVM: the agent's own connect code talks to the loader's listener in this
 // process, so SO_PEERCRED shows our pid and we can play the target.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 
 #include "jvmsupport/agent/agent_options.h"
 #include "jvmsupport/agent/channel_socket.h"
+#include "jvmsupport/agent/command_reader.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/base/error.h"
 #include "userspace/jvm/java_session.h"
@@ -153,6 +156,56 @@ TEST(JvmChannel, APeerThatStopsReadingCannotBlockACommand) {
     taken = session->sendCommand(protocol::CommandType::kStartTiming, payload, 200ms);
   }
   EXPECT_FALSE(taken) << "64 MiB went into a socket nobody reads";
+}
+
+// kReadIterator's descriptor travels with the command: the agent's reader hands out the very file (here a
+// pipe: what is written into it comes out of the descriptor taken), and closes any nobody took.
+TEST(JvmChannel, ACommandCarriesItsDescriptorToTheAgent) {
+  ChannelListener listener(getpid());
+  UniqueFd agent = connectAsAgent(listener);
+  StreamBuilder b;
+  b.preamble().hello(1, listener.token());
+  sendAll(agent.get(), b.bytes());
+  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  int pipeFds[2];
+  ASSERT_EQ(pipe(pipeFds), 0);
+  UniqueFd readEnd(pipeFds[0]), writeEnd(pipeFds[1]);
+  ASSERT_TRUE(session->sendCommand(protocol::CommandType::kReadIterator, {}, 200ms, readEnd.get()));
+  ASSERT_TRUE(session->sendCommand(protocol::CommandType::kReadIterator, {}, 200ms, readEnd.get()));
+
+  agent::CommandReader reader;
+  protocol::CommandType type{};
+  std::span<const uint8_t> payload;
+  for (int i = 0; i < 100 && !reader.next(type, payload); ++i) {
+    ASSERT_EQ(reader.receive(agent.get()), agent::CommandReader::Status::kOpen);
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(type, protocol::CommandType::kReadIterator);
+  EXPECT_TRUE(payload.empty());
+  UniqueFd taken(reader.takeFd());
+  ASSERT_TRUE(taken);
+  EXPECT_NE(taken.get(), readEnd.get());
+  ASSERT_EQ(write(writeEnd.get(), "x", 1), 1);
+  char got = 0;
+  EXPECT_EQ(read(taken.get(), &got, 1), 1);
+  EXPECT_EQ(got, 'x');
+  EXPECT_GE(fcntl(taken.get(), F_GETFD) & FD_CLOEXEC, 1) << "a JVM that forks must not pass it on";
+
+  // The second command's copy, not taken, is closed with the reader: then no read end of the pipe is left.
+  bool second = reader.next(type, payload);
+  for (int i = 0; i < 100 && !second; ++i) {
+    ASSERT_EQ(reader.receive(agent.get()), agent::CommandReader::Status::kOpen);
+    second = reader.next(type, payload);
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_TRUE(second);
+  readEnd.reset();
+  taken.reset();
+  reader.reset();
+  signal(SIGPIPE, SIG_IGN);
+  errno = 0;
+  EXPECT_EQ(write(writeEnd.get(), "x", 1), -1) << "a read end is still open";
+  EXPECT_EQ(errno, EPIPE);
 }
 
 TEST(JvmChannel, APeerThatClosesInTheMiddleOfARecordEndsTheSession) {
