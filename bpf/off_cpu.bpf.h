@@ -372,6 +372,15 @@ static __always_inline bool still_in_its_wait(struct task_struct* task, struct o
   return t->off_ns != 0 && task->nvcsw + task->nivcsw == t->switches;
 }
 
+/* The record of `task`'s picked interval, as the recording stops: with its user stack if `walkable`. */
+static __always_inline void send_closing(struct task_struct* task, struct off_cpu_thread* t, bool walkable) {
+  if (walkable) {
+    send_with_user_stack(task, t);
+  } else {
+    send_without_user_stack(task, t);
+  }
+}
+
 /* As the recording stops, with the hooks above detached: each target thread still off CPU gets the wait it
  * is in, up to off_cpu_stop_ns (and a picked interval that still waits for its user stack goes out). Run by
  * a thread of the process (its JVM agent, over that process's threads), a thread still in the wait gets its
@@ -389,13 +398,7 @@ int flush_off_cpu(struct bpf_iter__task* ctx) {
   if (!t || __sync_val_compare_and_swap(&t->flushed, 0, 1) != 0) return 0;
   base_run_delay(task, t, target);
   bool walkable = bpf_get_current_task_btf()->tgid == task->tgid && still_in_its_wait(task, t);
-  if (t->pending) {
-    if (walkable) {
-      send_with_user_stack(task, t);
-    } else {
-      send_without_user_stack(task, t);
-    }
-  }
+  if (t->pending) send_closing(task, t, walkable);
   __u32 state = t->state;
   __u64 start = t->off_ns;
   if (start == 0) {
@@ -411,12 +414,7 @@ int flush_off_cpu(struct bpf_iter__task* ctx) {
     }
   }
   t->off_ns = 0;
-  if (!pick_interval(task, t, start, state, off_cpu_stop_ns)) return 0;
-  if (walkable) {
-    send_with_user_stack(task, t);
-  } else {
-    send_without_user_stack(task, t);
-  }
+  if (pick_interval(task, t, start, state, off_cpu_stop_ns)) send_closing(task, t, walkable);
   return 0;
 }
 
