@@ -72,8 +72,8 @@ Options:
                            recording ends, like JFR's endChunk); the values are cumulative, as in the JDK
       --off-cpu[=INTERVAL] where threads wait as well: jfrbpf.OffCPUSample events with the stack a thread
                            left the CPU with (Java, native and kernel frames), how long it was off, its
-                           state (sleeping, uninterruptible, preempted) and its wait for a CPU after the
-                           wake-up; every wait of at least INTERVAL (default 1ms; 0: every wait) and about
+                           state (sleeping, uninterruptible, preempted) and its wait for a CPU (run
+                           delay); every wait of at least INTERVAL (default 1ms; 0: every wait) and about
                            one per INTERVAL of shorter ones, each weighted by the off-CPU time it stands for
       --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
                            (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
