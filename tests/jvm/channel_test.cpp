@@ -42,6 +42,14 @@ void sendAll(int fd, const std::vector<uint8_t>& bytes) {
   }
 }
 
+// The loader's session with `agent` once that said hello, and nothing more.
+std::unique_ptr<JavaSession> sessionAfterHello(ChannelListener& listener, const UniqueFd& agent) {
+  StreamBuilder b;
+  b.preamble().hello(1, listener.token());
+  sendAll(agent.get(), b.bytes());
+  return JavaSession::accept(listener, 5s);
+}
+
 TEST(JvmChannel, OptionsCarryARandomNameAndToken) {
   ChannelListener a(getpid()), b(getpid());
   EXPECT_NE(a.agentOptions(), b.agentOptions());
@@ -86,10 +94,7 @@ TEST(JvmChannel, WrongTokenEndsTheSession) {
 TEST(JvmChannel, GarbageEndsTheSessionAndClosesTheChannel) {
   ChannelListener listener(getpid());
   UniqueFd agent = connectAsAgent(listener);
-  StreamBuilder b;
-  b.preamble().hello(1, listener.token());
-  sendAll(agent.get(), b.bytes());
-  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  std::unique_ptr<JavaSession> session = sessionAfterHello(listener, agent);
   sendAll(agent.get(), std::vector<uint8_t>{0xff, 0xff, 0xff, 0x7f, 3, 0});
   EXPECT_FALSE(session->drainUntil([](const JavaModel&) { return false; }, 5s));
   EXPECT_EQ(session->end(), SessionEnd::kProtocolError);
@@ -146,10 +151,7 @@ TEST(JvmChannel, APeerThatNeverSaysHelloIsGivenUpOn) {
 TEST(JvmChannel, APeerThatStopsReadingCannotBlockACommand) {
   ChannelListener listener(getpid());
   UniqueFd agent = connectAsAgent(listener);
-  StreamBuilder b;
-  b.preamble().hello(1, listener.token());
-  sendAll(agent.get(), b.bytes());
-  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  std::unique_ptr<JavaSession> session = sessionAfterHello(listener, agent);
   const std::vector<uint8_t> payload(protocol::kMaxCommandPayload);
   bool taken = true;
   for (int i = 0; i < 64 && taken; ++i) {
@@ -163,10 +165,7 @@ TEST(JvmChannel, APeerThatStopsReadingCannotBlockACommand) {
 TEST(JvmChannel, ACommandCarriesItsDescriptorToTheAgent) {
   ChannelListener listener(getpid());
   UniqueFd agent = connectAsAgent(listener);
-  StreamBuilder b;
-  b.preamble().hello(1, listener.token());
-  sendAll(agent.get(), b.bytes());
-  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s);
+  std::unique_ptr<JavaSession> session = sessionAfterHello(listener, agent);
   int pipeFds[2];
   ASSERT_EQ(pipe(pipeFds), 0);
   UniqueFd readEnd(pipeFds[0]), writeEnd(pipeFds[1]);

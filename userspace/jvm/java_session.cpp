@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "userspace/base/error.h"
+#include "userspace/base/fd_passing.h"
 #include "userspace/proc/time_namespace.h"
 
 namespace jfrbpf::jvm {
@@ -101,27 +102,6 @@ bool JavaSession::drain(size_t maxBytes) {
   return true;
 }
 
-namespace {
-// One non-blocking send of `size` bytes, with a copy of `fd` attached when it is >= 0.
-ssize_t sendSome(int channel, const uint8_t* data, size_t size, int fd) {
-  iovec bytes{const_cast<uint8_t*>(data), size};
-  msghdr message{};
-  message.msg_iov = &bytes;
-  message.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (fd >= 0) {
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
-  }
-  return sendmsg(channel, &message, MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-}  // namespace
-
 bool JavaSession::sendCommand(protocol::CommandType type, std::span<const uint8_t> payload,
                               std::chrono::milliseconds timeout, int fd) {
   if (!running() || payload.size() > protocol::kMaxCommandPayload) return false;
@@ -135,7 +115,8 @@ bool JavaSession::sendCommand(protocol::CommandType type, std::span<const uint8_
   size_t sent = 0;
   while (sent < bytes.size()) {
     // The descriptor goes with the command's first bytes, so the agent has it when the command is whole.
-    ssize_t n = sendSome(channel_.get(), bytes.data() + sent, bytes.size() - sent, sent == 0 ? fd : -1);
+    ssize_t n = sendWithFd(channel_.get(), bytes.data() + sent, bytes.size() - sent, sent == 0 ? fd : -1,
+                           MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n > 0) {
       sent += static_cast<size_t>(n);
       continue;

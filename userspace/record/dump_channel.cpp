@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "userspace/base/error.h"
+#include "userspace/base/fd_passing.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -66,21 +67,7 @@ void removeSocketsOfDeadRecorders() {
 }
 
 bool sendMessage(int fd, const std::string& text, int passedFd) {
-  iovec io{const_cast<char*>(text.data()), text.size()};
-  msghdr message{};
-  message.msg_iov = &io;
-  message.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (passedFd >= 0) {
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &passedFd, sizeof(int));
-  }
-  return ::sendmsg(fd, &message, MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
+  return sendWithFd(fd, text.data(), text.size(), passedFd, MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
 }
 
 bool waitReadable(int fd, int timeoutMs) {
