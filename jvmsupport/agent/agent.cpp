@@ -20,6 +20,7 @@ namespace {
 constexpr jvmtiEvent kSessionEvents[] = {
     JVMTI_EVENT_CLASS_PREPARE,         JVMTI_EVENT_THREAD_START,           JVMTI_EVENT_THREAD_END,
     JVMTI_EVENT_COMPILED_METHOD_LOAD,  JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED,
+    JVMTI_EVENT_OBJECT_FREE,  // refused harmlessly where tagging is unavailable
 };
 // How long VMDeath waits for the agent thread to say goodbye; the JVM's exit must not hang on the loader.
 constexpr int kVmDeathWaitMs = 1000;
@@ -97,6 +98,12 @@ bool Agent::addCapabilitiesOnce() {
   if (!wanted.can_generate_compiled_method_load_events) return false;
   if (jvmti_->AddCapabilities(&wanted) != JVMTI_ERROR_NONE) return false;
   capabilitiesAdded_ = true;
+  // Optional: without them the loader keeps the methods of unloaded classes for the session's life.
+  jvmtiCapabilities unloads{};
+  unloads.can_tag_objects = 1;
+  unloads.can_generate_object_free_events = 1;
+  tagsClasses_ = potential.can_tag_objects && potential.can_generate_object_free_events &&
+                 jvmti_->AddCapabilities(&unloads) == JVMTI_ERROR_NONE;
   return true;
 }
 

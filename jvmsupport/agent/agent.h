@@ -51,6 +51,9 @@ class Agent {
   // True while the agent thread replays existing state (its own GenerateEvents callbacks see this).
   bool replaying() const { return onAgentThread() && replaying_; }
   uint64_t nextClassId() { return nextClassId_.fetch_add(1, std::memory_order_relaxed); }
+  // Class mirrors carry their class id as a JVMTI tag, so that the mirror's ObjectFree reports the class
+  // unloaded (and a replay keeps the id). False where the JVM cannot tag objects.
+  bool tagsClasses() const { return tagsClasses_; }
   // Counts a compiled method or code blob that GenerateEvents replayed (agent thread, during replay).
   void noteReplayed(protocol::RecordType type) {
     if (type == protocol::RecordType::kCompiledMethodLoad) ++replayedCompiled_;
@@ -99,6 +102,7 @@ class Agent {
   uint32_t jvmtiVersion_ = 0;
   int jdkMajor_ = 0;
   bool capabilitiesAdded_ = false;
+  bool tagsClasses_ = false;
   bool launched_ = false;
   VmStructs vmStructs_;
   JvmLayout layout_;

@@ -85,7 +85,23 @@ void reportMethod(Agent& agent, jmethodID method, uint64_t classId, uint64_t tim
   if (buffer.finish()) agent.emit(buffer);
 }
 
+// The id the class's mirror is tagged with, tagging it on first sight: the same class keeps its id over
+// replays, and its unload (ObjectFree of the tag) names it.
+uint64_t classIdOf(Agent& agent, jclass klass) {
+  jvmtiEnv* jvmti = agent.jvmti();
+  jlong tag = 0;
+  if (agent.tagsClasses() && jvmti->GetTag(klass, &tag) == JVMTI_ERROR_NONE && tag > 0)
+    return static_cast<uint64_t>(tag);
+  const uint64_t id = agent.nextClassId();
+  if (agent.tagsClasses()) jvmti->SetTag(klass, static_cast<jlong>(id));
+  return id;
+}
+
 }  // namespace
+
+void reportClassUnload(Agent& agent, uint64_t classId) {
+  emitRecord(agent, protocol::RecordType::kClassUnload, protocol::ClassUnload{classId, monotonicNs()});
+}
 
 bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSent) {
   methodsSent = 0;
@@ -111,7 +127,7 @@ bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSe
   if (jvmti->GetClassMethods(klass, &methodCount, methods.out()) != JVMTI_ERROR_NONE) return false;
 
   protocol::ClassInfo r;
-  r.classId = agent.nextClassId();
+  r.classId = classIdOf(agent, klass);
   r.time = monotonicNs();
   r.modifiers = static_cast<uint32_t>(modifiers);
   r.flags = flags | (hidden ? protocol::kHidden : 0);

@@ -14,6 +14,9 @@ class Agent;
 // primitives). `methodsSent` receives the number of Method records.
 bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSent);
 
+// A ClassUnload record: the mirror tagged with `classId` was freed.
+void reportClassUnload(Agent& agent, uint64_t classId);
+
 // Every loaded class, as reportClass with kReplayed.
 void replayClasses(Agent& agent, JNIEnv* jni, uint32_t& classesSent, uint32_t& methodsSent);
 

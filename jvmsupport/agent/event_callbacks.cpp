@@ -62,6 +62,12 @@ void JNICALL onCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* cod
   if (Agent* agent = activeAgent()) reportCompiledMethodUnload(*agent, method, codeAddress);
 }
 
+// Only class mirrors are tagged (class_reporter.cpp): a freed one is an unloaded class. No JNI or JVMTI
+// here, as ObjectFree requires; emit only queues bytes.
+void JNICALL onObjectFree(jvmtiEnv*, jlong tag) {
+  if (Agent* agent = activeAgent()) reportClassUnload(*agent, static_cast<uint64_t>(tag));
+}
+
 void JNICALL onDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
   if (Agent* agent = activeAgent()) reportDynamicCode(*agent, name, address, length);
 }
@@ -79,6 +85,7 @@ void fillEventCallbacks(jvmtiEventCallbacks& callbacks) {
   callbacks.CompiledMethodLoad = onCompiledMethodLoad;
   callbacks.CompiledMethodUnload = onCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = onDynamicCodeGenerated;
+  callbacks.ObjectFree = onObjectFree;
 }
 
 }  // namespace jfrbpf::agent

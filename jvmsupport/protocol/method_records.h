@@ -19,6 +19,12 @@ struct ClassInfo {
   std::string_view name;       // internal form "com/foo/Bar"; hidden: "com/foo/Bar$$Lambda/0x0000..."
 };
 
+// The JVM unloaded a class (its mirror was freed): its methods will not run again.
+struct ClassUnload {
+  uint64_t classId = 0;
+  uint64_t time = 0;
+};
+
 struct LineEntry {
   uint32_t startBci = 0;
   uint32_t line = 0;
@@ -56,6 +62,12 @@ void encode(WireWriter<Sink>& w, const ClassInfo& r) {
   w.string(r.name);
 }
 
+template <typename Sink>
+void encode(WireWriter<Sink>& w, const ClassUnload& r) {
+  w.u64(r.classId);
+  w.u64(r.time);
+}
+
 // Method: the fixed part and strings; then exactly lineCount encodeLine() calls.
 template <typename Sink>
 void encodeMethodHead(WireWriter<Sink>& w, const MethodInfo& r) {
@@ -86,6 +98,13 @@ inline bool decode(std::span<const uint8_t> p, ClassInfo& r) {
   r.modifiers = in.u32();
   r.flags = in.u32();
   r.name = in.string();
+  return in.ok();
+}
+
+inline bool decode(std::span<const uint8_t> p, ClassUnload& r) {
+  WireReader in(p);
+  r.classId = in.u64();
+  r.time = in.u64();
   return in.ok();
 }
 

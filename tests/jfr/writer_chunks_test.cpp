@@ -198,21 +198,31 @@ TEST(JfrWriterChunks, ContinueInFinishesTheFileAndGoesOnInANewOne) {
   const std::vector<std::string> paths{dir.file("a.jfr"), dir.file("b.jfr"), dir.file("c.jfr")};
   {
     Recording r({.path = paths[0], .settings = {{"jdk.CPUTimeSample", "throttle", "1 ms"}}});
-    ClassId cls = r.internClass("com/example/Same");
-    MethodId method = r.internMethod(cls, "run", "()V");
-    ThreadId thread = r.internThread({"same", 5, "same", 5});
-    std::vector<StackFrame> frames{{method, 3, 4, FrameType::JitCompiled}};
+    // Constants start afresh in each file: whoever keeps ids interns again when the generation changes.
+    ThreadId thread = 0;
+    std::vector<StackFrame> frames;
+    auto intern = [&] {
+      MethodId method = r.internMethod(r.internClass("com/example/Same"), "run", "()V");
+      thread = r.internThread({"same", 5, "same", 5});
+      frames = {{method, 3, 4, FrameType::JitCompiled}};
+    };
+    intern();
     for (size_t file = 0; file < paths.size(); ++file) {
       for (size_t i = 0; i <= file; ++i) r.cpuTimeSample(Recording::now(), frames, false, thread, false, kMs, false);
       r.rotate();  // more than one chunk in a file
       r.cpuTimeSamplesLost(Recording::now(), static_cast<int32_t>(file + 1), thread);
       if (file + 1 == paths.size()) break;
       EXPECT_EQ(partFiles(dir).size(), 1u) << "the current file is still a temporary one";
+      const uint32_t generation = r.constantsGeneration();
       EXPECT_EQ(r.continueIn(paths[file + 1]), std::nullopt);
+      EXPECT_NE(r.constantsGeneration(), generation) << "the new file's constants start afresh";
+      intern();
       EXPECT_TRUE(std::ifstream(paths[file]).good()) << "finished, under its name";
       EXPECT_EQ(r.stats().bytesWritten, 0u) << "the new file has nothing yet";
     }
+    const uint32_t generation = r.constantsGeneration();
     EXPECT_NE(r.continueIn(dir.file("missing/d.jfr")), std::nullopt) << "an uncreatable file is reported";
+    EXPECT_EQ(r.constantsGeneration(), generation) << "the current file goes on with its constants";
     r.cpuTimeSample(Recording::now(), frames, false, thread, false, kMs, false);  // still goes to c.jfr
     r.close();
   }

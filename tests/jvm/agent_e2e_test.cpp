@@ -145,10 +145,11 @@ class JvmAgentE2E : public testing::TestWithParam<Jdk> {
   }
 
   std::vector<std::string> javaCommand(const std::vector<std::string>& vmOptions, const std::string& seconds,
-                                       const std::string& burstClasses = "0") const {
+                                       const std::string& burstClasses = "0", bool releaseBurst = false) const {
     std::vector<std::string> argv{java_};
     argv.insert(argv.end(), vmOptions.begin(), vmOptions.end());
     argv.insert(argv.end(), {"-cp", classesDir(), "JvmWorkload", seconds, "2", burstClasses});
+    if (releaseBurst) argv.push_back("release");
     return argv;
   }
 
@@ -298,6 +299,12 @@ TEST_P(JvmAgentE2E, JvmExitEndsTheSessionCleanly) {
   EXPECT_EQ(jvm.wait(10s), 0) << jvm.stderrText();
 }
 
+uint64_t monotonicNowNs() {  // the model's clock
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 size_t hiddenPayloadClasses(const JavaModel& m) {
   size_t n = 0;
   m.methods().forEachMethod([&](const JavaMethod& method) {
@@ -331,6 +338,39 @@ TEST_P(JvmAgentE2E, LostRecordsAreReportedAndAResyncRestoresTheModel) {
   EXPECT_EQ(session.model().lastReplay().reason, static_cast<uint32_t>(protocol::ReplayReason::kResync));
   checkInlineChains(session.model(), *inlinedRootBlob(session.model()));
   printFigures(GetParam().label + " 64 KiB buffer", session);
+}
+
+// The agent tags each class's mirror, so a class the JVM unloads comes back as a ClassUnload record, and the
+// model lets its methods go once past the horizon (a JVM that defines classes without end stays bounded).
+TEST_P(JvmAgentE2E, UnloadedClassesAreReportedAndTheirMethodsLetGo) {
+  constexpr size_t kBurst = 2000;
+  ChannelListener listener;
+  ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0",
+                               std::to_string(kBurst), /*releaseBurst=*/true));
+  listener.setTargetPid(jvm.pid());
+  std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
+  ASSERT_NE(session, nullptr);
+  auto unloads = [](const JavaModel& m) {
+    return m.counters().records[static_cast<size_t>(protocol::RecordType::kClassUnload)];
+  };
+  const bool unloaded = session->drainUntil([&](const JavaModel& m) { return unloads(m) >= kBurst; }, 90s);
+  ASSERT_TRUE(unloaded) << unloads(session->model()) << " ClassUnload records; " << session->error() << "\n"
+                        << jvm.stderrText();
+  const size_t methodsBefore = session->model().methods().methodCount();
+  const size_t bytesBefore = session->model().approximateBytes();
+  EXPECT_GT(hiddenPayloadClasses(session->model()), kBurst) << "every burst class was reported before";
+
+  session->model().forgetBefore(monotonicNowNs());
+  const size_t left = hiddenPayloadClasses(session->model());
+  std::cout << "[ figures ] " << GetParam().label << ": " << unloads(session->model()) << " classes unloaded, methods "
+            << methodsBefore << " -> " << session->model().methods().methodCount() << ", model ~"
+            << (bytesBefore >> 10) << " -> " << (session->model().approximateBytes() >> 10) << " KiB" << std::endl;
+  EXPECT_LE(left, 1u) << "only the workload's own hidden class, still in use, keeps its method";
+  EXPECT_LE(session->model().methods().methodCount() + kBurst, methodsBefore);
+  EXPECT_NE(session->model().methods().byId(findMethod(session->model(), "JvmWorkload", "main")->methodId,
+                                            monotonicNowNs()),
+            nullptr)
+      << "classes still loaded stay";
 }
 
 TEST_P(JvmAgentE2E, InterpreterOnlyRunGivesBytecodeAddresses) {

@@ -171,6 +171,62 @@ TEST(JvmJavaModel, MethodPointersAreVersionedByTime) {
   EXPECT_EQ(model.methods().byPointer(0x12345, 600), nullptr);
 }
 
+// A JVM that defines classes without end: what it unloaded goes once no sample can name it any more, and
+// the Method* it freed keeps resolving to whatever was there at each time.
+TEST(JvmJavaModel, UnloadedClassesGoWithTheirMethodsOnceOlderThanTheHorizon) {
+  StreamBuilder b = baseStream();
+  b.record(RecordType::kClass, protocol::ClassInfo{2, 100, 1, protocol::kHidden, "com/example/Gen/0x1"});
+  protocol::MethodInfo gen = method(0x9000, 0x800040000, "spin", 100);
+  gen.classId = 2;
+  b.method(gen, {{0, 5}});
+  // The next generation reuses the first one's Method* (metaspace reuse) once it is unloaded.
+  b.record(RecordType::kClassUnload, protocol::ClassUnload{2, 300});
+  b.record(RecordType::kClass, protocol::ClassInfo{3, 400, 1, protocol::kHidden, "com/example/Gen/0x2"});
+  protocol::MethodInfo next = method(0x9100, 0x800040000, "spin", 400);
+  next.classId = 3;
+  b.method(next, {{0, 6}});
+  b.record(RecordType::kClassUnload, protocol::ClassUnload{99, 450});  // never reported: ignored
+  JavaModel model;
+  ASSERT_TRUE(load(model, b.bytes()));
+  ASSERT_EQ(model.methods().methodCount(), 5u);
+  const size_t bytesBefore = model.methods().approximateBytes();
+  const uint64_t generationBefore = model.methods().generation();
+
+  model.forgetBefore(300);  // unloaded at 300: a sample at 299 may still come
+  EXPECT_EQ(model.methods().methodCount(), 5u);
+  EXPECT_EQ(model.methods().generation(), generationBefore);
+  EXPECT_EQ(model.methods().byPointer(0x800040000, 200)->klass->name, "com/example/Gen/0x1");
+
+  model.forgetBefore(301);
+  EXPECT_EQ(model.methods().methodCount(), 4u);
+  EXPECT_EQ(model.methods().classCount(), 2u);
+  EXPECT_NE(model.methods().generation(), generationBefore) << "pointers kept by callers may be stale";
+  EXPECT_LT(model.methods().approximateBytes(), bytesBefore);
+  EXPECT_EQ(model.methods().byId(0x9000, 200), nullptr);
+  EXPECT_EQ(model.methods().byPointer(0x800040000, 500)->klass->name, "com/example/Gen/0x2");
+  EXPECT_EQ(model.methods().byPointer(0x800040000, 200)->klass->name, "com/example/Gen/0x2")
+      << "the oldest version left answers for earlier times";
+  EXPECT_EQ(model.methods().byId(kLeaf, 600)->name, "leaf") << "classes never unloaded stay";
+
+  // The freed place takes the next method; both keys of the new method find it.
+  StreamBuilder more;
+  more.preamble();
+  more.record(RecordType::kClass, protocol::ClassInfo{4, 700, 1, protocol::kHidden, "com/example/Gen/0x3"});
+  protocol::MethodInfo third = method(0x9200, 0x800050000, "spin", 700);
+  third.classId = 4;
+  more.method(third, {{0, 7}});
+  ASSERT_TRUE(load(model, more.bytes()));
+  EXPECT_EQ(model.methods().methodCount(), 5u);
+  EXPECT_EQ(model.methods().byId(0x9200, 800)->klass->name, "com/example/Gen/0x3");
+  EXPECT_EQ(model.methods().byPointer(0x800050000, 800)->lineForBci(0), 7);
+  size_t visited = 0;
+  model.methods().forEachMethod([&](const JavaMethod& m) {
+    ++visited;
+    EXPECT_NE(m.methodId, 0x9000u) << "a dropped method is not visited";
+  });
+  EXPECT_EQ(visited, 5u);
+}
+
 TEST(JvmJavaModel, InterpretedFramesTurnBcpIntoBciAndLine) {
   JavaModel model;
   ASSERT_TRUE(load(model, baseStream().bytes()));

@@ -34,6 +34,7 @@ const char* recordName(protocol::RecordType type) {
     case protocol::RecordType::kTimedMethod: return "TimedMethod";
     case protocol::RecordType::kTimingSkipped: return "TimingSkipped";
     case protocol::RecordType::kTimingStatus: return "TimingStatus";
+    case protocol::RecordType::kClassUnload: return "ClassUnload";
   }
   return "unknown";
 }
@@ -129,6 +130,9 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
     }
     case protocol::RecordType::kClass:
       return decodeThen<protocol::ClassInfo>(payload, what, [&](const auto& r) { methods_.addClass(r); });
+    case protocol::RecordType::kClassUnload:
+      return decodeThen<protocol::ClassUnload>(
+          payload, what, [&](const auto& r) { methods_.unloadClass(r.classId, toOurTicks(r.time)); });
     case protocol::RecordType::kMethod:
       return decodeThen<protocol::MethodInfo>(payload, what, [&](const auto& r) {
         methods_.addMethod(r, (r.flags & protocol::kReplayed) != 0 ? 0 : toOurTicks(r.time));
@@ -297,6 +301,7 @@ std::optional<JavaFrame> JavaModel::interpretedFrame(uint64_t methodPtr, uint64_
 void JavaModel::forgetBefore(uint64_t ticks) {
   code_.forgetBefore(ticks);
   threads_.forgetBefore(ticks);
+  methods_.forgetUnloadedBefore(ticks);
 }
 
 size_t JavaModel::approximateBytes() const {

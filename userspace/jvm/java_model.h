@@ -97,7 +97,8 @@ class JavaModel {
 
   // Our ticks for a time the agent stamped.
   uint64_t toOurTicks(uint64_t agentTicks) const;
-  // Forgets code and threads that were gone before `ticks`.
+  // Forgets code, threads and classes that were gone before `ticks`: no sample still to be resolved may be
+  // older than that. Pointers into the model from before may dangle after it (MethodTable::generation()).
   void forgetBefore(uint64_t ticks);
   size_t approximateBytes() const;
 

@@ -6,7 +6,33 @@ namespace jfrbpf::jvm {
 
 namespace {
 constexpr uint32_t kNone = UINT32_MAX;
+
+size_t classBytes(const JavaClass& c) { return sizeof(JavaClass) + 64 + c.name.size(); }
+size_t methodBytes(const JavaMethod& m) {
+  return sizeof(JavaMethod) + 96 + m.name.size() + m.signature.size() + m.lines.size() * sizeof(protocol::LineEntry);
 }
+
+// Unlinks `slot` from the version chain that starts at `newest` (next: the older link of each entry).
+template <typename Next>
+void unlink(std::unordered_map<uint64_t, uint32_t>& newest, uint64_t key, uint32_t slot, Next&& next) {
+  auto it = newest.find(key);
+  if (it == newest.end()) return;
+  if (it->second == slot) {
+    if (next(slot) == kNone) {
+      newest.erase(it);
+    } else {
+      it->second = next(slot);
+    }
+    return;
+  }
+  for (uint32_t at = it->second; next(at) != kNone; at = next(at)) {
+    if (next(at) == slot) {
+      next(at) = next(slot);
+      return;
+    }
+  }
+}
+}  // namespace
 
 int32_t JavaMethod::lineForBci(int32_t bci) const {
   if (lines.empty()) return -1;
@@ -25,6 +51,7 @@ int32_t JavaMethod::bciForBcp(uint64_t bcp) const {
 const JavaClass& MethodTable::addClass(const protocol::ClassInfo& record) {
   JavaClass& c = classes_[record.classId];
   if (c.name.empty()) bytes_ += sizeof(JavaClass) + 64 + record.name.size();
+  c.unloadTicks = UINT64_MAX;  // a replay names it again: alive
   c.classId = record.classId;
   c.name.assign(record.name);
   c.modifiers = record.modifiers;
@@ -64,6 +91,10 @@ void MethodTable::addMethod(const protocol::MethodInfo& record, uint64_t sinceTi
                    [](const protocol::LineEntry& a, const protocol::LineEntry& b) { return a.startBci < b.startBci; });
 
   uint32_t index = static_cast<uint32_t>(methods_.size());
+  if (!freeSlots_.empty()) {
+    index = freeSlots_.back();
+    freeSlots_.pop_back();
+  }
   m.olderSameId_ = newestId != newestById_.end() ? newestId->second : kNone;
   if (record.methodPtr != 0) {
     auto newestPtr = newestByPtr_.find(record.methodPtr);
@@ -71,8 +102,47 @@ void MethodTable::addMethod(const protocol::MethodInfo& record, uint64_t sinceTi
     newestByPtr_[record.methodPtr] = index;
   }
   newestById_[record.methodId] = index;
-  bytes_ += sizeof(JavaMethod) + 96 + m.name.size() + m.signature.size() + m.lines.size() * sizeof(protocol::LineEntry);
-  methods_.push_back(std::move(m));
+  bytes_ += methodBytes(m);
+  klass->second.methodSlots.push_back(index);
+  if (index == methods_.size()) {
+    methods_.push_back(std::move(m));
+  } else {
+    methods_[index] = std::move(m);
+  }
+}
+
+void MethodTable::unloadClass(uint64_t classId, uint64_t ticks) {
+  auto it = classes_.find(classId);
+  if (it == classes_.end() || it->second.unloadTicks != UINT64_MAX) return;
+  it->second.unloadTicks = ticks;
+  unloaded_.push_back(classId);
+}
+
+size_t MethodTable::forgetUnloadedBefore(uint64_t ticks) {
+  size_t dropped = 0;
+  std::erase_if(unloaded_, [&](uint64_t classId) {
+    auto it = classes_.find(classId);
+    if (it == classes_.end()) return true;
+    if (it->second.unloadTicks == UINT64_MAX) return true;  // named again since
+    if (it->second.unloadTicks >= ticks) return false;
+    for (uint32_t slot : it->second.methodSlots) dropMethod(slot);
+    bytes_ -= std::min(bytes_, classBytes(it->second));
+    classes_.erase(it);
+    ++dropped;
+    return true;
+  });
+  if (dropped > 0) ++generation_;
+  return dropped;
+}
+
+void MethodTable::dropMethod(uint32_t slot) {
+  JavaMethod& m = methods_[slot];
+  unlink(newestById_, m.methodId, slot, [this](uint32_t at) -> uint32_t& { return methods_[at].olderSameId_; });
+  if (m.methodPtr != 0)
+    unlink(newestByPtr_, m.methodPtr, slot, [this](uint32_t at) -> uint32_t& { return methods_[at].olderSamePtr_; });
+  bytes_ -= std::min(bytes_, methodBytes(m));
+  m = JavaMethod{};  // frees its strings and lines; klass null marks the slot free
+  freeSlots_.push_back(slot);
 }
 
 const JavaMethod* MethodTable::pick(uint32_t newest, uint64_t ticks, bool byId) const {

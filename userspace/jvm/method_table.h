@@ -2,7 +2,9 @@
 // Classes and methods of one JVM, as the agent reported them. Lookup by jmethodID (compiled frames) and
 // by Method* (interpreter frames); both keys may be reused after class unloading or redefinition, so each
 // keeps its versions with the time they appeared, and a lookup takes the version current at the sample's
-// time. Lookups do not allocate.
+// time. Lookups do not allocate. Unloaded classes and their methods are dropped once no sample can still
+// name them, so that a JVM that defines classes without end (hidden classes, scripting engines) does not
+// grow the table without end.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -19,6 +21,8 @@ struct JavaClass {
   std::string name;  // internal form: com/foo/Bar, hidden classes com/foo/Bar$$Lambda/0x...
   uint32_t modifiers = 0;
   bool hidden = false;
+  uint64_t unloadTicks = UINT64_MAX;  // when the JVM unloaded it
+  std::vector<uint32_t> methodSlots;  // its methods' places in the table, every version
 };
 
 struct JavaMethod {
@@ -54,27 +58,39 @@ class MethodTable {
   // lost gets a nameless placeholder class, so frames still show the method.
   void addMethod(const protocol::MethodInfo& record, uint64_t sinceTicks);
 
+  // The JVM unloaded the class at `ticks`; unknown ids are ignored (the class record was lost).
+  void unloadClass(uint64_t classId, uint64_t ticks);
+  // Drops the classes unloaded before `ticks`, with their methods. Returns how many classes went.
+  size_t forgetUnloadedBefore(uint64_t ticks);
+  // Changes whenever methods are dropped: a JavaMethod pointer kept from before may now be another method.
+  uint64_t generation() const { return generation_; }
+
   const JavaMethod* byId(uint64_t methodId, uint64_t ticks) const;
   const JavaMethod* byPointer(uint64_t methodPtr, uint64_t ticks) const;
 
-  size_t methodCount() const { return methods_.size(); }
+  size_t methodCount() const { return methods_.size() - freeSlots_.size(); }
   size_t classCount() const { return classes_.size(); }
   // Rough heap footprint, for the session's memory bound.
   size_t approximateBytes() const { return bytes_; }
 
   template <typename F>
   void forEachMethod(F&& visit) const {
-    for (const JavaMethod& m : methods_) visit(m);
+    for (const JavaMethod& m : methods_)
+      if (m.klass != nullptr) visit(m);
   }
 
  private:
   const JavaMethod* pick(uint32_t newest, uint64_t ticks, bool byId) const;
+  void dropMethod(uint32_t slot);
 
   std::unordered_map<uint64_t, JavaClass> classes_;
   std::deque<JavaMethod> methods_;
   std::unordered_map<uint64_t, uint32_t> newestById_;
   std::unordered_map<uint64_t, uint32_t> newestByPtr_;
+  std::vector<uint32_t> freeSlots_;    // of methods_, for the next methods
+  std::vector<uint64_t> unloaded_;     // class ids, in the order they were unloaded
   size_t bytes_ = 0;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace jfrbpf::jvm

@@ -37,6 +37,7 @@ StackResolver::StackResolver(jfr::Recording& out, const symbolize::KernelSymboli
 bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
   frames.clear();
   complete_ = true;
+  if (out_.constantsGeneration() != constantsGeneration_) forgetMethodIds();
   const uint32_t userDepth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
   const uint32_t kernelDepth = std::min<uint32_t>(record.kernel_depth, JFRBPF_MAX_KERNEL_FRAMES);
   // Kernel frames sit above the user frames of the same sample: they come first, leaf first.
@@ -49,6 +50,13 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
   currentTgid_ = static_cast<pid_t>(record.tgid);
   auto model = javaModels_.find(currentTgid_);
   const jvm::JavaModel* java = model == javaModels_.end() ? nullptr : model->second;
+  if (java) {
+    JavaMethodIds& known = javaMethods_[currentTgid_];
+    if (known.generation != java->methods().generation()) {
+      known.ids.clear();
+      known.generation = java->methods().generation();
+    }
+  }
   end_ = walkEndOf(record);
   for (uint32_t i = 0; i < userDepth; ++i) {
     const uint64_t pc = record.data[2 * i];
@@ -143,7 +151,7 @@ jfr::MethodId StackResolver::javaMethod(const jvm::JavaMethod* method, uint64_t 
     std::snprintf(name, sizeof(name), "method@0x%llx", static_cast<unsigned long long>(methodId));
     return out_.internMethod(out_.internClass("[unknown]"), name, "()V");
   }
-  auto [it, inserted] = javaMethods_[currentTgid_].try_emplace(method, 0);
+  auto [it, inserted] = javaMethods_[currentTgid_].ids.try_emplace(method, 0);
   if (inserted) {
     const jvm::JavaClass* klass = method->klass;
     jfr::ClassId owner = out_.internClass(klass->name, static_cast<int32_t>(klass->modifiers), klass->hidden);
@@ -156,6 +164,14 @@ jfr::MethodId StackResolver::javaMethod(const jvm::JavaMethod* method, uint64_t 
 // Code the JVM generates at run time that is not a Java method: the interpreter, stubs, adapters.
 jfr::MethodId StackResolver::jvmCodeMethod(std::string_view name) {
   return out_.internMethod(out_.internClass("jvm"), name, jfr::kNativeMethodDescriptor);
+}
+
+void StackResolver::forgetMethodIds() {
+  constantsGeneration_ = out_.constantsGeneration();
+  kernelCache_ = {};
+  nativeCache_ = {};
+  javaMethods_ = {};
+  markers_ = {};
 }
 
 void StackResolver::forgetProcess(pid_t tgid) {

@@ -52,6 +52,8 @@ class StackResolver {
   std::optional<jfr::MethodId> nativeMethod(pid_t tgid, uint64_t pc);
   jfr::MethodId methodFor(const symbolize::NativeFrame& frame);
   jfr::MethodId markerMethod(std::string_view name);
+  // The writer went on in a new file with no constants: every cached id is void.
+  void forgetMethodIds();
 
   jfr::Recording& out_;
   const symbolize::KernelSymbolizer& kernel_;
@@ -59,8 +61,14 @@ class StackResolver {
   std::unordered_map<uint64_t, jfr::MethodId> kernelCache_;
   std::unordered_map<pid_t, std::unordered_map<uint64_t, jfr::MethodId>> nativeCache_;
   std::unordered_map<pid_t, const jvm::JavaModel*> javaModels_;
-  // Per process: its JavaMethod objects die with its model.
-  std::unordered_map<pid_t, std::unordered_map<const jvm::JavaMethod*, jfr::MethodId>> javaMethods_;
+  // Per process: its JavaMethod objects die with its model, or earlier with their class (the model's
+  // method generation says when).
+  struct JavaMethodIds {
+    uint64_t generation = 0;
+    std::unordered_map<const jvm::JavaMethod*, jfr::MethodId> ids;
+  };
+  std::unordered_map<pid_t, JavaMethodIds> javaMethods_;
+  uint32_t constantsGeneration_ = 0;  // of out_, when the caches were filled
   pid_t currentTgid_ = 0;
   bool complete_ = true;  // of the sample being resolved
   StackEnd end_ = StackEnd::kRoot;

@@ -21,6 +21,11 @@ namespace {
 // records were lost, and then is written with what is known.
 constexpr jfr::Ticks kSampleWaitNs = 500'000'000;
 constexpr size_t kMaxWaitingSamples = 1u << 16;
+// What a JVM unloaded (classes, compiled code) and threads that ended stay known this long, then go: a
+// long-lived JVM that keeps defining classes keeps a bounded model. Records reach the pipeline within a
+// fraction of a second (waiting samples 0.5 s, pending traces about 1 s); the margin covers a busy host.
+constexpr jfr::Ticks kForgetGoneAfterNs = 30'000'000'000;
+constexpr jfr::Ticks kForgetGoneEveryNs = 5'000'000'000;
 
 std::string_view offCpuStateName(uint16_t state) {
   switch (state) {
@@ -209,6 +214,10 @@ void TargetOutput::serviceJvms(jfr::Ticks now) {
     }
   }
   if (!waitingSamples_.empty()) retryWaitingSamples(now, /*all=*/false);
+  if (now >= nextForgetGone_ && now > kForgetGoneAfterNs) {
+    nextForgetGone_ = now + kForgetGoneEveryNs;
+    for (JvmConnection* jvm : jvms_) jvm->session().model().forgetBefore(static_cast<uint64_t>(now - kForgetGoneAfterNs));
+  }
 }
 
 size_t TargetOutput::handOffCpuFlushToAgents() {
@@ -281,11 +290,13 @@ void TargetOutput::afterTraces() {
   if (timing_) timing_->retryPending();
 }
 
-// Java threads renamed or started since the last look: keep the Thread constants in step.
+// Java threads renamed or started since the last look: keep the Thread constants in step. Ended threads
+// kept their last name when they ended (a sample of theirs still to come finds it in threadOf).
 void TargetOutput::refreshJavaThreadNames() {
   for (JvmConnection* jvm : jvms_) {
     jvm->model().threads().forEach([&](const jvm::JavaThreadInfo& java) {
-      if (java.tid > 0) threads_.setJavaIdentity(jvm->pid(), java.tid, java.name, java.javaThreadId, java.isVirtual);
+      if (java.tid > 0 && java.endTicks == UINT64_MAX)
+        threads_.setJavaIdentity(jvm->pid(), java.tid, java.name, java.javaThreadId, java.isVirtual);
     });
   }
 }

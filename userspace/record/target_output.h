@@ -85,7 +85,7 @@ class TargetOutput {
   uint64_t lost() const { return ledger_.total(); }
   const LossLedger& ledger() const { return ledger_; }
   const TruncationLedger& truncations() const { return truncations_; }
-  size_t threads() const { return threads_.size(); }
+  uint64_t threads() const { return threads_.everSeen(); }
   size_t jvmCount() const { return jvms_.size(); }
   // Adds this file's samples, losses, truncated stacks and threads to the recording's summary.
   void addCountsTo(RecordSummary& summary) const;
@@ -135,6 +135,7 @@ class TargetOutput {
   timing::MethodTimingOptions timingOptions_;
   std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing
   jfr::Ticks nextTimingBatch_ = 0;
+  jfr::Ticks nextForgetGone_ = 0;
   std::vector<pid_t> probePathsReported_;
   std::unordered_map<pid_t, size_t> timingSkipsReported_;  // per JVM: skips already in notes
 };

@@ -22,17 +22,24 @@ class ThreadRegistry {
   void setJavaIdentity(pid_t tgid, pid_t tid, const std::string& javaName, int64_t javaThreadId, bool isVirtual);
 
   bool knows(pid_t tgid, pid_t tid) const { return threads_.count(key(tgid, tid)) != 0; }
-  size_t size() const { return threads_.size(); }
+  // Threads met over the whole recording, the exited ones included.
+  uint64_t everSeen() const { return everSeen_; }
 
  private:
   struct Entry {
-    jfr::ThreadId id = 0;
+    jfr::ThreadId id = 0;  // 0: not interned in the current file yet
     jfr::ThreadInfo info;
   };
   static uint64_t key(pid_t tgid, pid_t tid) { return (static_cast<uint64_t>(tgid) << 32) | static_cast<uint32_t>(tid); }
+  Entry& entryFor(pid_t tgid, pid_t tid);
+  // The writer started a new file with no constants: threads still alive are interned again when next
+  // used, exited ones are forgotten (a JVM that starts threads without end would grow this table otherwise).
+  void followNewFile();
 
   jfr::Recording& out_;
   std::unordered_map<uint64_t, Entry> threads_;
+  uint32_t constantsGeneration_ = 0;
+  uint64_t everSeen_ = 0;
 };
 
 // The kernel's name of a thread (/proc/TGID/task/TID/comm), or "" if it is gone.

@@ -21,6 +21,10 @@ const MethodTimingWriter::Jvm* MethodTimingWriter::jvmOf(pid_t pid) const {
 }
 
 jfr::MethodId MethodTimingWriter::methodId(const jvm::TimedMethodInfo& method) {
+  if (out_.constantsGeneration() != constantsGeneration_) {  // a new file, with no constants yet
+    methodIds_ = {};
+    constantsGeneration_ = out_.constantsGeneration();
+  }
   auto [it, inserted] = methodIds_.try_emplace(&method, 0);
   if (inserted) {
     jfr::ClassId owner = out_.internClass(method.className, static_cast<int32_t>(method.classModifiers));

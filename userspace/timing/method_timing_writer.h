@@ -80,6 +80,7 @@ class MethodTimingWriter {
   ThreadOf threadOf_;
   std::vector<Jvm> jvms_;
   std::unordered_map<const jvm::TimedMethodInfo*, jfr::MethodId> methodIds_;
+  uint32_t constantsGeneration_ = 0;  // of out_, when methodIds_ was filled
   std::vector<jfr::StackFrame> frames_;
   std::unique_ptr<jfrbpf_sample_record> trimmed_;  // ~9 KiB: not on the stack
   std::array<jvm::JavaFrame, 64> inlineScratch_;

@@ -233,4 +233,20 @@ void ConstantPools::startNextChunk() {
   pendingBytes_ = 0;
 }
 
+void ConstantPools::forgetAll() {
+  // Assigned afresh, not cleared: a file's constants should not keep the capacity a busier file needed.
+  symbolIds_ = {};
+  packageIds_ = {};
+  classIds_ = {};
+  methodIds_ = {};
+  threadIds_ = {};
+  symbols_ = {};
+  packages_ = {};
+  classes_ = {};
+  methods_ = {};
+  threads_ = {};
+  lastThreadKey_ = 0;
+  startNextChunk();
+}
+
 }  // namespace jfrbpf::jfr

@@ -50,6 +50,8 @@ class ConstantPools {
   uint32_t writeReferencedPools(ByteBuffer& out) const;
   // Forgets this chunk's marks; the next chunk starts with nothing referenced.
   void startNextChunk();
+  // Forgets every constant, between files (after startNextChunk): ids handed out before mean nothing now.
+  void forgetAll();
 
  private:
   struct Symbol {

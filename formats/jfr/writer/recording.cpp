@@ -54,12 +54,16 @@ struct Recording::State {
         recordingStartMillis(readClock(CLOCK_REALTIME) / 1'000'000),
         file(std::make_unique<OutputFile>(options.path)),
         chunk(std::min<size_t>(options.maxChunkBytes, kMaxReservedChunkBytes) + 65536) {
-    unknownMethod =
-        pools.internMethod(pools.internClass("[unknown]", 0, false), "[unknown]", kNativeMethodDescriptor, 0, false);
+    internUnknownMethod();
     for (const auto& [type, setting] : settings)
       if (setting.name == "enabled") callerEnabledTypes |= eventBit(type);
     updateChunkOverhead();
     chunk.start(readClockPair());
+  }
+
+  void internUnknownMethod() {
+    unknownMethod =
+        pools.internMethod(pools.internClass("[unknown]", 0, false), "[unknown]", kNativeMethodDescriptor, 0, false);
   }
 
   // Besides events and pools, every chunk carries its header, the metadata and the description events.
@@ -124,6 +128,7 @@ struct Recording::State {
   ConstantPools pools;
   Chunk chunk;
   MethodId unknownMethod = 0;
+  uint32_t constantsGeneration = 0;
   uint64_t chunkOverhead = 0;
   uint32_t recordedTypes = 0;       // eventBit() of every event type recorded so far
   uint32_t callerEnabledTypes = 0;  // eventBit() of event types with an "enabled" setting from the caller
@@ -371,6 +376,9 @@ std::optional<std::string> Recording::continueIn(const std::string& path) {
     return e.what();  // the current file goes on
   }
   std::optional<std::string> error = s.finishFile();
+  s.pools.forgetAll();
+  s.internUnknownMethod();
+  ++s.constantsGeneration;
   s.file = std::move(next);
   s.options.path = path;
   s.firstWriteError.clear();
@@ -403,6 +411,8 @@ Recording::WrittenPart Recording::writtenPart() const {
 }
 
 Recording::Stats Recording::stats() const { return state_->stats; }
+
+uint32_t Recording::constantsGeneration() const { return state_->constantsGeneration; }
 
 Ticks Recording::now() { return monotonicNow(); }
 

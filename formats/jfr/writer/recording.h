@@ -30,7 +30,7 @@ class Recording {
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
 
-  // Interning: ids are stable for the whole recording; the same arguments give the same id.
+  // Interning: ids are stable within a file (see continueIn); the same arguments give the same id.
   // internalName: "java/lang/String", or for native code the library ("libc.so.6") or "kernel".
   ClassId internClass(std::string_view internalName, int32_t modifiers = 0, bool hidden = false);
   // Throws jfrbpf::Error if the ClassId did not come from internClass. Native symbols: kNativeMethodDescriptor.
@@ -81,11 +81,16 @@ class Recording {
   // Chunks rotate by size on their own; by age when the caller calls rotateIfDue periodically.
   void rotateIfDue(Ticks now);
   void rotate();
-  // Finishes the current file as close() does and goes on in a new one at `path`, every interned constant
-  // and setting kept: a file per period of a long recording, each self-contained. Returns what went wrong
-  // with the finished file (as close() would throw it), or why `path` cannot be created, in which case
-  // recording goes on in the current file. Never throws.
+  // Finishes the current file as close() does and goes on in a new one at `path`, every setting kept: a
+  // file per period of a long recording, each self-contained. The constants start afresh in the new file,
+  // so that what a long recording holds follows what one file references, not everything it ever saw
+  // (hidden classes, exited threads): ids interned before are invalid once constantsGeneration() changed,
+  // and whoever keeps ids interns again. Returns what went wrong with the finished file (as close() would
+  // throw it), or why `path` cannot be created, in which case recording goes on in the current file, its
+  // constants kept. Never throws.
   std::optional<std::string> continueIn(const std::string& path);
+  // Changes when continueIn forgets the interned constants.
+  uint32_t constantsGeneration() const;
   // Where the current file goes when it is finished.
   const std::string& path() const;
   // The current file as it is being written: its whole chunks take the first `bytes` of `temporaryPath`.

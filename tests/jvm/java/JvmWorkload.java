@@ -2,7 +2,7 @@
 // line numbers resolved through the agent. Prints "THREAD <name> <javaId>" per worker, "RENAMED <name>
 // <javaId>" after a rename, "READY" once everything runs, and exits after the given seconds (0 = never).
 // Arguments: seconds, workers, and optionally a number of extra hidden classes to define after READY
-// (then prints "BURST <count>").
+// (then prints "BURST <count>") and "release" to let them go and collect them (then prints "RELEASED").
 import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -106,6 +106,12 @@ public class JvmWorkload {
       }
       System.out.println("BURST " + burst.size());
       System.out.flush();
+      if (args.length > 3 && args[3].equals("release")) {
+        burst.clear();
+        System.gc();  // a full collection: G1 unloads the unreachable hidden classes
+        System.out.println("RELEASED");
+        System.out.flush();
+      }
     }
     if (seconds > 0) {
       Thread.sleep(seconds * 1000L);
