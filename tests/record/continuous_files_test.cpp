@@ -13,6 +13,7 @@
 #include "userspace/record/file_series.h"
 #include "userspace/record/rate_governor.h"
 #include "userspace/record/retention.h"
+#include "userspace/record/slot_ranges.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -117,6 +118,20 @@ TEST(RateGovernor, LengthensThePeriodWhenOverTheBudgetAndComesBackWhenWellUnder)
   EXPECT_EQ(governor.update(now, ticks), std::nullopt);
   EXPECT_EQ(periodSetting(38 * kMs), "38 ms");
   EXPECT_EQ(periodSetting(2'500'000), "2500 us");
+}
+
+// A host recording times methods in at most 64 JVMs at once, not 64 over its life: a finished JVM's
+// range serves the next.
+TEST(RecordSlotRanges, RangesAreDisjointAndComeBackWhenReleased) {
+  SlotRanges slots(4096, 1024);
+  std::vector<uint32_t> bases;
+  while (std::optional<uint32_t> base = slots.acquire()) bases.push_back(*base);
+  EXPECT_EQ(bases, (std::vector<uint32_t>{0, 1024, 2048, 3072}));
+  EXPECT_EQ(slots.acquire(), std::nullopt) << "every range in use";
+  slots.release(2048);
+  EXPECT_EQ(slots.acquire(), std::optional<uint32_t>(2048));
+  EXPECT_EQ(slots.acquire(), std::nullopt);
+  EXPECT_EQ(SlotRanges(1000, 1024).ranges(), 0u) << "no partial range";
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "userspace/record/progress_line.h"
 #include "userspace/record/recorder.h"
 #include "userspace/record/sample_pipeline.h"
+#include "userspace/record/slot_ranges.h"
 #include "userspace/record/stop_conditions.h"
 #include "userspace/record/target_output.h"
 
@@ -61,8 +62,13 @@ class HostRecorder {
  public:
   HostRecorder(const RecordConfig& config, BpfSampler& sampler, SamplingClocks& clocks, SamplePipeline& pipeline,
                const RateBudget& budget, RecordSummary& summary)
-      : config_(config), sampler_(sampler), clocks_(clocks), pipeline_(pipeline), budget_(budget), summary_(summary) {
-    for (uint32_t base = 0; base + kSlotsPerJvm <= kMethodSlots; base += kSlotsPerJvm) freeSlots_.push_back(base);
+      : config_(config),
+        sampler_(sampler),
+        clocks_(clocks),
+        pipeline_(pipeline),
+        budget_(budget),
+        summary_(summary),
+        slots_(kMethodSlots, kSlotsPerJvm) {
   }
 
   // Starts attaching to each of `pids` that is a JVM we should record into its own file; its recording
@@ -154,6 +160,7 @@ class HostRecorder {
     std::erase_if(exited_, [this](const std::unique_ptr<HostJvm>& host) {
       if (!host->finished.load(std::memory_order_acquire)) return false;
       account(*host);
+      if (host->slotBase) slots_.release(*host->slotBase);  // its last timings are in its file
       return true;
     });
   }
@@ -239,10 +246,14 @@ class HostRecorder {
   void begin(std::unique_ptr<HostJvm> host, std::vector<std::string>& notes) {
     const pid_t pid = host->pid;
     if (host->jvm) publishJvm(*host->jvm, sampler_, notes);
-    if (host->jvm && config_.methodTiming.enabled() && !freeSlots_.empty()) {
-      host->slotBase = freeSlots_.back();
-      freeSlots_.pop_back();
-      startTiming(*host->jvm, sampler_, config_.methodTiming, *host->slotBase, *host->slotBase + kSlotsPerJvm, notes);
+    if (host->jvm && config_.methodTiming.enabled()) {
+      host->slotBase = slots_.acquire();
+      if (host->slotBase) {
+        startTiming(*host->jvm, sampler_, config_.methodTiming, *host->slotBase, *host->slotBase + kSlotsPerJvm, notes);
+      } else {
+        notes.push_back("method timing not started: " + std::to_string(kMethodSlots / kSlotsPerJvm) +
+                        " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
+      }
     }
     std::optional<FileSeries> series;
     if (config_.rotation.enabled()) {
@@ -279,7 +290,7 @@ class HostRecorder {
   std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
   std::vector<std::unique_ptr<PendingAttach>> queued_;     // to attach, in the order found
   std::vector<std::unique_ptr<PendingAttach>> attaching_;  // attaching now
-  std::vector<uint32_t> freeSlots_;
+  SlotRanges slots_;
 };
 
 // Begins the JVMs found at the start as their attaches end, for at most kInitialAttachWaitNs. Returns why
