@@ -190,17 +190,17 @@ TEST(JvmJavaModel, UnloadedClassesGoWithTheirMethodsOnceOlderThanTheHorizon) {
   ASSERT_TRUE(load(model, b.bytes()));
   ASSERT_EQ(model.methods().methodCount(), 5u);
   const size_t bytesBefore = model.methods().approximateBytes();
-  const uint64_t generationBefore = model.methods().generation();
+  const uint64_t generationBefore = model.forgetGeneration();
 
   model.forgetBefore(300);  // unloaded at 300: a sample at 299 may still come
   EXPECT_EQ(model.methods().methodCount(), 5u);
-  EXPECT_EQ(model.methods().generation(), generationBefore);
+  EXPECT_EQ(model.forgetGeneration(), generationBefore);
   EXPECT_EQ(model.methods().byPointer(0x800040000, 200)->klass->name, "com/example/Gen/0x1");
 
   model.forgetBefore(301);
   EXPECT_EQ(model.methods().methodCount(), 4u);
   EXPECT_EQ(model.methods().classCount(), 2u);
-  EXPECT_NE(model.methods().generation(), generationBefore) << "pointers kept by callers may be stale";
+  EXPECT_NE(model.forgetGeneration(), generationBefore) << "pointers kept by callers may be stale";
   EXPECT_LT(model.methods().approximateBytes(), bytesBefore);
   EXPECT_EQ(model.methods().byId(0x9000, 200), nullptr);
   EXPECT_EQ(model.methods().byPointer(0x800040000, 500)->klass->name, "com/example/Gen/0x2");

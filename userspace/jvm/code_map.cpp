@@ -133,15 +133,18 @@ const StubBlob* CodeMap::stubAt(uint64_t pc) const {
   return nullptr;
 }
 
-void CodeMap::forgetBefore(uint64_t ticks) {
+size_t CodeMap::forgetBefore(uint64_t ticks) {
+  size_t dropped = 0;
   for (auto it = retired_.begin(); it != retired_.end();) {
     if (it->second->unloadTicks < ticks) {
       bytes_ -= std::min(bytes_, footprint(*it->second));
       it = retired_.erase(it);
+      ++dropped;
     } else {
       ++it;
     }
   }
+  return dropped;
 }
 
 }  // namespace jfrbpf::jvm

@@ -75,8 +75,8 @@ class CodeMap {
   const StubBlob* stubAt(uint64_t pc) const;
   const StubBlob* interpreter() const { return interpreter_; }
 
-  // Drops retired blobs unloaded before `ticks` (samples older than that are done).
-  void forgetBefore(uint64_t ticks);
+  // Drops retired blobs unloaded before `ticks` (samples older than that are done); returns how many went.
+  size_t forgetBefore(uint64_t ticks);
 
   // Changes whenever a blob is added, unloaded or retired: a consumer that mirrors the code ranges (BPF
   // maps) refreshes when it differs from the value it last saw.

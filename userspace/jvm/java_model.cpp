@@ -299,9 +299,8 @@ std::optional<JavaFrame> JavaModel::interpretedFrame(uint64_t methodPtr, uint64_
 }
 
 void JavaModel::forgetBefore(uint64_t ticks) {
-  code_.forgetBefore(ticks);
   threads_.forgetBefore(ticks);
-  methods_.forgetUnloadedBefore(ticks);
+  if (code_.forgetBefore(ticks) + methods_.forgetUnloadedBefore(ticks) > 0) ++forgetGeneration_;
 }
 
 size_t JavaModel::approximateBytes() const {

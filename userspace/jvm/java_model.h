@@ -98,9 +98,11 @@ class JavaModel {
   // Our ticks for a time the agent stamped.
   uint64_t toOurTicks(uint64_t agentTicks) const;
   // Forgets code, threads and classes that were gone before `ticks`: no sample still to be resolved may be
-  // older than that. Pointers into the model from before may dangle after it (MethodTable::generation()).
+  // older than that. Pointers to methods and code kept from before are void once forgetGeneration() changed
+  // (an address may now hold another method or blob).
   void forgetBefore(uint64_t ticks);
   size_t approximateBytes() const;
+  uint64_t forgetGeneration() const { return forgetGeneration_; }
 
  private:
   bool fail(std::string reason);
@@ -129,6 +131,7 @@ class JavaModel {
   VmStructsTable vmStructs_;
   TimedMethods timed_;
   std::vector<protocol::CodeHeap> codeHeaps_;
+  uint64_t forgetGeneration_ = 0;
 };
 
 }  // namespace jfrbpf::jvm

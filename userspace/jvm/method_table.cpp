@@ -131,7 +131,6 @@ size_t MethodTable::forgetUnloadedBefore(uint64_t ticks) {
     ++dropped;
     return true;
   });
-  if (dropped > 0) ++generation_;
   return dropped;
 }
 

@@ -62,8 +62,6 @@ class MethodTable {
   void unloadClass(uint64_t classId, uint64_t ticks);
   // Drops the classes unloaded before `ticks`, with their methods. Returns how many classes went.
   size_t forgetUnloadedBefore(uint64_t ticks);
-  // Changes whenever methods are dropped: a JavaMethod pointer kept from before may now be another method.
-  uint64_t generation() const { return generation_; }
 
   const JavaMethod* byId(uint64_t methodId, uint64_t ticks) const;
   const JavaMethod* byPointer(uint64_t methodPtr, uint64_t ticks) const;
@@ -90,7 +88,6 @@ class MethodTable {
   std::vector<uint32_t> freeSlots_;    // of methods_, for the next methods
   std::vector<uint64_t> unloaded_;     // class ids, in the order they were unloaded
   size_t bytes_ = 0;
-  uint64_t generation_ = 0;
 };
 
 }  // namespace jfrbpf::jvm

@@ -27,6 +27,7 @@ bool inCodeHeaps(const jvm::JavaModel& model, uint64_t pc) {
 
 // A cache that grows past this is rebuilt from scratch rather than grown without bound.
 constexpr size_t kMaxCachedPcsPerProcess = 1u << 20;
+constexpr size_t kMaxCachedCompiledPcs = 1u << 16;  // per process; entries hold a few frames each
 
 }  // namespace
 
@@ -51,10 +52,10 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
   auto model = javaModels_.find(currentTgid_);
   const jvm::JavaModel* java = model == javaModels_.end() ? nullptr : model->second;
   if (java) {
-    JavaMethodIds& known = javaMethods_[currentTgid_];
-    if (known.generation != java->methods().generation()) {
-      known.ids.clear();
-      known.generation = java->methods().generation();
+    JavaCaches& caches = javaCaches_[currentTgid_];
+    if (caches.generation != java->forgetGeneration()) {
+      caches = {};
+      caches.generation = java->forgetGeneration();
     }
   }
   end_ = walkEndOf(record);
@@ -107,6 +108,9 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
     }
     return true;
   }
+  // Every blob HotSpot generates lives in the code cache: a pc outside it is native code, which most
+  // frames of a JVM's stacks are (libjvm, libc), and needs no lookup in the code history.
+  if (!model.codeHeaps().empty() && !inCodeHeaps(model, pc)) return false;
   // Return addresses point after the call; the pc record HotSpot keeps for a call site is at the return
   // address itself, so compiled code is looked up at the exact pc.
   jvm::PcInfo info = model.classify(pc, ticks);
@@ -118,16 +122,31 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
   }
   switch (info.kind) {
     case jvm::CodeKind::kCompiled: {
+      // The frames of a pc in one compiled blob never change while it lives: named once, then copied.
+      JavaCaches& caches = javaCaches_[currentTgid_];
+      auto known = caches.compiledPcs.find(pc);
+      if (known != caches.compiledPcs.end() && known->second.blob == info.compiled &&
+          known->second.loadTicks == info.compiled->loadTicks) {
+        frames.insert(frames.end(), known->second.frames.begin(), known->second.frames.end());
+        return true;
+      }
+      const size_t first = frames.size();
+      const bool completeBefore = complete_;
+      complete_ = true;
       size_t count = model.compiledFrames(*info.compiled, pc, ticks, inlineScratch_);
       if (count == 0) {
         const jvm::JavaMethod* root = model.methods().byId(info.compiled->methodId, ticks);
         frames.push_back({javaMethod(root, info.compiled->methodId), -1, -1, jfr::FrameType::JitCompiled});
-        return true;
       }
       for (size_t i = 0; i < count; ++i) {
         const jvm::JavaFrame& f = inlineScratch_[i];
         frames.push_back({javaMethod(f.method, f.methodId), f.line, f.bci, frameTypeOf(f)});
       }
+      if (complete_) {  // a method not described yet may be later: only what is fully named is kept
+        if (caches.compiledPcs.size() >= kMaxCachedCompiledPcs) caches.compiledPcs.clear();
+        caches.compiledPcs[pc] = {info.compiled, info.compiled->loadTicks, {frames.begin() + first, frames.end()}};
+      }
+      complete_ = complete_ && completeBefore;
       return true;
     }
     case jvm::CodeKind::kInterpreter:
@@ -151,7 +170,7 @@ jfr::MethodId StackResolver::javaMethod(const jvm::JavaMethod* method, uint64_t 
     std::snprintf(name, sizeof(name), "method@0x%llx", static_cast<unsigned long long>(methodId));
     return out_.internMethod(out_.internClass("[unknown]"), name, "()V");
   }
-  auto [it, inserted] = javaMethods_[currentTgid_].ids.try_emplace(method, 0);
+  auto [it, inserted] = javaCaches_[currentTgid_].methodIds.try_emplace(method, 0);
   if (inserted) {
     const jvm::JavaClass* klass = method->klass;
     jfr::ClassId owner = out_.internClass(klass->name, static_cast<int32_t>(klass->modifiers), klass->hidden);
@@ -170,14 +189,14 @@ void StackResolver::forgetMethodIds() {
   constantsGeneration_ = out_.constantsGeneration();
   kernelCache_ = {};
   nativeCache_ = {};
-  javaMethods_ = {};
+  javaCaches_ = {};
   markers_ = {};
 }
 
 void StackResolver::forgetProcess(pid_t tgid) {
   nativeCache_.erase(tgid);
   javaModels_.erase(tgid);
-  javaMethods_.erase(tgid);
+  javaCaches_.erase(tgid);
   native_.forgetProcess(tgid);
 }
 

@@ -61,13 +61,19 @@ class StackResolver {
   std::unordered_map<uint64_t, jfr::MethodId> kernelCache_;
   std::unordered_map<pid_t, std::unordered_map<uint64_t, jfr::MethodId>> nativeCache_;
   std::unordered_map<pid_t, const jvm::JavaModel*> javaModels_;
-  // Per process: its JavaMethod objects die with its model, or earlier with their class (the model's
-  // method generation says when).
-  struct JavaMethodIds {
-    uint64_t generation = 0;
-    std::unordered_map<const jvm::JavaMethod*, jfr::MethodId> ids;
+  // Per process: its methods and code blobs die with its model, or earlier when the model forgets what
+  // the JVM unloaded (JavaModel::forgetGeneration), and with them what was named from them.
+  struct CompiledPcFrames {
+    const jvm::CompiledBlob* blob;  // the code the frames were read from, with its load time: a blob
+    uint64_t loadTicks;             // freed and another at the same address are told apart
+    std::vector<jfr::StackFrame> frames;
   };
-  std::unordered_map<pid_t, JavaMethodIds> javaMethods_;
+  struct JavaCaches {
+    uint64_t generation = 0;
+    std::unordered_map<const jvm::JavaMethod*, jfr::MethodId> methodIds;
+    std::unordered_map<uint64_t, CompiledPcFrames> compiledPcs;
+  };
+  std::unordered_map<pid_t, JavaCaches> javaCaches_;
   uint32_t constantsGeneration_ = 0;  // of out_, when the caches were filled
   pid_t currentTgid_ = 0;
   bool complete_ = true;  // of the sample being resolved
