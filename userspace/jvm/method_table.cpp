@@ -50,10 +50,11 @@ int32_t JavaMethod::bciForBcp(uint64_t bcp) const {
 
 const JavaClass& MethodTable::addClass(const protocol::ClassInfo& record) {
   JavaClass& c = classes_[record.classId];
-  if (c.name.empty()) bytes_ += sizeof(JavaClass) + 64 + record.name.size();
+  const bool known = !c.name.empty();
   c.unloadTicks = UINT64_MAX;  // a replay names it again: alive
   c.classId = record.classId;
   c.name.assign(record.name);
+  if (!known) bytes_ += classBytes(c);
   c.modifiers = record.modifiers;
   c.hidden = (record.flags & protocol::kHidden) != 0;
   return c;

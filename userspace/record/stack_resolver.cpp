@@ -67,8 +67,15 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
       frames.push_back({markerMethod(kFramesSkipped), -1, -1, jfr::FrameType::Native});
       continue;
     }
-    if (java && appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) continue;
-    if (java && inCodeHeaps(*java, pc)) complete_ = false;  // JIT code or a stub not reported yet
+    // Every blob HotSpot generates lives in the code cache: a pc outside it is native code, which most frames
+    // of a JVM's stacks are (libjvm, libc), and needs no lookup in the code history. An interpreted frame's
+    // pc is its bcp.
+    const bool inCode = java && inCodeHeaps(*java, pc);
+    if (java && (methodPtr != 0 || inCode || java->codeHeaps().empty()) &&
+        appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) {
+      continue;
+    }
+    if (inCode) complete_ = false;  // JIT code or a stub not reported yet
     std::optional<jfr::MethodId> method = nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1);
     if (!method) {
       // No mapping holds it: not a return address but what an unwind through a frame it misread took for
@@ -108,9 +115,6 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
     }
     return true;
   }
-  // Every blob HotSpot generates lives in the code cache: a pc outside it is native code, which most
-  // frames of a JVM's stacks are (libjvm, libc), and needs no lookup in the code history.
-  if (!model.codeHeaps().empty() && !inCodeHeaps(model, pc)) return false;
   // Return addresses point after the call; the pc record HotSpot keeps for a call site is at the return
   // address itself, so compiled code is looked up at the exact pc.
   jvm::PcInfo info = model.classify(pc, ticks);
