@@ -155,6 +155,13 @@ TEST(AttachProtocol, InterpretsLoadRepliesOfEveryJdkGeneration) {
       outcome("0\nDynamic agent loading is not enabled. Use -XX:+EnableDynamicAgentLoading to launch target VM.\n");
   EXPECT_FALSE(refused.succeeded());
   EXPECT_NE(refused.jvmText.find("EnableDynamicAgentLoading"), std::string::npos);
+  EXPECT_FALSE(refused.beforeLivePhase) << "a refusal for good";
+  // JDK 21+ asked before JVMTI's live phase (a JVM still starting): asking again later succeeds.
+  auto early = outcome("0\nDynamic agent loading is only permitted in the live phase\n");
+  EXPECT_FALSE(early.succeeded());
+  EXPECT_TRUE(early.beforeLivePhase);
+  EXPECT_TRUE(outcome("-1\nDynamic agent loading is only permitted in the live phase\n").beforeLivePhase);
+  EXPECT_FALSE(jdk25.beforeLivePhase);
   EXPECT_FALSE(outcome("0\n").succeeded());
   EXPECT_FALSE(outcome("0\n\x1b[31mreturn code: x\n").succeeded());
 }

@@ -11,7 +11,7 @@ namespace jfrbpf::attach {
 enum class AttachFailure {
   NoSuchProcess,     // the pid does not exist, or the process exited while we worked on it
   NotHotSpot,        // no libjvm.so mapped, or a JVM that does not speak the HotSpot protocol
-  NotReady,          // a HotSpot JVM that cannot be attached to safely yet (no SIGQUIT handler installed)
+  NotReady,          // a HotSpot JVM still starting: no SIGQUIT handler yet, or not in JVMTI's live phase yet
   AttachDisabled,    // -XX:+DisableAttachMechanism
   NotResponding,     // the attach listener never appeared, or the reply did not come in time
   PermissionDenied,  // our privileges are not enough to inspect, signal or connect

@@ -64,6 +64,9 @@ void HotSpotVm::load(std::string_view library, bool absolutePath, std::string_vi
     message += "its Agent_OnAttach returned " + std::to_string(outcome.agentResult) + "; see the JVM's stderr";
     throw AttachError(AttachFailure::AgentLoadFailed, message, outcome.agentResult);
   }
+  if (outcome.beforeLivePhase) {
+    throw AttachError(AttachFailure::NotReady, message + outcome.jvmText + " (the JVM is still starting)");
+  }
   throw AttachError(AttachFailure::AgentLoadFailed, message + outcome.jvmText);
 }
 

@@ -65,6 +65,8 @@ LoadOutcome interpretLoadReply(const Reply& reply) {
     return outcome;
   }
   outcome.jvmText = oneLine(reply.text);
+  // JDK 21+ (JvmtiAgent::load): "Dynamic agent loading is only permitted in the live phase".
+  outcome.beforeLivePhase = outcome.jvmText.find("only permitted in the live phase") != std::string::npos;
   if (outcome.jvmText.empty())
     outcome.jvmText = "the JVM answered status " + std::to_string(reply.status) + " without a reason";
   return outcome;

@@ -35,6 +35,9 @@ struct LoadOutcome {
   bool agentRan = false;  // Agent_OnAttach was called
   int agentResult = -1;   // its return value when agentRan
   std::string jvmText;    // the JVM's explanation, one line, when the agent did not run or failed
+  // HotSpot refused because the JVM has not reached JVMTI's live phase: its attach listener answers from
+  // early in its start-up, before it can host an agent. Asking again later succeeds.
+  bool beforeLivePhase = false;
   bool succeeded() const { return agentRan && agentResult == 0; }
 };
 LoadOutcome interpretLoadReply(const Reply& reply);

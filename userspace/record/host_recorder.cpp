@@ -16,6 +16,7 @@
 #include "userspace/discovery/jvm_watcher.h"
 #include "userspace/record/dump_requests.h"
 #include "userspace/record/rate_budget.h"
+#include "userspace/record/jvm_attachment.h"
 #include "userspace/record/jvm_setup.h"
 #include "userspace/record/output_directory.h"
 #include "userspace/record/privileges.h"
@@ -32,8 +33,8 @@ namespace {
 constexpr int kWatchIntervalMs = 250;
 // Method-timing statistics slots per JVM: the recording can time methods in this many JVMs at once.
 constexpr uint32_t kSlotsPerJvm = 1024;
-constexpr size_t kConcurrentAttaches = 16;
-// How long the duration waits for the agents of the JVMs found at the start; slower ones go on attaching.
+// How long the duration waits for the agents of the JVMs found at the start, so that their files begin with
+// Java frames; slower ones are recorded with native frames until their agents attach.
 constexpr int64_t kInitialAttachWaitNs = 5'000'000'000;
 constexpr int kAttachPollMs = 20;
 
@@ -42,20 +43,11 @@ struct HostJvm {
   std::string prefix;  // of its file name
   std::string path;    // its file; with --rotate, its first
   std::string mainClass;
-  std::unique_ptr<JvmConnection> jvm;  // null when the agent could not be attached
-  std::unique_ptr<TargetOutput> output;
+  std::unique_ptr<JvmAttachment> attachment;  // until its attach ended
+  std::unique_ptr<JvmConnection> jvm;         // null until (unless) its agent attached
+  std::unique_ptr<TargetOutput> output;       // null until its recording began
   std::optional<uint32_t> slotBase;
   std::atomic<bool> finished{false};
-};
-
-// A JVM whose agent is being attached on a thread of its own, so that a JVM slow to answer (or silent until
-// the attach times out) holds up neither the other JVMs nor the watcher: exits, new JVMs, stop signals.
-struct PendingAttach {
-  std::unique_ptr<HostJvm> host;
-  std::vector<std::string> notes;
-  bool gone = false;  // the JVM exited before its attach ended: nothing to record
-  std::atomic<bool> done{false};
-  std::jthread thread;  // last member: joined before the others are destroyed
 };
 
 class HostRecorder {
@@ -71,80 +63,92 @@ class HostRecorder {
         slots_(kMethodSlots, kSlotsPerJvm) {
   }
 
-  // Starts attaching to each of `pids` that is a JVM we should record into its own file; its recording
-  // begins once the attach ended (beginAttached). At most kConcurrentAttaches run at once: an attach mostly
-  // waits for the JVM, and a host may run dozens of them.
+  // Starts attaching to each of `pids` that is a JVM we should record into its own file. Once the JVMs
+  // found at the start had their turn (beginAll), a JVM's recording begins at once, with native frames
+  // until its agent attaches: a JVM found while it starts takes the agent only once it can.
   void start(const std::vector<pid_t>& pids) {
     for (pid_t pid : pids) {
-      if (jvms_.count(pid) || findPending(pid)) continue;
+      if (jvms_.count(pid)) continue;
       std::optional<discovery::JvmInfo> info = discovery::inspectJvm(pid);
       if (!info) continue;
       if (!config_.containerFilter.empty() && !info->container.id.starts_with(config_.containerFilter)) continue;
-      auto pending = std::make_unique<PendingAttach>();
-      pending->host = std::make_unique<HostJvm>();
-      pending->host->pid = pid;
-      pending->host->mainClass = info->mainClass;
-      pending->host->prefix = jvmFilePrefix(*info);
+      auto host = std::make_unique<HostJvm>();
+      host->pid = pid;
+      host->mainClass = info->mainClass;
+      host->prefix = jvmFilePrefix(*info);
       if (!config_.rotation.enabled()) {
-        pending->host->path = unusedPath(std::filesystem::path(config_.outputPath) / (pending->host->prefix + ".jfr"));
+        host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
       }
-      queued_.push_back(std::move(pending));
+      host->attachment = std::make_unique<JvmAttachment>(pid, permits_);
+      HostJvm& added = *jvms_.emplace(pid, std::move(host)).first->second;
+      if (beganAll_) begin(added);
     }
-    launchQueued();
   }
 
-  // Begins recording every JVM whose attach ended (with Java frames or, when it failed, without). Returns
-  // whether attaches are still under way.
-  bool beginAttached() {
-    for (auto it = attaching_.begin(); it != attaching_.end();) {
-      PendingAttach& pending = **it;
-      if (!pending.done.load(std::memory_order_acquire)) {
-        ++it;
+  // Takes the outcome of every attach that ended: a JVM not recorded yet begins with it, a JVM being
+  // recorded gets its Java frames from now on. Returns whether a JVM found at the start is still waiting.
+  bool takeAttached() {
+    bool waiting = false;
+    for (auto& [pid, host] : jvms_) {
+      if (!host->attachment) continue;
+      passOnNotes(*host);
+      if (!host->attachment->done()) {
+        waiting = waiting || !host->output;
         continue;
       }
-      pending.thread.join();
-      if (!pending.gone) begin(std::move(pending.host), pending.notes);
-      it = attaching_.erase(it);
-    }
-    launchQueued();
-    return !attaching_.empty() || !queued_.empty();
-  }
-
-  // At the end: JVMs still attaching are not recorded. Their attach threads cannot be interrupted, so this
-  // waits for them, saying so (an attach gives up after kAgentTimeout).
-  void dropPendingAttaches() {
-    for (auto& pending : queued_) {
-      std::fprintf(stderr, "jfrbpf: JVM %d not recorded: the recording ended before its turn to attach\n",
-                   pending->host->pid);
-    }
-    queued_.clear();
-    for (auto& pending : attaching_) {
-      if (pending->gone) continue;
-      if (pending->done.load(std::memory_order_acquire)) {
-        std::fprintf(stderr, "jfrbpf: JVM %d not recorded: its agent attached as the recording ended\n",
-                     pending->host->pid);
+      std::unique_ptr<JvmAttachment> attachment = std::move(host->attachment);
+      std::unique_ptr<JvmConnection> jvm = attachment->takeConnection();
+      if (attachment->jvmExited()) continue;  // the watcher tells soon
+      if (!host->output) {
+        host->jvm = std::move(jvm);
+        std::vector<std::string> notes;
+        if (!host->jvm) notes.push_back(tell(attachment->failureNote()));
+        begin(*host, notes, attachment->isJvm() ? StackEnd::kJavaFramesUnavailable : StackEnd::kRoot);
+      } else if (jvm) {
+        host->jvm = std::move(jvm);
+        std::vector<std::string> notes;
+        prepare(*host, notes);
+        addLateJvm(*host->jvm, *attachment, *host->output, pipeline_, std::move(notes));
       } else {
-        std::fprintf(stderr,
-                     "jfrbpf: JVM %d not recorded: it has not answered the attach; waiting for the attach to end "
-                     "(at most %lld s)\n",
-                     pending->host->pid, static_cast<long long>(kAgentTimeout.count()));
+        refuseLateJvm(*attachment, *host->output, pipeline_);
       }
     }
-    attaching_.clear();
+    return waiting;
+  }
+
+  // The JVMs found at the start whose agents have not attached yet begin now, with native frames until
+  // they do; from here on every JVM begins as soon as it is found.
+  void beginAll() {
+    beganAll_ = true;
+    for (auto& [pid, host] : jvms_) {
+      if (!host->output) begin(*host);
+    }
+  }
+
+  // At the end: the attaches still going on are given up (each waits for an attempt under way).
+  void endAttaches() {
+    for (HostJvm* host : all()) {
+      if (!host->attachment) continue;
+      if (host->output && !host->attachment->done()) {
+        std::fprintf(stderr, "jfrbpf: JVM %d: the recording ended before its agent attached: native frames only%s\n",
+                     host->pid,
+                     host->attachment->attempting()
+                         ? ("; waiting for the attach under way to end (at most " +
+                            std::to_string(kAgentTimeout.count()) + " s)").c_str()
+                         : "");
+      }
+      host->attachment.reset();
+    }
   }
 
   // The JVM exited: its file is finished on the consumer thread once the rings hold nothing more of it.
   void retire(pid_t pid) {
-    if (PendingAttach* pending = findPending(pid)) {
-      pending->gone = true;
-      std::erase_if(queued_, [&](const auto& queued) { return queued.get() == pending; });
-      return;
-    }
     auto it = jvms_.find(pid);
     if (it == jvms_.end()) return;
     HostJvm* host = it->second.get();
     exited_.push_back(std::move(it->second));  // the pid may come back as another JVM
     jvms_.erase(it);
+    if (!host->output) return;  // still waiting for its attach at the start: nothing recorded
     sampler_.removeTarget(static_cast<uint32_t>(pid));
     clocks_.removeProcess(pid);
     pipeline_.retireProcess(pid, [host] {
@@ -158,6 +162,8 @@ class HostRecorder {
   // runs for days while JVMs come and go.
   void releaseFinished() {
     std::erase_if(exited_, [this](const std::unique_ptr<HostJvm>& host) {
+      if (host->attachment && !host->attachment->done()) return false;  // it notices the exit soon
+      if (!host->output) return true;
       if (!host->finished.load(std::memory_order_acquire)) return false;
       account(*host);
       if (host->slotBase) slots_.release(*host->slotBase);  // its last timings are in its file
@@ -168,13 +174,16 @@ class HostRecorder {
   // The outputs of the JVMs being recorded now.
   std::vector<TargetOutput*> recordingOutputs() const {
     std::vector<TargetOutput*> outputs;
-    for (const auto& [pid, host] : jvms_) outputs.push_back(host->output.get());
+    for (const auto& [pid, host] : jvms_) {
+      if (host->output) outputs.push_back(host->output.get());
+    }
     return outputs;
   }
 
   // After the pipeline finished: every file not finished yet is finished now.
   void finishAll() {
     for (HostJvm* host : all()) {
+      if (!host->output) continue;
       if (!host->finished) host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
       account(*host);
     }
@@ -184,11 +193,28 @@ class HostRecorder {
 
   void abandonAll() {
     for (HostJvm* host : all()) {
-      if (!host->finished) host->output->abandon();
+      if (host->output && !host->finished) host->output->abandon();
     }
   }
 
  private:
+  static std::string tell(std::string note) {
+    std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+    return note;
+  }
+
+  // What an attach still going on wants the user to know: on the terminal, and in the file once it exists.
+  void passOnNotes(HostJvm& host) {
+    for (std::string& note : host.attachment->takeNotes()) {
+      tell(note);
+      if (host.output) {
+        pipeline_.runOnConsumer([output = host.output.get(), note] {
+          output->recording().note(jfr::Recording::now(), "info", note);
+        });
+      }
+    }
+  }
+
   void account(const HostJvm& host) {
     const TargetOutput& output = *host.output;
     summary_.files.push_back({host.pid, output.path(), output.files(), host.mainClass, output.samples(),
@@ -206,33 +232,10 @@ class HostRecorder {
     return hosts;
   }
 
-  PendingAttach* findPending(pid_t pid) const {
-    for (const auto* list : {&queued_, &attaching_}) {
-      for (const auto& pending : *list) {
-        if (pending->host->pid == pid && !pending->gone) return pending.get();
-      }
-    }
-    return nullptr;
-  }
-
-  void launchQueued() {
-    while (attaching_.size() < kConcurrentAttaches && !queued_.empty()) {
-      PendingAttach& pending = *attaching_.emplace_back(std::move(queued_.front()));
-      queued_.erase(queued_.begin());
-      pending.thread = std::jthread([&pending] {
-        pending.host->jvm = attachJvm(pending.host->pid, pending.notes);
-        pending.done.store(true, std::memory_order_release);
-      });
-    }
-  }
-
   // `wanted`, or with "-2", "-3"... before ".jfr" when a file or another JVM of this recording has it.
   std::string unusedPath(const std::filesystem::path& wanted) {
     auto taken = [&](const std::string& path) {
       std::vector<HostJvm*> hosts = all();
-      for (const auto* list : {&queued_, &attaching_}) {
-        for (const auto& pending : *list) hosts.push_back(pending->host.get());
-      }
       return std::filesystem::exists(path) ||
              std::any_of(hosts.begin(), hosts.end(), [&](const HostJvm* host) { return host->path == path; });
     };
@@ -243,41 +246,52 @@ class HostRecorder {
     return path;
   }
 
-  void begin(std::unique_ptr<HostJvm> host, std::vector<std::string>& notes) {
-    const pid_t pid = host->pid;
-    if (host->jvm) publishJvm(*host->jvm, sampler_, notes);
-    if (host->jvm && config_.methodTiming.enabled()) {
-      host->slotBase = slots_.acquire();
-      if (host->slotBase) {
-        startTiming(*host->jvm, sampler_, config_.methodTiming, *host->slotBase, *host->slotBase + kSlotsPerJvm, notes);
-      } else {
-        notes.push_back("method timing not started: " + std::to_string(kMethodSlots / kSlotsPerJvm) +
-                        " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
-      }
+  // Its walker tables, then its methods instrumented (when asked for): what a JVM needs before its Java
+  // frames can be recorded.
+  void prepare(HostJvm& host, std::vector<std::string>& notes) {
+    publishJvm(*host.jvm, sampler_, notes);
+    if (!config_.methodTiming.enabled()) return;
+    host.slotBase = slots_.acquire();
+    if (host.slotBase) {
+      startTiming(*host.jvm, sampler_, config_.methodTiming, *host.slotBase, *host.slotBase + kSlotsPerJvm, notes);
+    } else {
+      notes.push_back("method timing not started: " + std::to_string(kMethodSlots / kSlotsPerJvm) +
+                      " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
     }
+  }
+
+  // Its file opened and its samples taken from now on; with Java frames if its agent is attached, else with
+  // its short stacks marked `withoutAgent` (kRoot: not at all, it is no JVM).
+  void begin(HostJvm& host, std::vector<std::string> notes = {}, StackEnd withoutAgent = StackEnd::kJavaFramesPending) {
+    const pid_t pid = host.pid;
+    if (host.jvm) prepare(host, notes);
     std::optional<FileSeries> series;
     if (config_.rotation.enabled()) {
-      series.emplace(config_.outputPath, host->prefix, config_.rotation);
-      host->path = series->nextPath(time(nullptr));
+      series.emplace(config_.outputPath, host.prefix, config_.rotation);
+      host.path = series->nextPath(time(nullptr));
     }
-    host->output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, host->path)),
-                                                  sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
-                                                  config_.periodNs, config_.methodTiming);
-    if (series) host->output->rotateThrough(std::move(*series));
-    budget_.applyTo(*host->output, jfr::Recording::now());
-    if (host->jvm) host->output->addJvm(*host->jvm);
-    for (const std::string& note : notes) host->output->recording().note(jfr::Recording::now(), "warning", note);
+    host.output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, host.path)),
+                                                 sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
+                                                 config_.periodNs, config_.methodTiming);
+    if (series) host.output->rotateThrough(std::move(*series));
+    budget_.applyTo(*host.output, jfr::Recording::now());
+    if (host.jvm) {
+      host.output->addJvm(*host.jvm);
+    } else if (withoutAgent != StackEnd::kRoot) {
+      host.output->setJavaFramesMissing(pid, withoutAgent);
+    }
+    for (const std::string& note : notes) host.output->recording().note(jfr::Recording::now(), "warning", note);
     try {
       clocks_.addProcess(pid);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Target) throw;  // it exited while we connected: the watcher tells soon
     }
     ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
-    host->output->setThreadCpuStart(pid, cpuStart);
-    pipeline_.addProcess(pid, *host->output);
+    host.output->setThreadCpuStart(pid, cpuStart);
+    pipeline_.addProcess(pid, *host.output);
     sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
-    std::fprintf(stderr, "jfrbpf: recording JVM %d (%s) into %s\n", pid, host->mainClass.c_str(), host->path.c_str());
-    jvms_.emplace(pid, std::move(host));
+    std::fprintf(stderr, "jfrbpf: recording JVM %d (%s) into %s%s\n", pid, host.mainClass.c_str(), host.path.c_str(),
+                 host.jvm ? "" : " (native frames until its agent attaches)");
   }
 
   const RecordConfig& config_;
@@ -286,22 +300,23 @@ class HostRecorder {
   SamplePipeline& pipeline_;
   const RateBudget& budget_;
   RecordSummary& summary_;  // of the JVMs finished so far
-  std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // recording now
+  AttachPermits permits_{kConcurrentAttaches};
+  bool beganAll_ = false;
+  std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // alive: attaching, recording, or both
   std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
-  std::vector<std::unique_ptr<PendingAttach>> queued_;     // to attach, in the order found
-  std::vector<std::unique_ptr<PendingAttach>> attaching_;  // attaching now
   SlotRanges slots_;
 };
 
-// Begins the JVMs found at the start as their attaches end, for at most kInitialAttachWaitNs. Returns why
-// to stop if a signal came meanwhile.
+// Begins the JVMs found at the start as their attaches end, for at most kInitialAttachWaitNs, then the
+// others. Returns why to stop if a signal came meanwhile.
 std::optional<StopReason> waitForInitialAttaches(HostRecorder& host, const BlockedStopSignals& signals) {
   StopConditions waited(signals, jfr::Recording::now() + kInitialAttachWaitNs);
-  while (host.beginAttached()) {
+  while (host.takeAttached()) {
     std::optional<StopReason> reason = waited.wait(kAttachPollMs);
     if (reason == StopReason::Duration) break;
     if (reason) return reason;
   }
+  host.beginAll();
   return std::nullopt;
 }
 
@@ -341,7 +356,7 @@ RecordSummary recordAll(const RecordConfig& config) {
       discovery::JvmChanges changes = watcher.poll();
       for (pid_t pid : changes.gone) host.retire(pid);
       host.start(changes.appeared);
-      host.beginAttached();
+      host.takeAttached();
       host.releaseFinished();
       int64_t now = jfr::Recording::now();
       retention.sweepIfDue(now);
@@ -363,10 +378,11 @@ RecordSummary recordAll(const RecordConfig& config) {
 
   pipeline.stopAndDrain();
   host.finishAll();
+  pipeline.addUnfiledLossesTo(summary);
   retention.sweepIfDue(INT64_MAX);
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   summary.periodNs = budget.periodNs();
-  host.dropPendingAttaches();
+  host.endAttaches();
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = samplingTicks(counters);
   summary.counters = counters;

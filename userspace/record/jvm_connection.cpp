@@ -52,23 +52,18 @@ std::string agentLibraryPath() {
 
 namespace {
 
-// A JVM found within milliseconds of its start may serve the load before it can host an agent; the agent
-// says so and we try again until it can.
-void loadAgent(const attach::HotSpotVm& vm, const jvm::ChannelListener& listener, std::chrono::milliseconds timeout) {
-  constexpr auto kRetryPause = std::chrono::milliseconds(50);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+// A JVM found within milliseconds of its start may serve the load before it can host an agent (HotSpot's
+// attach listener answers before JVMTI's live phase); our agent then says so, and the caller asks again.
+void loadAgent(const attach::HotSpotVm& vm, const jvm::ChannelListener& listener) {
   attach::StagedAgent staged = attach::StagedAgent::prepare(vm.process(), agentLibraryPath());
-  for (;;) {
-    try {
-      vm.load(staged.pathInTarget(), true, listener.agentOptions());
-      return;  // `staged` goes: the JVM's mapping outlives the file, and nothing is left in its /tmp
-    } catch (const attach::AttachError& e) {
-      if (e.agentResult() != protocol::kAgentVmStarting || std::chrono::steady_clock::now() + kRetryPause > deadline) {
-        throw;
-      }
-    }
-    std::this_thread::sleep_for(kRetryPause);
+  try {
+    vm.load(staged.pathInTarget(), true, listener.agentOptions());
+  } catch (const attach::AttachError& e) {
+    if (e.agentResult() != protocol::kAgentVmStarting) throw;
+    throw attach::AttachError(attach::AttachFailure::NotReady,
+                              vm.process().describe() + " cannot host an agent yet: the JVM is still starting");
   }
+  // `staged` goes: the JVM's mapping outlives the file, and nothing is left in its /tmp
 }
 
 }  // namespace
@@ -79,7 +74,7 @@ std::unique_ptr<JvmConnection> JvmConnection::attach(pid_t pid, std::chrono::mil
   attach::HotSpotVm vm = attach::HotSpotVm::inspect(pid);
   if (vm.facts().loadingAgentPrintsWarning()) connection->note_ = attach::dynamicAgentWarningNote(vm.target());
   jvm::ChannelListener listener(pid);
-  loadAgent(vm, listener, timeout);
+  loadAgent(vm, listener);
   connection->session_ = jvm::JavaSession::accept(listener, timeout);
   bool replayed = connection->session_->drainUntil([](const jvm::JavaModel& m) { return m.initialReplayDone(); },
                                                    timeout);

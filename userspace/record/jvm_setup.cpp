@@ -3,9 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <thread>
 
-#include "userspace/attach/attach_error.h"
 #include "userspace/base/error.h"
 
 namespace jfrbpf::record {
@@ -41,36 +39,6 @@ void keepNote(std::string note, std::vector<std::string>& notes) {
 
 bool isJavaLauncher(const std::string& program) { return std::filesystem::path(program).filename() == "java"; }
 
-std::unique_ptr<JvmConnection> attachJvm(pid_t pid, std::vector<std::string>& notes) {
-  // A JVM found in its first moments (record --all sees it as soon as its hsperfdata appears) has no SIGQUIT
-  // handler yet: asking then could kill it, so ask again until it has one, for a while.
-  constexpr auto kNotReadyRetry = std::chrono::milliseconds(200);
-  constexpr int kNotReadyAttempts = 50;
-  try {
-    for (int attempt = 1;; ++attempt) {
-      try {
-        std::unique_ptr<JvmConnection> jvm = JvmConnection::attach(pid, kAgentTimeout);
-        if (!jvm->note().empty()) std::fprintf(stderr, "jfrbpf: %s\n", jvm->note().c_str());
-        return jvm;
-      } catch (const attach::AttachError& e) {
-        if (e.kind() != attach::AttachFailure::NotReady || attempt == kNotReadyAttempts) throw;
-      }
-      std::this_thread::sleep_for(kNotReadyRetry);
-    }
-  } catch (const attach::AttachError& e) {
-    keepNote(e.kind() == attach::AttachFailure::NotHotSpot
-                 ? "process " + std::to_string(pid) + " is not a HotSpot JVM: recording native and kernel frames"
-                 : "process " + std::to_string(pid) + ": Java frames unavailable (" + e.what() +
-                       "): recording native and kernel frames only",
-             notes);
-  } catch (const Error& e) {
-    keepNote("process " + std::to_string(pid) + ": Java frames unavailable (" + e.what() +
-                 "): recording native and kernel frames only",
-             notes);
-  }
-  return nullptr;
-}
-
 void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string>& notes) {
   std::string whyNot;
   if (!jvm.publish(sampler, whyNot)) {
@@ -78,10 +46,32 @@ void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string
   }
 }
 
-std::unique_ptr<JvmConnection> connectJvm(pid_t pid, BpfSampler& sampler, std::vector<std::string>& notes) {
-  std::unique_ptr<JvmConnection> jvm = attachJvm(pid, notes);
-  if (jvm) publishJvm(*jvm, sampler, notes);
-  return jvm;
+void addLateJvm(JvmConnection& jvm, const JvmAttachment& attachment, TargetOutput& output, SamplePipeline& pipeline,
+                std::vector<std::string> notes) {
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(attachment.waited());
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(waited.count()) / 1000);
+  const std::string since = "JVM " + std::to_string(jvm.pid()) + ": Java frames from now on (its agent attached " +
+                            seconds + " s after the first try" +
+                            (attachment.firstRefusal().empty() ? "" : "; the JVM was still starting") + ")";
+  std::fprintf(stderr, "jfrbpf: %s\n", since.c_str());
+  notes.push_back(since + "; its samples before have native and kernel frames only" +
+                  (attachment.firstRefusal().empty() ? "" : " (first answer: " + attachment.firstRefusal() + ")"));
+  pipeline.runOnConsumer([&output, &jvm, notes = std::move(notes)] {
+    output.addJvm(jvm);
+    for (const std::string& text : notes) output.recording().note(jfr::Recording::now(), "info", text);
+  });
+}
+
+void refuseLateJvm(const JvmAttachment& attachment, TargetOutput& output, SamplePipeline& pipeline) {
+  std::string note = attachment.failureNote();
+  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+  const pid_t pid = attachment.pid();
+  const bool isJvm = attachment.isJvm();
+  pipeline.runOnConsumer([&output, pid, isJvm, note = std::move(note)] {
+    if (isJvm) output.setJavaFramesMissing(pid, StackEnd::kJavaFramesUnavailable);
+    output.recording().note(jfr::Recording::now(), "warning", note);
+  });
 }
 
 void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,

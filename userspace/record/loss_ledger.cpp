@@ -44,7 +44,7 @@ void LossLedger::reportOffCpuLoss(jfr::Ticks now, const ThreadLoss& loss, Report
 void LossLedger::reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count) {
   if (count == 0) return;
   out_.sampleLoss(now, 0, cause, static_cast<int64_t>(count));
-  byCause_[cause] += count;
+  unattributed_ += count;
   total_ += count;
 }
 

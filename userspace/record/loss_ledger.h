@@ -17,6 +17,7 @@ namespace jfrbpf::record {
 inline constexpr const char* kCauseRingBufferFull = "ring buffer full";
 inline constexpr const char* kCauseKernelThrottling = "kernel throttling";
 inline constexpr const char* kCauseThreadTableFull = "loss table full (thread unknown)";
+inline constexpr const char* kCauseProcessLetGo = "process let go before its sample was read";
 
 class LossLedger {
  public:
@@ -28,8 +29,10 @@ class LossLedger {
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
 
   uint64_t total() const { return total_; }  // CPU samples
+  // Those charged to a thread: a recording's files each report the unattributed ones, which happened once.
+  uint64_t attributed() const { return total_ - unattributed_; }
   uint64_t offCpuLost() const { return offCpuLost_; }
-  const std::unordered_map<std::string, uint64_t>& byCause() const { return byCause_; }
+  const std::unordered_map<std::string, uint64_t>& byCause() const { return byCause_; }  // attributed ones
 
  private:
   jfr::Recording& out_;
@@ -50,6 +53,7 @@ class LossLedger {
   std::unordered_map<uint32_t, ThreadReported> reported_;  // tid -> cumulative counts already written
   std::unordered_map<std::string, uint64_t> byCause_;
   uint64_t total_ = 0;
+  uint64_t unattributed_ = 0;
   uint64_t offCpuLost_ = 0;
 };
 

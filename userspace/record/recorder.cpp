@@ -15,7 +15,9 @@
 #include "userspace/record/dump_requests.h"
 #include "userspace/record/rate_budget.h"
 #include "userspace/record/jvm_connection.h"
+#include "userspace/record/jvm_attachment.h"
 #include "userspace/record/jvm_setup.h"
+#include "userspace/record/slot_ranges.h"
 #include "userspace/record/target_output.h"
 #include "userspace/record/launcher.h"
 #include "userspace/record/output_directory.h"
@@ -30,6 +32,9 @@ namespace {
 
 // How often the recorder looks at its stop conditions, progress line, retention and dump requests.
 constexpr int kMainLoopMs = 250;
+// How long the recording waits for the agents of its JVMs before it starts: a JVM that cannot take the
+// agent by then (still starting, or not answering) is sampled with native frames until it can.
+constexpr auto kStartAttachWait = std::chrono::seconds(10);
 
 std::string describeTargets(const RecordConfig& config, pid_t launched) {
   if (launched > 0) return config.command.front() + " (pid " + std::to_string(launched) + ")";
@@ -90,17 +95,43 @@ RecordSummary record(const RecordConfig& config) {
   BpfSampler sampler(samplerConfigOf(config));
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
 
-  // Java frames need the JVM's tables in BPF before its first sample: connect before targeting it.
+  // Java frames need the JVM's tables in BPF before its first sample: wait for the agents before targeting
+  // the JVMs, for a while. A JVM still starting then is recorded with native frames until it takes the agent.
+  AttachPermits permits(kConcurrentAttaches);
+  std::vector<std::unique_ptr<JvmAttachment>> attaching;
+  for (pid_t pid : config.pids) attaching.push_back(std::make_unique<JvmAttachment>(pid, permits));
+  const auto attachDeadline = std::chrono::steady_clock::now() + kStartAttachWait;
+  for (auto& attachment : attaching) {
+    attachment->waitUntilDone(std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::max(attachDeadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero())));
+  }
   std::vector<std::string> notes;
   std::vector<std::unique_ptr<JvmConnection>> jvms;
-  for (pid_t pid : config.pids) {
-    if (auto jvm = connectJvm(pid, sampler, notes)) jvms.push_back(std::move(jvm));
-  }
+  std::vector<pid_t> refusedJvms;
+  std::erase_if(attaching, [&](std::unique_ptr<JvmAttachment>& attachment) {
+    if (!attachment->done()) return false;
+    for (std::string& note : attachment->takeNotes()) std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+    if (auto jvm = attachment->takeConnection()) {
+      publishJvm(*jvm, sampler, notes);
+      jvms.push_back(std::move(jvm));
+    } else if (!attachment->jvmExited()) {
+      std::fprintf(stderr, "jfrbpf: %s\n", attachment->failureNote().c_str());
+      notes.push_back(attachment->failureNote());
+      if (attachment->isJvm()) refusedJvms.push_back(attachment->pid());
+    }
+    return true;
+  });
   const bool launchesJava = !config.command.empty() && isJavaLauncher(config.command.front());
-  const uint32_t slotsPerJvm = kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, jvms.size() + (launchesJava ? 1 : 0)));
-  uint32_t nextSlot = 0;
+  // Statistics slots, a range per target that may be a JVM.
+  SlotRanges slots(kMethodSlots,
+                   kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, config.pids.size() + (launchesJava ? 1 : 0))));
+  auto timeMethods = [&](JvmConnection& jvm, std::vector<std::string>& jvmNotes) {
+    if (!timing) return;
+    std::optional<uint32_t> base = slots.acquire();
+    if (base) startTiming(jvm, sampler, config.methodTiming, *base, *base + slots.rangeSize(), jvmNotes);
+  };
   if (timing) {
-    if (jvms.empty() && !launchesJava) {
+    if (jvms.empty() && attaching.empty() && !launchesJava) {
       throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
     }
     for (auto& jvm : jvms) {
@@ -109,8 +140,7 @@ RecordSummary record(const RecordConfig& config) {
         std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
         break;
       }
-      startTiming(*jvm, sampler, config.methodTiming, nextSlot, nextSlot + slotsPerJvm, notes);
-      nextSlot += slotsPerJvm;
+      timeMethods(*jvm, notes);
     }
   }
 
@@ -147,6 +177,8 @@ RecordSummary record(const RecordConfig& config) {
   RetentionSweeper retention(config.outputPath, config.retention);
   RateBudget budget(config.maxRatePerSecond, config.periodNs, sampler, clocks, pipeline);
   for (auto& jvm : jvms) output.addJvm(*jvm);
+  for (auto& attachment : attaching) output.setJavaFramesMissing(attachment->pid(), StackEnd::kJavaFramesPending);
+  for (pid_t pid : refusedJvms) output.setJavaFramesMissing(pid, StackEnd::kJavaFramesUnavailable);
   std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuStarts;
   for (pid_t pid : targets) {
     cpuStarts.emplace_back(pid, readThreadCpuTimes(pid));
@@ -176,7 +208,7 @@ RecordSummary record(const RecordConfig& config) {
           // The agent reports the JVM as it starts; its hook sites come with its first records.
           launchedJvm->session().drainUntil(
               [](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); }, kAgentTimeout);
-          startTiming(*launchedJvm, sampler, config.methodTiming, nextSlot, nextSlot + slotsPerJvm, jvmNotes);
+          timeMethods(*launchedJvm, jvmNotes);
         }
         launchedJvm->resumeLaunched(kAgentTimeout);
         pipeline.runOnConsumer([&output, jvm = launchedJvm.get(), jvmNotes] {
@@ -207,10 +239,33 @@ RecordSummary record(const RecordConfig& config) {
         pipeline.retireProcess(pid, std::move(noteInFile));
       }
     };
+    // The JVMs that could not take the agent at the start take it as soon as they can.
+    auto joinAttached = [&] {
+      std::erase_if(attaching, [&](std::unique_ptr<JvmAttachment>& attachment) {
+        for (std::string& note : attachment->takeNotes()) {
+          progress.clear();
+          std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+          pipeline.runOnConsumer([&output, note] { output.recording().note(jfr::Recording::now(), "info", note); });
+        }
+        if (!attachment->done()) return false;
+        progress.clear();
+        if (auto jvm = attachment->takeConnection()) {
+          std::vector<std::string> jvmNotes;
+          publishJvm(*jvm, sampler, jvmNotes);
+          timeMethods(*jvm, jvmNotes);
+          addLateJvm(*jvm, *attachment, output, pipeline, std::move(jvmNotes));
+          jvms.push_back(std::move(jvm));
+        } else if (!attachment->jvmExited()) {
+          refuseLateJvm(*attachment, output, pipeline);
+        }
+        return true;
+      });
+    };
     std::unique_ptr<DumpServer> dumps = openDumpServer();
     std::optional<StopReason> reason;
     while (!(reason = stop.wait(kMainLoopMs))) {
       retireExited(/*othersGoOn=*/true);
+      joinAttached();
       outputDirectory.check();
       double elapsed = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
       progress.update(elapsed, static_cast<double>(config.durationNs) / 1e9, pipeline.samples(), pipeline.lost());
@@ -220,6 +275,13 @@ RecordSummary record(const RecordConfig& config) {
     }
     retireExited(/*othersGoOn=*/false);
     progress.clear();
+    for (auto& attachment : attaching) {
+      if (!attachment->done()) {
+        std::fprintf(stderr, "jfrbpf: JVM %d: the recording ended before its agent attached: native frames only\n",
+                     attachment->pid());
+      }
+    }
+    attaching.clear();
     summary.stopReason = *reason;
   } catch (...) {
     pipeline.abandon();
@@ -236,6 +298,7 @@ RecordSummary record(const RecordConfig& config) {
 
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   output.addCountsTo(summary);
+  pipeline.addUnfiledLossesTo(summary);
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = samplingTicks(counters);
   summary.counters = counters;

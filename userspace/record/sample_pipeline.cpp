@@ -63,12 +63,26 @@ void SamplePipeline::applyChanges(bool withinDrain) {
   std::vector<Change> changes;
   {
     std::lock_guard lock(changesMutex_);
-    // Within a drain only new routes, up to the first other change: a retirement drains the rings, and a
-    // drain inside the ring buffer's callback would hand the outer one's records over twice.
-    auto end = withinDrain ? std::find_if(changes_.begin(), changes_.end(), [](const Change& c) { return !c.output; })
-                           : changes_.end();
-    changes.assign(std::make_move_iterator(changes_.begin()), std::make_move_iterator(end));
-    changes_.erase(changes_.begin(), end);
+    if (withinDrain) {
+      // Within a drain only new routes: a retirement drains the rings, and a drain inside the ring buffer's
+      // callback would hand the outer one's records over twice. A new route may pass the changes queued
+      // before it, unless one retires its pid (a reused pid's route follows its predecessor's retirement).
+      std::vector<pid_t> retiring;
+      for (auto it = changes_.begin(); it != changes_.end();) {
+        if (!it->output) {
+          if (!it->task) retiring.push_back(it->pid);
+          ++it;
+        } else if (std::find(retiring.begin(), retiring.end(), it->pid) == retiring.end()) {
+          changes.push_back(std::move(*it));
+          it = changes_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    } else {
+      changes = std::move(changes_);
+      changes_.clear();
+    }
   }
   for (Change& change : changes) {
     if (change.task) {
@@ -116,7 +130,11 @@ void SamplePipeline::onSample(const void* data, size_t size) {
   if (route == routes_.end()) {
     applyChanges(/*withinDrain=*/true);  // a process targeted a moment before its route was handed over
     route = routes_.find(static_cast<pid_t>(record.tgid));
-    if (route == routes_.end()) return;
+    if (route == routes_.end()) {
+      // Of a process already let go: no file can take it, but the sampling tick it stands for is counted.
+      if ((record.flags & JFRBPF_SAMPLE_OFF_CPU) == 0) unrouted_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
   }
   route->second->onSample(record);
   samples_.fetch_add(1, std::memory_order_relaxed);
@@ -155,14 +173,27 @@ void SamplePipeline::periodicWork(jfr::Ticks now) {
   uint64_t mapFull = counters[JFRBPF_COUNTER_LOST_THREAD_MAP_FULL] + counters[JFRBPF_COUNTER_LOST_SCRATCH];
   uint64_t freshMapFull = mapFull - std::min(mapFull, reportedThreadMapFull_);
   reportedThreadMapFull_ = mapFull;
-  uint64_t lost = 0;
+  unattributedLost_[kCauseKernelThrottling] += throttled;
+  unattributedLost_[kCauseThreadTableFull] += freshMapFull;
+  uint64_t lost = unrouted_.load(std::memory_order_relaxed);
+  for (const auto& [cause, count] : unattributedLost_) lost += count;
   for (TargetOutput* output : outputs()) {
     output->periodicWork(now, lossesByOutput[output]);
     output->reportUnattributed(now, kCauseKernelThrottling, throttled);
     output->reportUnattributed(now, kCauseThreadTableFull, freshMapFull);
-    lost += output->lost();
+    lost += output->ledger().attributed();
   }
   lost_.store(lost, std::memory_order_relaxed);
+}
+
+void SamplePipeline::addUnfiledLossesTo(RecordSummary& summary) const {
+  std::map<std::string, uint64_t> causes = unattributedLost_;
+  causes[kCauseProcessLetGo] = unrouted_.load(std::memory_order_relaxed);
+  for (const auto& [cause, count] : causes) {
+    if (count == 0) continue;
+    summary.lost += count;
+    summary.lostByCause[cause] += count;
+  }
 }
 
 void SamplePipeline::start() {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -55,6 +56,9 @@ class SamplePipeline {
 
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint64_t lost() const { return lost_.load(std::memory_order_relaxed); }
+  // Losses no file of the recording owns alone: those no thread can be charged with (every file reports
+  // them, as each covers the same window), and samples of a process let go before they were read.
+  void addUnfiledLossesTo(RecordSummary& summary) const;
   UnwindMapsStats unwindStats() const { return unwind_.stats(); }
 
  private:
@@ -95,6 +99,8 @@ class SamplePipeline {
   std::vector<pid_t> processes_;  // added and not retired, under changesMutex_: what stopAndDrain reads
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> lost_{0};
+  std::atomic<uint64_t> unrouted_{0};
+  std::map<std::string, uint64_t> unattributedLost_;  // by cause; consumer thread
 };
 
 }  // namespace jfrbpf::record

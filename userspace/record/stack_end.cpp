@@ -20,6 +20,8 @@ constexpr std::array<Names, static_cast<size_t>(StackEnd::kCount)> kNames = {{
     {"bad frame", "[truncated: bad frame]"},
     {"unmapped frame", "[truncated: unmapped frame]"},
     {"user stack not taken", "[truncated: user stack not taken]"},
+    {"Java frames not known yet", "[truncated: Java frames not known yet]"},
+    {"no JVM agent", "[truncated: no JVM agent]"},
 }};
 
 const Names& namesOf(StackEnd end) {

@@ -20,6 +20,11 @@ enum class StackEnd : uint8_t {
   kUnmapped,      // a frame whose pc no mapping of the process holds: what came below it was not trusted
   kNotTaken,      // an off-CPU record whose user stack could not be reached: a wait still going on when the
                   // recording stopped, or a thread without an rseq area
+  // A JVM's sample taken without its Java layout: the walker took its Java code for native code without
+  // unwind info. While its agent was not attached yet (a JVM found while it started):
+  kJavaFramesPending,
+  // ... and for a JVM that refused the agent (-XX:+DisableAttachMechanism and the like):
+  kJavaFramesUnavailable,
   kCount,
 };
 

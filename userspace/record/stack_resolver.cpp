@@ -86,6 +86,10 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     frames.push_back({*method, -1, -1, jfr::FrameType::Native});
   }
   if (userDepth == 0 && end_ != StackEnd::kNotTaken) end_ = StackEnd::kRoot;  // a failed sample: nothing to mark
+  if (end_ != StackEnd::kRoot && end_ != StackEnd::kDepthLimit && end_ != StackEnd::kNotTaken &&
+      (record.flags & JFRBPF_SAMPLE_JVM) == 0) {
+    if (auto missing = javaFramesMissing_.find(currentTgid_); missing != javaFramesMissing_.end()) end_ = missing->second;
+  }
   if (end_ != StackEnd::kRoot) frames.push_back({markerMethod(markerFrameName(end_)), -1, -1, jfr::FrameType::Native});
   return complete_;
 }
@@ -200,6 +204,7 @@ void StackResolver::forgetMethodIds() {
 void StackResolver::forgetProcess(pid_t tgid) {
   nativeCache_.erase(tgid);
   javaModels_.erase(tgid);
+  javaFramesMissing_.erase(tgid);
   javaCaches_.erase(tgid);
   native_.forgetProcess(tgid);
 }

@@ -37,6 +37,10 @@ class StackResolver {
 
   // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
   void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
+  // `tgid` is a JVM whose samples may come without its Java layout (its agent is not attached yet, or it
+  // refused it): a walk of such a sample that stopped short ends with `why` (kJavaFramesPending or
+  // kJavaFramesUnavailable), what it is, rather than with the walker's "no unwind info".
+  void setJavaFramesMissing(pid_t tgid, StackEnd why) { javaFramesMissing_[tgid] = why; }
 
   // A process exited or was re-exec'd: its cached pcs are no longer meaningful.
   void forgetProcess(pid_t tgid);
@@ -61,6 +65,7 @@ class StackResolver {
   std::unordered_map<uint64_t, jfr::MethodId> kernelCache_;
   std::unordered_map<pid_t, std::unordered_map<uint64_t, jfr::MethodId>> nativeCache_;
   std::unordered_map<pid_t, const jvm::JavaModel*> javaModels_;
+  std::unordered_map<pid_t, StackEnd> javaFramesMissing_;
   // Per process: its methods and code blobs die with its model, or earlier when the model forgets what
   // the JVM unloaded (JavaModel::forgetGeneration), and with them what was named from them.
   struct CompiledPcFrames {

@@ -164,7 +164,7 @@ void TargetOutput::addCountsTo(RecordSummary& summary) const {
   summary.offCpuLost += ledger_.offCpuLost();
   summary.sampledCpuNs += sampledCpuNs();
   summary.failedStacks += failedStacks();
-  summary.lost += lost();
+  summary.lost += ledger_.attributed();  // the unattributed ones once, by the pipeline
   summary.threads += threads();
   for (const auto& [cause, count] : ledger_.byCause()) summary.lostByCause[cause] += count;
   summary.truncatedStacks += truncations_.truncated();

@@ -36,6 +36,9 @@ class TargetOutput {
 
   jfr::Recording& recording() { return *out_; }
   void addJvm(JvmConnection& jvm);
+  // Process `pid` is a JVM whose samples come without Java frames for now (`why`: kJavaFramesPending) or
+  // for good (kJavaFramesUnavailable): its stacks that stop short say so (StackResolver::setJavaFramesMissing).
+  void setJavaFramesMissing(pid_t pid, StackEnd why) { stacks_.setJavaFramesMissing(pid, why); }
   // Process `pid`'s threads' CPU time when its recording began (what BpfSampler::addTarget was given).
   // Before the pipeline routes the process here.
   void setThreadCpuStart(pid_t pid, ThreadCpuTimes start);
