@@ -76,7 +76,7 @@ static __always_inline void record_cost(__u64 entered_ns) {
   if (value) *value += 1;
 }
 
-/* The thread's loss ledger entry, made if need be; 0 (counted) when the map is full. */
+/* The thread's loss ledger entry, made if need be; 0 when the map is full. */
 static __always_inline struct jfrbpf_thread_loss* thread_loss(__u32 tgid, __u32 tid) {
   struct jfrbpf_thread_loss* loss = bpf_map_lookup_elem(&thread_losses, &tid);
   if (!loss) {
@@ -84,14 +84,18 @@ static __always_inline struct jfrbpf_thread_loss* thread_loss(__u32 tgid, __u32 
     bpf_map_update_elem(&thread_losses, &tid, &fresh, BPF_NOEXIST); /* fails when another CPU raced us in */
     loss = bpf_map_lookup_elem(&thread_losses, &tid);
   }
-  if (!loss) count(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL);
   return loss;
 }
 
-static __always_inline void charge_loss(__u32 tgid, __u32 tid, __u64 cpu_time_ns) {
+/* `periods` samples of the thread, standing for `cpu_time_ns`, are lost. */
+static __always_inline void charge_loss(__u32 tgid, __u32 tid, __u64 periods, __u64 cpu_time_ns) {
+  count_n(JFRBPF_COUNTER_SAMPLE_PERIODS, periods);
   struct jfrbpf_thread_loss* loss = thread_loss(tgid, tid);
-  if (!loss) return;
-  __sync_fetch_and_add(&loss->lost_ringbuf_full, 1);
+  if (!loss) {
+    count_n(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL, periods);
+    return;
+  }
+  __sync_fetch_and_add(&loss->lost_ringbuf_full, periods);
   __sync_fetch_and_add(&loss->lost_cpu_ns, cpu_time_ns);
 }
 
@@ -373,7 +377,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
       return 0;
     }
     count(JFRBPF_COUNTER_LOST_SCRATCH);
-    charge_loss(tgid, tid, sampling_period_ns);
+    charge_loss(tgid, tid, 1, sampling_period_ns);
     record_cost(entered_ns);
     return 0;
   }
@@ -384,15 +388,18 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
     count(JFRBPF_COUNTER_NOT_TARGET);
     return 0;
   }
-  __u64 cpu_time_ns = sample_cpu_time(tgid, tid, s->known.added_ns);
-  if (cpu_time_ns == 0) {
+  __u64 period_ns = 0;
+  __u64 periods = sample_periods(tgid, tid, s->known.added_ns, &period_ns);
+  if (periods == 0) {
     count(JFRBPF_COUNTER_AHEAD_OF_CPU_TIME);
     return 0;
   }
+  __u64 cpu_time_ns = periods * period_ns;
   struct jfrbpf_sample_record* rec = &s->record;
   /* When measuring, the entry's clock read also stamps the sample: measuring adds only the closing read. */
   begin_walk(s, scratch_key, tgid, tid, measure_sample_cost ? entered_ns : bpf_ktime_get_ns());
   rec->cpu_time_ns = cpu_time_ns;
+  rec->periods = periods;
   if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(s->walk.end);
@@ -415,11 +422,12 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   if (size > sizeof(*rec)) size = sizeof(*rec);
   if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
     count(JFRBPF_COUNTER_LOST_RINGBUF_FULL);
-    charge_loss(tgid, tid, cpu_time_ns);
+    charge_loss(tgid, tid, periods, cpu_time_ns);
     record_cost(entered_ns);
     return 0;
   }
   count(JFRBPF_COUNTER_SAMPLED);
+  count_n(JFRBPF_COUNTER_SAMPLE_PERIODS, periods);
   record_cost(entered_ns);
   return 0;
 }

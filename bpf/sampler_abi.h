@@ -20,7 +20,7 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_KERNEL_STACK_FAILED,  /* sampled, but the kernel stack could not be read */
   JFRBPF_COUNTER_USER_STACK_FAILED,    /* sampled, but not even the first user frame was known */
   JFRBPF_COUNTER_USER_STACK_TRUNCATED, /* sampled, user stack deeper than the configured depth */
-  JFRBPF_COUNTER_LOST_THREAD_MAP_FULL, /* lost and could not even be charged to its thread */
+  JFRBPF_COUNTER_LOST_THREAD_MAP_FULL, /* samples lost that could not even be charged to their thread */
   JFRBPF_COUNTER_WALK_ROOT,            /* walks that ended at the thread's outermost frame */
   JFRBPF_COUNTER_WALK_READ_FAULT,      /* ... at memory that could not be read */
   JFRBPF_COUNTER_WALK_UNKNOWN_CODE,    /* ... at a pc in the code cache that is in no CodeBlob */
@@ -37,6 +37,8 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_OFF_CPU_MERGED,       /* ... picked while the thread's previous pick waited for its user stack */
   JFRBPF_COUNTER_OFF_CPU_NO_USER_STACK, /* ... written without user frames: the thread has no rseq area */
   JFRBPF_COUNTER_OFF_CPU_NO_STORAGE,   /* a target thread's switch not followed: no task storage for it then */
+  JFRBPF_COUNTER_SAMPLE_PERIODS,       /* sampling periods of target threads' CPU time that came due: the samples
+                                        * written (a record of N periods is N samples) and lost add up to it */
   JFRBPF_COUNTER_COUNT
 };
 
@@ -87,10 +89,13 @@ struct jfrbpf_sample_record {
   __u16 walk_end;      /* enum jfrbpf_walk_end */
   __u16 off_cpu_state; /* enum jfrbpf_off_cpu_state */
   __u64 top_bcp_register; /* r13 when interrupted: the live bcp if the top frame is interpreted */
-  /* CPU samples: the thread's CPU time this sample stands for (see bpf/thread_cpu_time.bpf.h); off-CPU
-   * records: the thread's off-CPU time it stands for (see bpf/off_cpu.bpf.h). */
+  /* CPU samples: the thread's CPU time this sample stands for, a whole number of sampling periods (see
+   * bpf/thread_cpu_time.bpf.h); off-CPU records: the thread's off-CPU time it stands for (bpf/off_cpu.bpf.h). */
   __u64 cpu_time_ns;
-  __u64 off_cpu_ns;   /* off-CPU records: the interval, from time_ns (when the thread left the CPU) */
+  union {
+    __u64 periods;    /* CPU samples: how many sampling periods cpu_time_ns holds (>= 1): as many samples */
+    __u64 off_cpu_ns; /* off-CPU records: the interval, from time_ns (when the thread left the CPU) */
+  };
   __u64 run_delay_ns; /* off-CPU records: from its wake-up to running again */
   __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES];
 };
@@ -108,11 +113,12 @@ _Static_assert(__builtin_offsetof(struct jfrbpf_sample_record, data) == JFRBPF_S
 #define JFRBPF_COST_BUCKET_NS 25
 #define JFRBPF_COST_BUCKETS 1024
 
-/* Per-thread loss ledger, so that for every thread overflows = samples written + samples lost. */
+/* Per-thread loss ledger, so that for every thread the sampling periods that came due = samples written +
+ * samples lost. */
 struct jfrbpf_thread_loss {
   __u32 tgid;
   __u32 reserved;
-  __u64 lost_ringbuf_full;
+  __u64 lost_ringbuf_full; /* samples (sampling periods) */
   __u64 lost_cpu_ns; /* the CPU time those samples stood for */
   __u64 lost_off_cpu;    /* off-CPU records lost (ring buffer full, scratch busy) */
   __u64 lost_off_cpu_ns; /* the off-CPU time they stood for */

@@ -1,14 +1,15 @@
-/* The CPU time a sample stands for, by the kernel's own accounting of the thread (se.sum_exec_runtime, what
- * /proc/PID/task/TID/schedstat shows) rather than by the clock that fired. A perf clock counts a thread's
- * time only between the scheduler's perf hooks, so it misses part of every context switch: a thread that
- * runs 20 us at a time and then sleeps gets ~25 % fewer task-clock periods than its CPU time on this
- * project's VM, per-CPU clocks miss it alike, and a clock may also count time the kernel does not (stolen
- * by the hypervisor) or skip periods under load. Each thread keeps how much CPU time its samples stood for;
- * a sample stands for what the kernel accounted to the thread since, and at least one period (the kernel
- * updates sum_exec_runtime at switches and ticks, so a running thread's figure may lag by up to a tick).
- * A clock that runs ahead of the kernel's accounting by more than cpu_time_lead_ns gets no sample until the
- * thread's CPU time catches up, so that over any thread's recording its samples stand for its CPU time to
- * within a period and that lead. */
+/* How many samples a thread is due, by the kernel's own accounting of its CPU time (se.sum_exec_runtime,
+ * what /proc/PID/task/TID/schedstat shows) rather than by the clock that fired: one per sampling period of
+ * CPU time. A perf clock counts a thread's time only between the scheduler's perf hooks, so it misses part
+ * of every context switch: a thread that runs 20 us at a time and then sleeps gets ~25 % fewer task-clock
+ * periods than its CPU time on this project's VM, per-CPU clocks miss it alike, and a clock may also count
+ * time the kernel does not (stolen by the hypervisor). So the clock only says when to look: a thread whose
+ * CPU time grew by more than a period since its last sample gets a sample that stands for each whole period
+ * of it (written as that many events, so that readers that count samples see its CPU time too), and the
+ * rest waits for its next sample. The kernel updates sum_exec_runtime at switches and ticks, so a running
+ * thread's figure may lag by up to a tick: a clock that fires a period after the last sample is trusted for
+ * one period as long as the samples stand for at most cpu_time_lead_ns more than the kernel's figure, so
+ * that over any thread's recording its samples stand for its CPU time to within a period and that lead. */
 #ifndef JFRBPF_THREAD_CPU_TIME_BPF_H
 #define JFRBPF_THREAD_CPU_TIME_BPF_H
 
@@ -60,24 +61,31 @@ struct {
   __type(value, struct thread_cpu_time);
 } thread_cpu_times SEC(".maps");
 
-/* The CPU time the current thread's sample stands for, 0 when its samples already stand for more than its
- * CPU time (take none). `added_ns`: when its process became a target. */
-static __always_inline __u64 sample_cpu_time(__u32 tgid, __u32 tid, __u64 added_ns) {
+/* Samples at most one record stands for: a thread that no clock caught for long (per-CPU clocks) catches up
+ * over its next records. */
+#define MAX_SAMPLE_PERIODS 64
+
+/* How many sampling periods the current thread's sample stands for (its CPU time: that many periods of
+ * `*period_ns`), 0 when its samples already stand for all of its CPU time (take none). `added_ns`: when its
+ * process became a target. */
+static __always_inline __u64 sample_periods(__u32 tgid, __u32 tid, __u64 added_ns, __u64* period_ns) {
   struct task_struct* task = bpf_get_current_task_btf();
   __u64 runtime = task->se.sum_exec_runtime;
+  __u64 budget = *(volatile __u64*)&budget_period_ns;
+  __u64 period = budget > sampling_period_ns ? budget : sampling_period_ns;
+  *period_ns = period;
   struct thread_cpu_time* t = bpf_task_storage_get(&thread_cpu_times, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!t) return sampling_period_ns; /* no storage (this CPU is already in it): the clock's period */
+  if (!t) return 1; /* no storage (this CPU is already in it): the clock's period */
   if (!t->started) {
     t->started = 1;
     t->base = task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime);
   }
-  __u64 budget = *(volatile __u64*)&budget_period_ns;
-  __s64 period = (__s64)(budget > sampling_period_ns ? budget : sampling_period_ns);
   __s64 owed = (__s64)(runtime - t->base - t->accounted);
-  if (owed + (__s64)cpu_time_lead_ns < period) return 0;
-  __u64 cpu_time = (__u64)(owed > period ? owed : period);
-  t->accounted += cpu_time;
-  return cpu_time;
+  if (owed + (__s64)cpu_time_lead_ns < (__s64)period) return 0;
+  __u64 periods = owed >= (__s64)period ? (__u64)owed / period : 1;
+  if (periods > MAX_SAMPLE_PERIODS) periods = MAX_SAMPLE_PERIODS;
+  t->accounted += periods * period;
+  return periods;
 }
 
 #endif

@@ -104,11 +104,13 @@ struct {
   __type(value, __u64);
 } counters SEC(".maps");
 
-static __always_inline void count(enum jfrbpf_counter which) {
+static __always_inline void count_n(enum jfrbpf_counter which, __u64 n) {
   __u32 key = which;
   __u64* value = bpf_map_lookup_elem(&counters, &key);
-  if (value) *value += 1;
+  if (value) *value += n;
 }
+
+static __always_inline void count(enum jfrbpf_counter which) { count_n(which, 1); }
 
 static __always_inline struct sampler_scratch* get_scratch(__u32 key) {
   return bpf_map_lookup_elem(&scratch, &key);

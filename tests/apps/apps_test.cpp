@@ -247,13 +247,18 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
             99.9);
 
   // CPU time, as the kernel accounted it: over the recording (jfrbpf.ThreadCPUTime, read as sampling starts
-  // and stops), which must lie within the test's own reads around the whole run.
+  // and stops), which must lie within the test's own reads around the whole run. The samples stand for it
+  // read by weight (samplingPeriod) and by count (what JMC, IntelliJ, Pyroscope and `jfr view` do).
   Recorded recorded = readRecording(out);
-  double kernelTotal = 0, sampledTotal = 0, otherSampled = 0;
+  std::map<int64_t, double> countedNs;  // samples and lost samples, one period (1 ms) each
+  for (const Sample& s : recorded.samples) countedNs[s.osThreadId] += 1e6;
+  for (const auto& [tid, lost] : recorded.lostByThread) countedNs[tid] += 1e6 * static_cast<double>(lost);
+  double kernelTotal = 0, sampledTotal = 0, countedTotal = 0, otherSampled = 0;
   size_t started = 0;  // threads that started during the recording
   for (const auto& [tid, kernel] : recorded.kernelCpuNsByThread) {
     kernelTotal += static_cast<double>(kernel);
     sampledTotal += static_cast<double>(recorded.cpuNsByThread[tid]);
+    countedTotal += countedNs[tid];
     const double earlier = before.count(tid) ? before.at(tid) : 0;
     if (!before.count(tid)) ++started;
     EXPECT_LE(static_cast<double>(kernel), after[tid] - earlier + 1e6) << label << ": thread " << tid;
@@ -262,20 +267,27 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
   for (const auto& [tid, sampled] : recorded.cpuNsByThread) {
     if (!recorded.kernelCpuNsByThread.count(tid)) otherSampled += static_cast<double>(sampled);
   }
-  std::printf("[ figure ] %s: %zu threads (%zu started while recording); samples stand for %.1f ms, the kernel accounted %.1f ms (%+.2f %%); "
-              "%.1f ms sampled in threads that ended before the recording\n",
-              label.c_str(), recorded.kernelCpuNsByThread.size(), started, sampledTotal / 1e6, kernelTotal / 1e6,
-              100 * (sampledTotal / kernelTotal - 1), otherSampled / 1e6);
+  std::printf("[ figure ] %s: %zu threads (%zu started while recording); the kernel accounted %.1f ms, samples stand "
+              "for %.1f ms (%+.2f %%), counted %.1f ms (%+.2f %%); %.1f ms sampled in threads that ended before the "
+              "recording\n",
+              label.c_str(), recorded.kernelCpuNsByThread.size(), started, kernelTotal / 1e6, sampledTotal / 1e6,
+              100 * (sampledTotal / kernelTotal - 1), countedTotal / 1e6, 100 * (countedTotal / kernelTotal - 1),
+              otherSampled / 1e6);
   ASSERT_GT(kernelTotal, 2e9) << label << ": the application hardly ran";
   EXPECT_NEAR(sampledTotal / kernelTotal, 1.0, 0.01) << label;
-  double largestDiff = 0;
+  EXPECT_NEAR(countedTotal / kernelTotal, 1.0, 0.01) << label << ": by count";
+  double largestDiff = 0, largestCountedDiff = 0;
   for (const auto& [tid, kernel] : recorded.kernelCpuNsByThread) {
-    double diff = 100 * static_cast<double>(recorded.cpuNsByThread[tid]) / sampledTotal -
-                  100 * static_cast<double>(kernel) / kernelTotal;
+    const double kernelShare = 100 * static_cast<double>(kernel) / kernelTotal;
+    double diff = 100 * static_cast<double>(recorded.cpuNsByThread[tid]) / sampledTotal - kernelShare;
+    double countedDiff = 100 * countedNs[tid] / countedTotal - kernelShare;
     largestDiff = std::max(largestDiff, std::abs(diff));
+    largestCountedDiff = std::max(largestCountedDiff, std::abs(countedDiff));
     EXPECT_NEAR(diff, 0, 0.5) << label << ": share of thread " << tid;
+    EXPECT_NEAR(countedDiff, 0, 0.5) << label << ": share of thread " << tid << " by count";
   }
-  std::printf("[ figure ] %s: largest difference of a thread's share %.2f pp\n", label.c_str(), largestDiff);
+  std::printf("[ figure ] %s: largest difference of a thread's share %.2f pp, by count %.2f pp\n", label.c_str(),
+              largestDiff, largestCountedDiff);
 }
 
 std::string appTestName(const ::testing::TestParamInfo<std::tuple<App, int>>& info) {

@@ -428,7 +428,7 @@ TEST(JfrWriterChunks, UnwritableDestinationsThrowWithPathAndFix) {
   }
   EXPECT_THROW(Recording({.path = ""}), Error);
   EXPECT_THROW(Recording({.path = dir.file("zero.jfr"), .maxChunkBytes = 0}), Error);
-  EXPECT_THROW(Recording({.path = dir.file("bad.jfr"), .settings = {{"jdk.ExecutionSample", "period", "10 ms"}}}),
+  EXPECT_THROW(Recording({.path = dir.file("bad.jfr"), .settings = {{"jdk.GarbageCollection", "enabled", "true"}}}),
                Error);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"not-a-dir"}) << "failed constructors leave nothing behind";
 }

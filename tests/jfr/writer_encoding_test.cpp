@@ -135,7 +135,8 @@ TEST(JfrWriterMetadata, IdFollowsContent) {
   EXPECT_GT(a.id, 0);
   EXPECT_EQ(eventTypeByName("jdk.CPUTimeSample"), kCpuTimeSampleEvent);
   EXPECT_EQ(eventTypeByName("jfrbpf.Note"), kNoteEvent);
-  EXPECT_FALSE(eventTypeByName("jdk.ExecutionSample"));
+  EXPECT_EQ(eventTypeByName("jdk.ExecutionSample"), kExecutionSampleEvent);
+  EXPECT_FALSE(eventTypeByName("jdk.GarbageCollection"));
 }
 
 int64_t realtimeNanos() {

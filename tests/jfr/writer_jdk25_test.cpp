@@ -131,6 +131,41 @@ TEST_F(JfrWriterJdk25, PrintAndSummaryReadEveryChunk) {
 
 // Every type both declare prints identically: same labels, descriptions, annotations and their order, field
 // names, types and order, @Experimental exactly where JDK 25 has it.
+// CPU samples written as both event types, some records standing for several periods: `jfr view
+// hot-methods` (jdk.ExecutionSample) and `cpu-time-hot-methods` (jdk.CPUTimeSample) count the same samples.
+TEST(JfrWriterJdk25Samples, BothViewsCountEverySampleOnce) {
+  if (test::jdk25Home().empty()) GTEST_SKIP() << "no JDK 25 installed (JFRBPF_JDK25_HOME)";
+  test::TempDir dir;
+  const std::string path = dir.file("both.jfr");
+  Recording r({.path = path, .maxChunkBytes = 64 * 1024, .sampleEvents = SampleEvents::kBoth});
+  ClassId work = r.internClass("com/example/Work", 1);
+  MethodId compute = r.internMethod(work, "compute", "(I)J", 8);
+  MethodId poll = r.internMethod(work, "poll", "()V", 1);
+  ThreadId thread = r.internThread({"main", 321, "main", 1});
+  std::vector<StackFrame> inCompute{{compute, 2, 28, FrameType::JitCompiled}};
+  std::vector<StackFrame> inPoll{{poll, 7, 3, FrameType::JitCompiled}};
+  Ticks t = Recording::now();
+  // 2,000 records of compute (one period each) and 500 of poll standing for 2 periods: 2,000 and 1,000 samples
+  // in several chunks.
+  for (int i = 0; i < 2500; ++i) {
+    const bool polling = i % 5 == 0;
+    r.cpuSample(t + i * kMs / 10, polling ? inPoll : inCompute, false, thread, false, 10 * kMs, polling ? 2 : 1);
+  }
+  r.close();
+  ASSERT_GT(r.stats().chunks, 1u);
+  for (const char* name : {"hot-methods", "cpu-time-hot-methods"}) {
+    SCOPED_TRACE(name);
+    auto result = test::runJfr(test::jdk25Home(), {"view", "--width", "200", name, path});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_EQ(row(result.out, "com.example.Work.compute(int)"),
+              (std::vector<std::string>{"com.example.Work.compute(int)", "2,000", "66.67%"}))
+        << result.out;
+    EXPECT_EQ(row(result.out, "com.example.Work.poll()"),
+              (std::vector<std::string>{"com.example.Work.poll()", "1,000", "33.33%"}))
+        << result.out;
+  }
+}
+
 TEST_F(JfrWriterJdk25, DeclaredTypesMatchJdk25Metadata) {
   auto ours = test::runJfr(test::jdk25Home(), {"metadata", path});
   auto jdk = test::runJfr(test::jdk25Home(), {"metadata"});
@@ -146,7 +181,7 @@ TEST_F(JfrWriterJdk25, DeclaredTypesMatchJdk25Metadata) {
     ++compared;
   }
   EXPECT_GE(compared, 40);
-  for (const char* event : {"jdk.CPUTimeSample", "jdk.CPUTimeSamplesLost", "jdk.MethodTiming", "jdk.MethodTrace",
+  for (const char* event : {"jdk.CPUTimeSample", "jdk.ExecutionSample", "jdk.types.ThreadState", "jdk.CPUTimeSamplesLost", "jdk.MethodTiming", "jdk.MethodTrace",
                             "jdk.ActiveRecording", "jdk.ActiveSetting", "jdk.OSInformation", "jdk.CPUInformation",
                             "jdk.JVMInformation", "jdk.types.StackTrace", "java.lang.Thread"})
     EXPECT_TRUE(ourBlocks.count(event)) << event;

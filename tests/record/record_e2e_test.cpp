@@ -1,6 +1,8 @@
 // `jfrbpf record` as a user runs it: the real binary, real BPF, real processes; the files are read back
 // with the project's reader and with the JDK's own `jfr`.
 #include <gtest/gtest.h>
+
+#include <regex>
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +25,16 @@ std::map<int64_t, std::vector<const Sample*>> byThread(const Recorded& recorded)
   std::map<int64_t, std::vector<const Sample*>> out;
   for (const Sample& s : recorded.samples) out[s.osThreadId].push_back(&s);
   return out;
+}
+
+// As every CLI: the version, and the commit the build is of (a hex id, "-dirty" when built from changes).
+TEST(JfrbpfCli, VersionNamesTheReleaseAndTheCommit) {
+  for (const char* flag : {"--version", "-V"}) {
+    RunResult r = run({jfrbpfBinary(), flag});
+    EXPECT_EQ(r.exitCode, 0) << flag << ": " << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(^jfrbpf \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,}(-dirty)?|unknown)\)\n$)")))
+        << flag << ": " << r.output;
+  }
 }
 
 TEST(RecordE2E, NativeAndKernelFramesLandInTheRightThreadsAndFunctions) {
@@ -139,24 +151,26 @@ TEST_P(BurstyTruth, ShortBurstsGetTheirCpuTime) {
   std::map<int64_t, double> cpuNs = reportedCpuTimes(r.output, &names);
   ASSERT_EQ(cpuNs.size(), 2u) << r.output;
   Recorded recorded = readRecording(out);
-  std::map<int64_t, int64_t> largestSample;
+  std::map<int64_t, int64_t> counted;
   for (const Sample& s : recorded.samples) {
-    largestSample[s.osThreadId] = std::max(largestSample[s.osThreadId], s.samplingPeriod);
+    EXPECT_EQ(s.samplingPeriod, 1'000'000) << "each sample stands for one period";
+    ++counted[s.osThreadId];
   }
   for (const auto& [tid, ns] : cpuNs) {
+    // Read by weight (samplingPeriod, and the CPU time of lost samples), and by count, as most tools do.
     double sampledNs = static_cast<double>(recorded.cpuNsByThread[tid]);
-    std::printf("[ figure ] --sampler %s %-8s cpu %7.1f ms, samples stand for %7.1f ms (%+.2f %%), largest %.1f ms\n",
-                GetParam(), names[tid].c_str(), ns / 1e6, sampledNs / 1e6, 100.0 * (sampledNs / ns - 1),
-                static_cast<double>(largestSample[tid]) / 1e6);
-    // The bursty thread gets 1.4-1.5 s of its 6 s here (its 50 us sleeps take 60-80 us).
-    ASSERT_GT(ns, 0.8e9) << names[tid] << " ran too little to judge";
-    // Measured over 6 s: -0.85..+0.04 % (thread) and -0.48..+0.29 % (cpu) on a quiet VM. The CPU time a
-    // thread used after its last sample is in no sample. A per-CPU clock rarely fires while a burst runs (its
-    // timer wakes the sleeper as it expires), so there the bursty thread's samples stand for 15-110 ms each
-    // on a busy VM, and it ended 1.4-2.0 % short with two CPU hogs or other tests beside it.
-    const bool perCpu = std::string(GetParam()) == "cpu";
-    double tolerance = std::max((perCpu ? 0.03 : 0.01) * ns, static_cast<double>(largestSample[tid]));
+    double countedNs = static_cast<double>(counted[tid] + recorded.lostByThread[tid]) * 1e6;
+    std::printf("[ figure ] --sampler %s %-8s cpu %7.1f ms, samples stand for %7.1f ms (%+.2f %%), counted %7.1f ms (%+.2f %%)\n",
+                GetParam(), names[tid].c_str(), ns / 1e6, sampledNs / 1e6, 100.0 * (sampledNs / ns - 1), countedNs / 1e6,
+                100.0 * (countedNs / ns - 1));
+    // The bursty thread gets 1.4-1.5 s of its 6 s on a quiet VM (its 50 us sleeps take 60-80 us), 0.7 s
+    // beside a soak; a 1 % tolerance needs at least 0.5 s to cover the bound below.
+    ASSERT_GT(ns, 0.5e9) << names[tid] << " ran too little to judge";
+    // A thread's samples stand for its CPU time to within the last unfinished period and how far a clock may
+    // run ahead of the kernel's figure (a tick: 4 ms here). FIXME measured spread
+    const double tolerance = 0.01 * ns;
     EXPECT_NEAR(sampledNs, ns, tolerance) << names[tid];
+    EXPECT_NEAR(countedNs, ns, tolerance) << names[tid] << ": by count";
   }
 }
 

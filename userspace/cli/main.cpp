@@ -13,6 +13,8 @@
 #include "userspace/view/view_command.h"
 #include "userspace/cli/record_command.h"
 
+#include "build_info.h"  // JFRBPF_COMMIT, generated at build time
+
 namespace {
 
 constexpr const char* kHelp = R"(Usage: jfrbpf COMMAND [options]
@@ -28,7 +30,7 @@ Commands:
   recover   a recording of what a recorder that was killed left in its part file
   dump      what a running recorder has recorded so far, without stopping it
 
-Run `jfrbpf COMMAND --help` for the options of a command.
+Run `jfrbpf COMMAND --help` for the options of a command, `jfrbpf --version` (-V) for the version.
 
 Example:
   sudo jfrbpf record -p $(pgrep -f MyApp) -d 30s -o app.jfr
@@ -46,6 +48,10 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
     std::fputs(kHelp, argc < 2 ? stderr : stdout);
     return argc < 2 ? kExitUsage : kExitOk;
+  }
+  if (std::strcmp(argv[1], "-V") == 0 || std::strcmp(argv[1], "--version") == 0) {
+    std::printf("jfrbpf %s (commit %s)\n", JFRBPF_VERSION, JFRBPF_COMMIT);
+    return kExitOk;
   }
   try {
     Arguments args(argc, argv, 2);

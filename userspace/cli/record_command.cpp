@@ -30,7 +30,8 @@ constexpr const char* kRecordHelp = R"(Usage: jfrbpf record [options] -p PID[,PI
        jfrbpf record [options] --all [-o DIR] [--filter-container ID]
 
 Samples the CPU time of running processes (or of COMMAND, from its first instruction) with eBPF and writes
-a JDK Flight Recorder file of jdk.CPUTimeSample events with kernel and native frames, plus
+a JDK Flight Recorder file of CPU samples with kernel and native frames, one per --interval of a thread's
+CPU time by the kernel's own accounting, as jdk.CPUTimeSample and jdk.ExecutionSample events, plus
 jdk.CPUTimeSamplesLost events that account for every sample that could not be kept. In JVMs it can also
 time and trace chosen methods (JEP 520's jdk.MethodTiming and jdk.MethodTrace, on any JDK from 8 on).
 
@@ -51,6 +52,12 @@ Options:
                            JVMs run: the period is lengthened while the host would sample more (and
                            shortened again, never below --interval), each file's settings follow it, and
                            each sample still stands for its thread's CPU time since its previous sample
+      --sample-events cpu-time|execution|both
+                           the events CPU samples are written as (default both, each sample once in
+                           each): jdk.CPUTimeSample (JDK 25's jfr view cpu-time-hot-methods, jfrbpf view)
+                           or jdk.ExecutionSample (JMC, IntelliJ, Pyroscope, jfr view hot-methods). Tools
+                           that add up every sample event they know count a file with both twice, and some
+                           refuse it (async-profiler's jfrconv without --cpu-time, Lucene's): give them one
       --stack-depth N      deepest user stack kept, 1..512 (default 512; deeper stacks are marked truncated)
       --sampler thread|cpu what drives sampling: each thread's own CPU time (thread, the default, like JDK
                            25's CPUTimeSample), or one clock per CPU (cpu: constant cost however many
@@ -236,7 +243,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
                                   "code cache frees seen", "ahead of CPU time",
                                   "walk: displaced frames", "off-CPU: intervals", "off-CPU: sampled",
                                   "off-CPU lost: ring full", "off-CPU lost: busy", "off-CPU: merged",
-                                  "off-CPU: no user stack", "off-CPU: no task storage"};
+                                  "off-CPU: no user stack", "off-CPU: no task storage", "sample periods due"};
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
     // JFRBPF_DEBUG=cost: the BPF time of the target's samples, for benchmarks.
@@ -315,6 +322,16 @@ int runRecordCommand(Arguments& args) {
       rate = value;
     } else if (args.option("", "--max-rate", value)) {
       config.maxRatePerSecond = parseRate(value, "--max-rate");
+    } else if (args.option("", "--sample-events", value)) {
+      if (value == "cpu-time") {
+        config.sampleEvents = jfr::SampleEvents::kCpuTime;
+      } else if (value == "execution") {
+        config.sampleEvents = jfr::SampleEvents::kExecution;
+      } else if (value == "both") {
+        config.sampleEvents = jfr::SampleEvents::kBoth;
+      } else {
+        throw Error("invalid --sample-events '" + value + "': expected cpu-time, execution or both", ErrorKind::Usage);
+      }
     } else if (args.option("", "--stack-depth", value)) {
       config.stackDepth = static_cast<uint32_t>(parseCount(value, "--stack-depth", 1, JFRBPF_MAX_USER_FRAMES));
     } else if (args.option("", "--sampler", value)) {
@@ -419,12 +436,16 @@ int runRecordCommand(Arguments& args) {
     requireWritableDestination(config.outputPath);
   }
   config.progressLine = isatty(STDERR_FILENO) != 0;
-  config.settings = {
-      {"jdk.CPUTimeSample", "enabled", "true"},
-      {"jdk.CPUTimeSample", "throttle", throttle},
-      {"jdk.CPUTimeSample", "stackTrace", "true"},
-      {"jdk.CPUTimeSamplesLost", "enabled", "true"},
-  };
+  config.settings = {{"jdk.CPUTimeSamplesLost", "enabled", "true"}};
+  if (config.sampleEvents != jfr::SampleEvents::kExecution) {
+    config.settings.push_back({"jdk.CPUTimeSample", "enabled", "true"});
+    config.settings.push_back({"jdk.CPUTimeSample", "throttle", throttle});
+    config.settings.push_back({"jdk.CPUTimeSample", "stackTrace", "true"});
+  }
+  if (config.sampleEvents != jfr::SampleEvents::kCpuTime) {
+    config.settings.push_back({"jdk.ExecutionSample", "enabled", "true"});
+    config.settings.push_back({"jdk.ExecutionSample", "period", formatDuration(config.periodNs)});
+  }
   const timing::MethodTimingOptions& timing = config.methodTiming;
   if (!timing.timingFilter.empty()) {
     config.settings.push_back({"jdk.MethodTiming", "enabled", "true"});

@@ -2,15 +2,16 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <thread>
-
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "sampler.skel.h"
 #include "userspace/base/error.h"
@@ -42,9 +43,20 @@ uint64_t ringbufCheckMask(uint32_t smallestRingBytes) {
 }
 
 // How far a thread's samples may stand for more CPU time than the kernel has accounted to it yet (see
-// bpf/thread_cpu_time.bpf.h) before it gets none: the kernel brings a running thread's figure up to date
-// at every scheduler tick, 10 ms apart at the lowest tick rate (HZ=100).
-constexpr uint64_t kCpuTimeLeadNs = 10'000'000;
+// bpf/thread_cpu_time.bpf.h) before it gets none: the kernel brings a running thread's figure up to date at
+// every scheduler tick, so one tick (CONFIG_HZ of the running kernel; 10 ms, the lowest rate, when unknown).
+uint64_t schedulerTickNs() {
+  constexpr uint64_t kSlowestTickNs = 10'000'000;
+  utsname host{};
+  if (uname(&host) != 0) return kSlowestTickNs;
+  std::ifstream config(std::string("/boot/config-") + host.release);
+  for (std::string line; std::getline(config, line);) {
+    if (!line.starts_with("CONFIG_HZ=")) continue;
+    const uint64_t hz = std::strtoull(line.c_str() + 10, nullptr, 10);
+    return hz >= 100 && hz <= 1000 ? 1'000'000'000 / hz : kSlowestTickNs;
+  }
+  return kSlowestTickNs;
+}
 
 // The off-CPU picking draws a point in [0, interval) from 32 random bits times the interval (bpf/off_cpu.bpf.h).
 constexpr uint64_t kMaxOffCpuIntervalNs = (1ull << 32) - 1;
@@ -77,7 +89,10 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   if (!skel_) throw Error(loadFailureHint(errno), ErrorKind::Environment);
   skel_->rodata->user_stack_depth = config.userStackDepth;
   skel_->rodata->sampling_period_ns = std::max<uint64_t>(1, config.samplingPeriodNs);
-  skel_->rodata->cpu_time_lead_ns = std::max(kCpuTimeLeadNs, config.samplingPeriodNs);
+  // A per-thread clock's overflow is evidence of a period of the thread's CPU time, which the kernel's figure
+  // shows within a tick; a per-CPU clock's is not, and may run ahead of the thread by no more than a period.
+  skel_->rodata->cpu_time_lead_ns =
+      config.perCpuClocks ? std::min(schedulerTickNs(), config.samplingPeriodNs) : schedulerTickNs();
   skel_->rodata->measure_sample_cost = config.measureSampleCost;
   measureSampleCost_ = config.measureSampleCost;
   bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);

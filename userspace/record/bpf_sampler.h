@@ -25,7 +25,10 @@ struct bpf_program;
 namespace jfrbpf::record {
 
 struct SamplerConfig {
-  uint64_t samplingPeriodNs = 10'000'000;  // the clocks' period: the least CPU time a sample stands for
+  uint64_t samplingPeriodNs = 10'000'000;  // the clocks' period: the CPU time a sample stands for
+  // Clocks per CPU (--sampler cpu) rather than per thread: a clock that fires is then no evidence that the
+  // thread it caught used a period of CPU time (bpf/thread_cpu_time.bpf.h).
+  bool perCpuClocks = false;
   uint32_t userStackDepth = 512;
   uint32_t ringBufferBytes = 8u << 20;   // power of two, >= page size
   uint32_t unwindRows = 4u << 20;        // native unwind table rows for all processes (8 bytes each)
@@ -41,10 +44,9 @@ struct SamplerConfig {
 };
 
 using SamplerCounters = std::array<uint64_t, JFRBPF_COUNTER_COUNT>;
-// Clock overflows that found a target's thread due a sample: each became a sample or a counted loss.
-inline uint64_t samplingTicks(const SamplerCounters& c) {
-  return c[JFRBPF_COUNTER_OVERFLOWS] - c[JFRBPF_COUNTER_NOT_TARGET] - c[JFRBPF_COUNTER_AHEAD_OF_CPU_TIME];
-}
+// Sampling ticks: the sampling periods of target threads' CPU time that came due (bpf/thread_cpu_time.bpf.h):
+// each became a sample or a counted loss.
+inline uint64_t samplingTicks(const SamplerCounters& c) { return c[JFRBPF_COUNTER_SAMPLE_PERIODS]; }
 using TimerCounters = std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT>;
 // Samples per JFRBPF_COST_BUCKET_NS of BPF time, summed over CPUs.
 using SampleCostHistogram = std::vector<uint64_t>;

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/base/error.h"
@@ -120,6 +122,7 @@ void JvmAttachment::run(std::stop_token stop) {
       break;
     }
     if (firstRefusal_.empty()) firstRefusal_ = refusal;
+    if (std::getenv("JFRBPF_DEBUG")) std::fprintf(stderr, "jfrbpf: [debug] %s: asked too early: %s\n", process.c_str(), refusal.c_str());
     if (!toldLongStart && std::chrono::steady_clock::now() - began >= kLongStart) {
       toldLongStart = true;
       std::lock_guard lock(notesMutex_);

@@ -57,6 +57,7 @@ jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::st
   options.path = path;
   options.settings = config.settings;
   options.maxChunkAge = config.flushNs;
+  options.sampleEvents = config.sampleEvents;
   return options;
 }
 
@@ -64,6 +65,7 @@ SamplerConfig samplerConfigOf(const RecordConfig& config) {
   SamplerConfig sampler;
   sampler.samplingPeriodNs = static_cast<uint64_t>(config.periodNs);
   sampler.userStackDepth = config.stackDepth;
+  sampler.perCpuClocks = config.clockMode == ClockMode::PerCpu;
   sampler.ringBufferBytes = config.ringBufferBytes;
   sampler.measureSampleCost = config.measureSampleCost;
   sampler.methodTraces = !config.methodTiming.traceFilter.empty();

@@ -34,6 +34,7 @@ struct RecordConfig {
   uint32_t ringBufferBytes = 8u << 20;
   bool progressLine = false;           // live status on stderr
   std::vector<jfr::Setting> settings;  // recorded as jdk.ActiveSetting
+  jfr::SampleEvents sampleEvents = jfr::SampleEvents::kBoth;  // --sample-events
   timing::MethodTimingOptions methodTiming;  // --method-timing / --method-trace
   std::string containerFilter;         // --all: only JVMs whose container id starts with this
   bool measureSampleCost = false;      // JFRBPF_DEBUG=cost: the BPF time of every sample, in the summary
@@ -59,7 +60,7 @@ struct RecordSummary {
   uint64_t sampledCpuNs = 0;           // the CPU time the samples stand for
   uint64_t failedStacks = 0;
   uint64_t lost = 0;
-  uint64_t overflows = 0;              // sampling ticks: clock overflows due a sample (samples + lost in BPF)
+  uint64_t overflows = 0;              // sampling ticks: periods of target threads' CPU time due a sample (samples + lost)
   uint64_t offCpuSamples = 0;          // --off-cpu: jfrbpf.OffCPUSample events
   uint64_t offCpuNs = 0;               // the off-CPU time they stand for
   uint64_t offCpuLost = 0;             // off-CPU records lost

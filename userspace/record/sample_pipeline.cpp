@@ -22,6 +22,11 @@ bool wellFormed(const jfrbpf_sample_record& record, size_t size) {
   return JFRBPF_SAMPLE_HEADER_SIZE + words * sizeof(uint64_t) <= size;
 }
 
+// The CPU samples a record stands for: one per sampling period of CPU time; none in an off-CPU record.
+uint64_t cpuSamplesIn(const jfrbpf_sample_record& record) {
+  return (record.flags & JFRBPF_SAMPLE_OFF_CPU) ? 0 : std::max<uint64_t>(1, record.periods);
+}
+
 }  // namespace
 
 SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks)
@@ -131,13 +136,13 @@ void SamplePipeline::onSample(const void* data, size_t size) {
     applyChanges(/*withinDrain=*/true);  // a process targeted a moment before its route was handed over
     route = routes_.find(static_cast<pid_t>(record.tgid));
     if (route == routes_.end()) {
-      // Of a process already let go: no file can take it, but the sampling tick it stands for is counted.
-      if ((record.flags & JFRBPF_SAMPLE_OFF_CPU) == 0) unrouted_.fetch_add(1, std::memory_order_relaxed);
+      // Of a process already let go: no file can take it, but the sampling ticks it stands for are counted.
+      unrouted_.fetch_add(cpuSamplesIn(record), std::memory_order_relaxed);
       return;
     }
   }
   route->second->onSample(record);
-  samples_.fetch_add(1, std::memory_order_relaxed);
+  samples_.fetch_add(cpuSamplesIn(record), std::memory_order_relaxed);
 }
 
 void SamplePipeline::onTrace(const void* data, size_t size) {
@@ -170,7 +175,7 @@ void SamplePipeline::periodicWork(jfr::Ticks now) {
   // Losses no thread can be charged with are reported in every file: each one covers the same window.
   uint64_t throttled = clocks_.takeThrottledOverflows(static_cast<uint64_t>(now));
   SamplerCounters counters = sampler_.readCounters();
-  uint64_t mapFull = counters[JFRBPF_COUNTER_LOST_THREAD_MAP_FULL] + counters[JFRBPF_COUNTER_LOST_SCRATCH];
+  uint64_t mapFull = counters[JFRBPF_COUNTER_LOST_THREAD_MAP_FULL];
   uint64_t freshMapFull = mapFull - std::min(mapFull, reportedThreadMapFull_);
   reportedThreadMapFull_ = mapFull;
   unattributedLost_[kCauseKernelThrottling] += throttled;

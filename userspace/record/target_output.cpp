@@ -257,18 +257,19 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record) {
     return;
   }
   const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();
+  // A record stands for whole sampling periods of the thread's CPU time, by the kernel's accounting: one
+  // sample each, so that readers that count samples see the thread's CPU time as well as those that add up
+  // samplingPeriod (bpf/thread_cpu_time.bpf.h).
+  const auto count = static_cast<uint32_t>(std::max<uint64_t>(1, record.periods));
+  const auto each = record.cpu_time_ns > 0 ? static_cast<jfr::Ticks>(record.cpu_time_ns / count) : periodNs_;
   const StackEnd end = stacks_.end();
-  truncations_.count(end);
+  truncations_.count(end, count);
   if (end != StackEnd::kRoot && printTruncatedWalks_) printTruncatedWalk(record, end);
   jfr::ThreadId thread = threadOf(record);
-  // The CPU time the sample stands for, by the kernel's accounting of the thread (JDK 25 likewise writes
-  // the period times the timer's overruns): at least the period, more where the clock fell behind.
-  const auto cpuTime = record.cpu_time_ns > 0 ? static_cast<jfr::Ticks>(record.cpu_time_ns) : periodNs_;
-  out_->cpuTimeSample(static_cast<jfr::Ticks>(record.time_ns), frames_, end != StackEnd::kRoot, thread, failed, cpuTime,
-                      /*biased=*/false);
-  samples_.fetch_add(1, std::memory_order_relaxed);
-  cpuNs_.fetch_add(static_cast<uint64_t>(cpuTime), std::memory_order_relaxed);
-  if (failed) failed_.fetch_add(1, std::memory_order_relaxed);
+  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), frames_, end != StackEnd::kRoot, thread, failed, each, count);
+  samples_.fetch_add(count, std::memory_order_relaxed);
+  cpuNs_.fetch_add(static_cast<uint64_t>(each) * count, std::memory_order_relaxed);
+  if (failed) failed_.fetch_add(count, std::memory_order_relaxed);
 }
 
 void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record) {
@@ -377,7 +378,11 @@ void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_
 
 void TargetOutput::samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const std::string& why) {
   periodNs_ = periodNs;
-  out_->changeSetting({"jdk.CPUTimeSample", "throttle", periodSetting(periodNs)});
+  const jfr::SampleEvents events = out_->sampleEvents();
+  if (events != jfr::SampleEvents::kExecution) {
+    out_->changeSetting({"jdk.CPUTimeSample", "throttle", periodSetting(periodNs)});
+  }
+  if (events != jfr::SampleEvents::kCpuTime) out_->changeSetting({"jdk.ExecutionSample", "period", periodSetting(periodNs)});
   out_->note(now, "info", why);
 }
 

@@ -14,7 +14,7 @@ class TruncationLedger {
  public:
   explicit TruncationLedger(jfr::Recording& out) : out_(out) {}
 
-  void count(StackEnd end) { ++counts_[static_cast<size_t>(end)]; }
+  void count(StackEnd end, uint64_t samples = 1) { counts_[static_cast<size_t>(end)] += samples; }
   void report(jfr::Ticks now);
 
   uint64_t samples(StackEnd end) const { return counts_[static_cast<size_t>(end)]; }

@@ -218,6 +218,10 @@ uint32_t ConstantPools::writeReferencedPools(ByteBuffer& out) const {
       out.putString(kFrameTypeNames[type]);
     }
   }
+  if (beginPool(kThreadStateType, runnableStateUsed_ ? 1 : 0)) {
+    out.putVarint(kRunnableStateKey);
+    out.putString("STATE_RUNNABLE");
+  }
   return pools;
 }
 
@@ -230,6 +234,7 @@ void ConstantPools::startNextChunk() {
   markedThreads_.clear();
   retiredThreadKeys_.clear();
   frameTypesUsed_ = 0;
+  runnableStateUsed_ = false;
   pendingBytes_ = 0;
 }
 

@@ -41,6 +41,11 @@ class ConstantPools {
     return thread.key;
   }
   void markFrameType(FrameType type) { frameTypesUsed_ |= 1u << static_cast<unsigned>(type); }
+  // The pool key of jdk.types.ThreadState "STATE_RUNNABLE" (the JVMTI value, as the JDK keys it), marked.
+  uint64_t markRunnableState() {
+    runnableStateUsed_ = true;
+    return kRunnableStateKey;
+  }
 
   // Upper estimate of the encoded size of this chunk's pools, for size-based rotation.
   uint64_t pendingBytes() const { return pendingBytes_; }
@@ -134,6 +139,8 @@ class ConstantPools {
   std::vector<RetiredThreadKey> retiredThreadKeys_;
   uint64_t lastThreadKey_ = 0;
   uint32_t frameTypesUsed_ = 0;
+  static constexpr uint64_t kRunnableStateKey = 5;  // JVMTI_JAVA_LANG_THREAD_STATE_RUNNABLE
+  bool runnableStateUsed_ = false;
   uint64_t pendingBytes_ = 0;
 };
 

@@ -21,6 +21,7 @@ constexpr std::string_view kSettingSuperType = "jdk.jfr.SettingControl";
 
 constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jdk.CPUTimeSample", kCpuTimeSampleEvent},
+    {"jdk.ExecutionSample", kExecutionSampleEvent},
     {"jdk.CPUTimeSamplesLost", kCpuTimeSamplesLostEvent},
     {"jdk.MethodTiming", kMethodTimingEvent},
     {"jdk.MethodTrace", kMethodTraceEvent},
@@ -225,6 +226,8 @@ void addValueTypes(Element& metadata) {
                  field("frames", kStackFrameType, {label("Stack Frames")}, Ref::Array), label("Stacktrace")}));
   metadata.child(simpleType("jdk.types.FrameType", kFrameTypeType,
                             {stringField("description", "Description"), label("Frame type")}));
+  metadata.child(
+      simpleType("jdk.types.ThreadState", kThreadStateType, {stringField("name", "Name"), label("Java Thread State")}));
   metadata.child(valueType("jdk.types.StackFrame", kStackFrameType,
                            {field("method", kMethodType, {label("Java Method")}, Ref::ConstantPool),
                             field("lineNumber", kIntType, {label("Line Number")}),
@@ -248,6 +251,15 @@ void addJdkEvents(Element& metadata) {
                    "emission rate, e.g. 100/s, or the cpu-time period, e.g. 10ms, with s, ms, us and ns "
                    "supported as time units."),
        annotation(kExperimentalAnnotation)}));
+  metadata.child(eventType(
+      kExecutionSampleEvent,
+      {setting("period", kPeriodSetting, "20 ms"), enabledSetting(), startTime(),
+       field("sampledThread", kThreadType, {label("Thread")}, Ref::ConstantPool),
+       field("stackTrace", kStackTraceType, {label("Stack Trace")}, Ref::ConstantPool),
+       field("state", kThreadStateType, {label("Thread State")}, Ref::ConstantPool),
+       category({"Java Virtual Machine", "Profiling"}), label("Java Execution Sample"),
+       description("Snapshot of a thread executing Java code. Threads that are not executing Java code, including "
+                   "those waiting or executing native code, are not included.")}));
   metadata.child(
       eventType(kCpuTimeSamplesLostEvent,
                 {enabledSetting(), startTime(), field("lostSamples", kIntType, {label("Lost Samples")}),

@@ -89,6 +89,29 @@ struct Recording::State {
     return frames.empty() ? 0 : chunk.stackTraceKey(frames, truncated, pools, unknownMethod);
   }
 
+  void cpuTimeSample(Ticks startTime, uint64_t stackTrace, uint64_t thread, bool failed, Ticks samplingPeriod,
+                     bool biased) {
+    SmallRecord(chunk.events(), kCpuTimeSampleEvent)
+        .longValue(startTime)
+        .varint(stackTrace)
+        .varint(thread)
+        .boolean(failed)
+        .longValue(samplingPeriod)
+        .boolean(biased)
+        .commit();
+    recorded(kCpuTimeSampleEvent, startTime);
+  }
+
+  void executionSample(Ticks startTime, uint64_t stackTrace, uint64_t thread) {
+    SmallRecord(chunk.events(), kExecutionSampleEvent)
+        .longValue(startTime)
+        .varint(thread)
+        .varint(stackTrace)
+        .varint(pools.markRunnableState())
+        .commit();
+    recorded(kExecutionSampleEvent, startTime);
+  }
+
   void recorded(TypeId type, Ticks startTime) {
     recordedTypes |= eventBit(type);
     ++stats.events;
@@ -116,6 +139,7 @@ struct Recording::State {
       stats.stackTraces += chunk.stackTraceCount();
     }
     pools.startNextChunk();
+    ++chunkSerial;
     if (!finalChunk) chunk.start(closed);
   }
 
@@ -129,6 +153,7 @@ struct Recording::State {
   Chunk chunk;
   MethodId unknownMethod = 0;
   uint32_t constantsGeneration = 0;
+  uint64_t chunkSerial = 0;  // chunks finished: stack trace and constant keys are only valid within one
   uint64_t chunkOverhead = 0;
   uint32_t recordedTypes = 0;       // eventBit() of every event type recorded so far
   uint32_t callerEnabledTypes = 0;  // eventBit() of event types with an "enabled" setting from the caller
@@ -177,16 +202,36 @@ void Recording::cpuTimeSample(Ticks startTime, std::span<const StackFrame> frame
                               bool failed, Ticks samplingPeriod, bool biased) {
   State& s = *state_;
   if (s.closed) return;
+  s.cpuTimeSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread), failed, samplingPeriod, biased);
+}
+
+void Recording::executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread) {
+  State& s = *state_;
+  if (s.closed) return;
+  s.executionSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread));
+}
+
+void Recording::cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread,
+                          bool failed, Ticks samplingPeriod, uint32_t count) {
+  State& s = *state_;
+  if (s.closed) return;
+  // The stack is looked up once for all the events, unless a chunk ends between them (keys are per chunk).
+  uint64_t chunk = s.chunkSerial;
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
-  SmallRecord(s.chunk.events(), kCpuTimeSampleEvent)
-      .longValue(startTime)
-      .varint(stackTrace)
-      .varint(s.threadKey(thread))
-      .boolean(failed)
-      .longValue(samplingPeriod)
-      .boolean(biased)
-      .commit();
-  s.recorded(kCpuTimeSampleEvent, startTime);
+  auto keyNow = [&] {
+    if (s.chunkSerial != chunk) {
+      chunk = s.chunkSerial;
+      stackTrace = s.stackTraceKey(frames, truncated);
+    }
+    return stackTrace;
+  };
+  const SampleEvents events = s.options.sampleEvents;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (events != SampleEvents::kExecution) {
+      s.cpuTimeSample(startTime, keyNow(), s.threadKey(thread), failed, samplingPeriod, /*biased=*/false);
+    }
+    if (events != SampleEvents::kCpuTime) s.executionSample(startTime, keyNow(), s.threadKey(thread));
+  }
 }
 
 void Recording::cpuTimeSamplesLost(Ticks startTime, int32_t lostSamples, ThreadId thread) {
@@ -321,6 +366,8 @@ void Recording::offCpuSamplesLost(Ticks startTime, ThreadId thread, int64_t lost
   out.endRecord(record);
   s.recorded(kOffCpuSamplesLostEvent, startTime);
 }
+
+SampleEvents Recording::sampleEvents() const { return state_->options.sampleEvents; }
 
 void Recording::changeSetting(const Setting& setting) {
   State& s = *state_;

@@ -2,7 +2,7 @@
 // A JDK Flight Recorder file being written: the sink of the profiler's events.
 //
 // Files open in JDK 17+ `jfr print/summary/metadata`, JDK 21+ `jfr view` and JMC. Event types carry JDK 25's
-// exact names, fields and annotations (jdk.CPUTimeSample, jdk.CPUTimeSamplesLost, jdk.MethodTiming,
+// exact names, fields and annotations (jdk.CPUTimeSample, jdk.ExecutionSample, jdk.CPUTimeSamplesLost, jdk.MethodTiming,
 // jdk.MethodTrace, …) plus jfrbpf.SampleLoss, jfrbpf.Note, jfrbpf.TruncatedStacks, jfrbpf.ThreadCPUTime,
 // jfrbpf.OffCPUSample and jfrbpf.OffCPUSamplesLost. Every chunk is self-contained: it repeats the constants it references and the
 // recording/OS/CPU/JVM description events.
@@ -49,6 +49,13 @@ class Recording {
   // An empty `frames` writes no stack trace (JDK 25 does the same for failed samples).
   void cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread, bool failed,
                      Ticks samplingPeriod, bool biased);
+  // jdk.ExecutionSample with the state the JDK writes for it (STATE_RUNNABLE).
+  void executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread);
+  // `count` CPU samples of `thread` at `startTime` with one stack, each standing for samplingPeriod of its CPU
+  // time, written as the options' sampleEvents say (an ExecutionSample has no `failed`: such a sample is one
+  // without a stack trace there too).
+  void cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread, bool failed,
+                 Ticks samplingPeriod, uint32_t count = 1);
   void cpuTimeSamplesLost(Ticks startTime, int32_t lostSamples, ThreadId thread);
   // minimum/average/maximum in ticks (ns); Long.MIN_VALUE where unknown, as the JDK writes them.
   void methodTiming(Ticks startTime, MethodId method, int64_t invocations, int64_t minimum, int64_t average,
@@ -91,6 +98,7 @@ class Recording {
   std::optional<std::string> continueIn(const std::string& path);
   // Changes when continueIn forgets the interned constants.
   uint32_t constantsGeneration() const;
+  SampleEvents sampleEvents() const;  // as the options said
   // Where the current file goes when it is finished.
   const std::string& path() const;
   // The current file as it is being written: its whole chunks take the first `bytes` of `temporaryPath`.

@@ -24,6 +24,7 @@ enum TypeId : uint64_t {
   kThreadCpuTimeEvent,
   kOffCpuSampleEvent,
   kOffCpuSamplesLostEvent,
+  kExecutionSampleEvent,
 
   kBooleanType = 40,
   kIntType,
@@ -41,6 +42,7 @@ enum TypeId : uint64_t {
   kStackTraceType,
   kStackFrameType,
   kFrameTypeType,
+  kThreadStateType,
 
   kLabelAnnotation = 70,
   kDescriptionAnnotation,

@@ -51,12 +51,18 @@ struct JvmInformation {
   int64_t pid = 0;
 };
 
+// The events CPU samples are written as (Recording::cpuSample): JDK 25's jdk.CPUTimeSample (read by `jfr view
+// cpu-time-hot-methods`), jdk.ExecutionSample (read by JMC, IntelliJ, Pyroscope, `jfr view hot-methods`), or
+// both, each sample once in each.
+enum class SampleEvents : uint8_t { kCpuTime, kExecution, kBoth };
+
 struct RecordingOptions {
   std::string path;                    // destination .jfr
   std::string name = "jfrbpf";         // jdk.ActiveRecording name
   uint64_t maxChunkBytes = 12u << 20;  // JFR's default maxchunksize
   Ticks maxChunkAge = 0;               // 0 = no age rotation (rotateIfDue never rotates)
   std::vector<Setting> settings = {};  // eventName must be one of the event types this writer declares
+  SampleEvents sampleEvents = SampleEvents::kCpuTime;
   std::optional<JvmInformation> jvm = {};
 };
 
