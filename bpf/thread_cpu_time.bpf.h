@@ -3,13 +3,15 @@
  * CPU time. A perf clock counts a thread's time only between the scheduler's perf hooks, so it misses part
  * of every context switch: a thread that runs 20 us at a time and then sleeps gets ~25 % fewer task-clock
  * periods than its CPU time on this project's VM, per-CPU clocks miss it alike, and a clock may also count
- * time the kernel does not (stolen by the hypervisor). So the clock only says when to look: a thread whose
- * CPU time grew by more than a period since its last sample gets a sample that stands for each whole period
- * of it (written as that many events, so that readers that count samples see its CPU time too), and the
- * rest waits for its next sample. The kernel updates sum_exec_runtime at switches and ticks, so a running
- * thread's figure may lag by up to a tick: a clock that fires a period after the last sample is trusted for
- * one period as long as the samples stand for at most cpu_time_lead_ns more than the kernel's figure, so
- * that over any thread's recording its samples stand for its CPU time to within a period and that lead. */
+ * time the kernel does not (stolen by the hypervisor). So the clock only says when to look: a sample stands
+ * for the whole periods of CPU time the thread used since its previous one, rounded to the nearest (written
+ * as that many events, so that readers that count samples see its CPU time too), and the rest goes with its
+ * next sample. A plain sampler misses on average half a period of every thread, the part after its last
+ * sample, which adds up over many threads: each thread starts its count a random fraction of a period early,
+ * so that its count is its CPU time in expectation (within a period either way). The kernel updates
+ * sum_exec_runtime at switches and ticks, so a running thread's figure may lag by up to a tick: a clock that
+ * fires after a period of the thread's CPU time is trusted for that period as long as the samples stand for
+ * at most cpu_time_lead_ns (a tick) more than the kernel's figure. */
 #ifndef JFRBPF_THREAD_CPU_TIME_BPF_H
 #define JFRBPF_THREAD_CPU_TIME_BPF_H
 
@@ -19,16 +21,20 @@
 /* Set by the loader before load. */
 const volatile __u64 sampling_period_ns = 10000000;
 const volatile __u64 cpu_time_lead_ns = 10000000;
+/* Clocks per CPU (--sampler cpu): an overflow is no evidence of a thread's CPU time by itself. */
+const volatile bool per_cpu_clocks = false;
 /* Set by the loader while recording: a longer period that a host-wide sample budget (--max-rate) asks for,
  * 0 when none. The clocks the loader opened are slowed down alike; inherited ones (threads started since)
  * keep firing at sampling_period_ns, and their overflows in between take no sample. */
 __u64 budget_period_ns = 0;
 
 struct thread_cpu_time {
-  __u64 base;      /* sum_exec_runtime when the thread's recording began: 0 if it started during it */
+  __u64 base;      /* sum_exec_runtime when the thread's recording began (0 if it started during it), less
+                    * its head start (mod 2^64) */
   __u64 accounted; /* CPU time its samples (written or lost) stood for so far */
+  __u64 switches;  /* its context switches (nvcsw + nivcsw) at its last sample */
   __u32 started;
-  __u32 reserved;
+  __u32 cpu;       /* where its last sample was taken */
 };
 
 /* The CPU time of each thread of a process when its recording began, as userspace read it
@@ -78,11 +84,25 @@ static __always_inline __u64 sample_periods(__u32 tgid, __u32 tid, __u64 added_n
   if (!t) return 1; /* no storage (this CPU is already in it): the clock's period */
   if (!t->started) {
     t->started = 1;
-    t->base = task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime);
+    __u64 head_start = (period >> 16) * (bpf_get_prandom_u32() >> 16); /* uniform in [0, period) */
+    t->base = (task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime)) - head_start;
   }
+  /* A per-thread clock fires after a period of the thread's own CPU time; a per-CPU clock after a period of
+   * the CPU's, which the thread used all of only if it ran there without a switch since its last sample. */
+  __u64 switches = task->nvcsw + task->nivcsw;
+  __u32 cpu = bpf_get_smp_processor_id();
+  bool clock_evidence = !per_cpu_clocks || (t->cpu == cpu && t->switches == switches);
+  t->switches = switches;
+  t->cpu = cpu;
   __s64 owed = (__s64)(runtime - t->base - t->accounted);
-  if (owed + (__s64)cpu_time_lead_ns < (__s64)period) return 0;
-  __u64 periods = owed >= (__s64)period ? (__u64)owed / period : 1;
+  __u64 periods = 0;
+  if (owed >= (__s64)(period / 2)) {
+    periods = ((__u64)owed + period / 2) / period;
+  } else if (clock_evidence && owed + (__s64)cpu_time_lead_ns >= (__s64)period) {
+    periods = 1;
+  } else {
+    return 0;
+  }
   if (periods > MAX_SAMPLE_PERIODS) periods = MAX_SAMPLE_PERIODS;
   t->accounted += periods * period;
   return periods;

@@ -273,7 +273,8 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
               label.c_str(), recorded.kernelCpuNsByThread.size(), started, kernelTotal / 1e6, sampledTotal / 1e6,
               100 * (sampledTotal / kernelTotal - 1), countedTotal / 1e6, 100 * (countedTotal / kernelTotal - 1),
               otherSampled / 1e6);
-  ASSERT_GT(kernelTotal, 2e9) << label << ": the application hardly ran";
+  // Quiet, the applications use 6-10 s of CPU over the 6 s; beside six CPU hogs (load 8) 1.5-6 s.
+  ASSERT_GT(kernelTotal, 1e9) << label << ": the application hardly ran";
   EXPECT_NEAR(sampledTotal / kernelTotal, 1.0, 0.01) << label;
   EXPECT_NEAR(countedTotal / kernelTotal, 1.0, 0.01) << label << ": by count";
   double largestDiff = 0, largestCountedDiff = 0;

@@ -91,14 +91,18 @@ void expectInlineChain(const std::vector<const JfrSample*>& samples, bool interp
   const std::string file = "HotMethods.java";
   const LineRange cBody = bodyLines(file, "c-decl", "c-return");
   const int bCallsC = taggedLine(file, "b-calls-c"), aCallsB = taggedLine(file, "a-calls-b");
-  const int runCallsA = taggedLine(file, "run-calls-a");
+  const int runCallsA = taggedLine(file, "run-calls-a"), runLoop = taggedLine(file, "run-loop");
+  // At its call of a(), or at the loop's head where C2 may put the back edge's safepoint poll (0.5-1.3 % of
+  // the samples on JDK 25).
   EXPECT_GE(percentWithout(
                 samples,
                 [&](const JfrSample& s) {
                   int run = s.find("Inline", "run");
-                  return run < 0 ? "no Inline.run frame" : lineProblem(s.frames[static_cast<size_t>(run)], runCallsA);
+                  if (run < 0) return std::string("no Inline.run frame");
+                  const JfrFrame& frame = s.frames[static_cast<size_t>(run)];
+                  return frame.line == runLoop ? std::string() : lineProblem(frame, runCallsA);
                 },
-                "inline-chain: Inline.run at its call of a()"),
+                "inline-chain: Inline.run at its call of a() or its loop head"),
             99.0);
   auto withC = where(samples, [](const JfrSample& s) { return s.find("Inline", "c") >= 0; });
   // Without DebugNonSafepoints, code compiled before the agent arrived attributes parts of the inlined loop

@@ -22,7 +22,7 @@ using namespace std::chrono_literals;
 
 constexpr int kJvms = 10;
 constexpr int kSlowEvery = 3;  // every third JVM starts slowly
-constexpr const char* kLifeSeconds = "3";
+constexpr const char* kLifeSeconds = "5";  // after its start-up: the attach, a second after it, has time beside the hogs
 
 // A process that keeps one CPU busy until it is killed.
 std::unique_ptr<ChildProcess> cpuHog() { return std::make_unique<ChildProcess>(std::vector<std::string>{"sh", "-c", "while :; do :; done"}); }
@@ -93,7 +93,7 @@ TEST_P(StartingJvms, EachFoundWhileItStartsGetsJavaFramesAndEveryTickIsAccounted
     jvms.push_back(std::make_unique<ChildProcess>(javaCommand(jdk, options, "CpuShares", {kLifeSeconds})));
     kinds[jvms.back()->pid()] = "JDK " + std::to_string(jdk) + (slow ? ", slow start-up" : "");
     std::this_thread::sleep_for(700ms);
-    while (recorder.readLine(1ms)) {}  // keep its pipe from filling up
+    while (auto line = recorder.readLine(1ms)) output += *line + "\n";  // its pipe must not fill up
   }
   std::map<pid_t, std::string> jvmOutput;
   for (auto& jvm : jvms) {

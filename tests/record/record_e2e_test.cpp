@@ -163,12 +163,14 @@ TEST_P(BurstyTruth, ShortBurstsGetTheirCpuTime) {
     std::printf("[ figure ] --sampler %s %-8s cpu %7.1f ms, samples stand for %7.1f ms (%+.2f %%), counted %7.1f ms (%+.2f %%)\n",
                 GetParam(), names[tid].c_str(), ns / 1e6, sampledNs / 1e6, 100.0 * (sampledNs / ns - 1), countedNs / 1e6,
                 100.0 * (countedNs / ns - 1));
-    // The bursty thread gets 1.4-1.5 s of its 6 s on a quiet VM (its 50 us sleeps take 60-80 us), 0.7 s
-    // beside a soak; a 1 % tolerance needs at least 0.5 s to cover the bound below.
-    ASSERT_GT(ns, 0.5e9) << names[tid] << " ran too little to judge";
-    // A thread's samples stand for its CPU time to within the last unfinished period and how far a clock may
-    // run ahead of the kernel's figure (a tick: 4 ms here). FIXME measured spread
-    const double tolerance = 0.01 * ns;
+    // The bursty thread gets 1.8-2.1 s of its 8 s on a quiet VM and beside two CPU hogs (its 50 us sleeps take
+    // 60-80 us), 0.7 s beside an hour's soak.
+    ASSERT_GT(ns, 0.3e9) << names[tid] << " ran too little to judge";
+    // A thread's count is its CPU time to within a period either way, a tick (4 ms here) that a clock may run
+    // ahead of the kernel's figure, and what a per-CPU clock had not caught yet when the recording stopped.
+    // Measured over 8 s, quiet and beside two CPU hogs: --sampler thread -0.02..+0.12 %, --sampler cpu
+    // -0.62..+0.05 % (11 ms short once).
+    const double tolerance = std::max(0.01 * ns, 15e6);
     EXPECT_NEAR(sampledNs, ns, tolerance) << names[tid];
     EXPECT_NEAR(countedNs, ns, tolerance) << names[tid] << ": by count";
   }

@@ -50,8 +50,7 @@ Options:
                            CPUs x 1 s / N); use either --interval or --rate
       --max-rate N/s       a budget of samples per second for the whole host, however many threads and
                            JVMs run: the period is lengthened while the host would sample more (and
-                           shortened again, never below --interval), each file's settings follow it, and
-                           each sample still stands for its thread's CPU time since its previous sample
+                           shortened again, never below --interval), and each file's settings follow it
       --sample-events cpu-time|execution|both
                            the events CPU samples are written as (default both, each sample once in
                            each): jdk.CPUTimeSample (JDK 25's jfr view cpu-time-hot-methods, jfrbpf view)
@@ -61,8 +60,8 @@ Options:
       --stack-depth N      deepest user stack kept, 1..512 (default 512; deeper stacks are marked truncated)
       --sampler thread|cpu what drives sampling: each thread's own CPU time (thread, the default, like JDK
                            25's CPUTimeSample), or one clock per CPU (cpu: constant cost however many
-                           threads, but biased in which moments it catches). Either way each sample stands
-                           for the CPU time the kernel accounted to its thread since its previous sample
+                           threads, but biased in which moments it catches). Either way a thread gets one
+                           sample per period of the CPU time the kernel accounted to it
       --ring-buffer SIZE   BPF ring buffer size in bytes, a power of two (default 8m; k/m suffixes)
       --method-timing FILTER
                            time the JVM methods FILTER selects: jdk.MethodTiming events with invocations

@@ -89,10 +89,8 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   if (!skel_) throw Error(loadFailureHint(errno), ErrorKind::Environment);
   skel_->rodata->user_stack_depth = config.userStackDepth;
   skel_->rodata->sampling_period_ns = std::max<uint64_t>(1, config.samplingPeriodNs);
-  // A per-thread clock's overflow is evidence of a period of the thread's CPU time, which the kernel's figure
-  // shows within a tick; a per-CPU clock's is not, and may run ahead of the thread by no more than a period.
-  skel_->rodata->cpu_time_lead_ns =
-      config.perCpuClocks ? std::min(schedulerTickNs(), config.samplingPeriodNs) : schedulerTickNs();
+  skel_->rodata->cpu_time_lead_ns = schedulerTickNs();
+  skel_->rodata->per_cpu_clocks = config.perCpuClocks;
   skel_->rodata->measure_sample_cost = config.measureSampleCost;
   measureSampleCost_ = config.measureSampleCost;
   bpf_map__set_max_entries(skel_->maps.samples, config.ringBufferBytes);

@@ -26,8 +26,8 @@ namespace jfrbpf::record {
 
 struct SamplerConfig {
   uint64_t samplingPeriodNs = 10'000'000;  // the clocks' period: the CPU time a sample stands for
-  // Clocks per CPU (--sampler cpu) rather than per thread: a clock that fires is then no evidence that the
-  // thread it caught used a period of CPU time (bpf/thread_cpu_time.bpf.h).
+  // Clocks per CPU (--sampler cpu) rather than per thread: a clock that fires is then evidence of a period of
+  // the caught thread's CPU time only if it ran there since its last sample (bpf/thread_cpu_time.bpf.h).
   bool perCpuClocks = false;
   uint32_t userStackDepth = 512;
   uint32_t ringBufferBytes = 8u << 20;   // power of two, >= page size

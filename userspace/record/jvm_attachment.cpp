@@ -19,9 +19,9 @@ namespace {
 using std::chrono::milliseconds;
 
 // A JVM leaves its "too early" state within a second or two of its start, unless something slows its
-// start-up (a large class path, an agent, a busy host): ask often at first, then at most every second.
+// start-up (a large class path, an agent, a busy host): ask often at first, then every quarter second.
 constexpr milliseconds kFirstRetry{50};
-constexpr milliseconds kRetryWhileStarting{1000};
+constexpr milliseconds kRetryWhileStarting{250};
 // After this long the user is told once, and the JVM is asked less often: it may run with -Xrs (no
 // SIGQUIT handler, ever) or be hung, and each attempt copies the agent into its /tmp.
 constexpr auto kLongStart = std::chrono::seconds(30);
@@ -94,8 +94,15 @@ void JvmAttachment::run(std::stop_token stop) {
     try {
       Permit permit(permits_);
       attempting_.store(true, std::memory_order_release);
+      const auto tried = std::chrono::steady_clock::now();
       connection_ = JvmConnection::attach(pid_, kAgentTimeout);
       attempting_.store(false, std::memory_order_release);
+      if (std::getenv("JFRBPF_DEBUG")) {
+        auto ms = [](auto d) { return static_cast<long long>(std::chrono::duration_cast<milliseconds>(d).count()); };
+        const auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "jfrbpf: [debug] %s, %lld ms: attached (the attempt took %lld ms)\n", process.c_str(),
+                     ms(now - began), ms(now - tried));
+      }
       if (!connection_->note().empty()) {
         std::lock_guard lock(notesMutex_);
         notes_.push_back(connection_->note());
@@ -122,7 +129,11 @@ void JvmAttachment::run(std::stop_token stop) {
       break;
     }
     if (firstRefusal_.empty()) firstRefusal_ = refusal;
-    if (std::getenv("JFRBPF_DEBUG")) std::fprintf(stderr, "jfrbpf: [debug] %s: asked too early: %s\n", process.c_str(), refusal.c_str());
+    if (std::getenv("JFRBPF_DEBUG")) {
+      const auto since = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - began).count();
+      std::fprintf(stderr, "jfrbpf: [debug] %s, %lld ms: asked too early: %s\n", process.c_str(),
+                   static_cast<long long>(since), refusal.c_str());
+    }
     if (!toldLongStart && std::chrono::steady_clock::now() - began >= kLongStart) {
       toldLongStart = true;
       std::lock_guard lock(notesMutex_);

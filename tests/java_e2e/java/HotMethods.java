@@ -47,7 +47,7 @@ final class Inline {
 
   static void run() {
     int i = 0;
-    while (true) {
+    while (true) { // LINE:run-loop
       sink += a(i++); // LINE:run-calls-a
     }
   }
