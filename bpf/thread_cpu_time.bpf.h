@@ -33,6 +33,7 @@ struct thread_cpu_time {
                     * its head start (mod 2^64) */
   __u64 accounted; /* CPU time its samples (written or lost) stood for so far */
   __u64 switches;  /* its context switches (nvcsw + nivcsw) at its last sample */
+  __u64 head_period; /* the sampling period its head start was drawn for */
   __u32 started;
   __u32 cpu;       /* where its last sample was taken */
 };
@@ -84,8 +85,17 @@ static __always_inline __u64 sample_periods(__u32 tgid, __u32 tid, __u64 added_n
   if (!t) return 1; /* no storage (this CPU is already in it): the clock's period */
   if (!t->started) {
     t->started = 1;
-    __u64 head_start = (period >> 16) * (bpf_get_prandom_u32() >> 16); /* uniform in [0, period) */
-    t->base = (task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime)) - head_start;
+    t->base = task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime);
+    t->head_period = 0;
+  }
+  /* The head start is uniform in [0, period): half a period on average, also after a --max-rate budget
+   * changed the period (by a draw over the difference). */
+  if (t->head_period != period) {
+    bool longer = period > t->head_period;
+    __u64 difference = longer ? period - t->head_period : t->head_period - period;
+    __u64 draw = (difference >> 16) * (bpf_get_prandom_u32() >> 16);
+    t->base = longer ? t->base - draw : t->base + draw;
+    t->head_period = period;
   }
   /* A per-thread clock fires after a period of the thread's own CPU time; a per-CPU clock after a period of
    * the CPU's, which the thread used all of only if it ran there without a switch since its last sample. */

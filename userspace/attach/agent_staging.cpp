@@ -131,11 +131,14 @@ void removeOrphanedCopies(const TargetProcess& process) {
     const bool unrenamed = name.starts_with(".") && isStagingName(name.substr(1));
     if (!isStagingName(name) && !unrenamed) continue;
     UniqueFd orphan(::openat(tmpDir, entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!orphan || ::flock(orphan.get(), LOCK_EX | LOCK_NB) != 0) continue;
+    if (!orphan) continue;
+    // A young unrenamed directory may be another attach's, between its mkdir and its lock: it is not even
+    // locked for a moment here, or that attach would find it taken.
     struct stat st {};
     if (unrenamed && (::fstat(orphan.get(), &st) != 0 || time(nullptr) - st.st_ctim.tv_sec < kUnrenamedOrphanSeconds)) {
-      continue;  // may be another attach's, between its mkdir and its lock
+      continue;
     }
+    if (::flock(orphan.get(), LOCK_EX | LOCK_NB) != 0) continue;
     ::unlinkat(orphan.get(), fileName.c_str(), 0);
     ::unlinkat(tmpDir, entry->d_name, AT_REMOVEDIR);
   }
