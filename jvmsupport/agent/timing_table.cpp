@@ -1,5 +1,6 @@
 #include "jvmsupport/agent/timing_table.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,12 +14,16 @@ namespace {
 
 constexpr size_t kPage = 4096;
 
-constexpr unsigned kMfdCloexec = 0x1, kMfdNoexecSeal = 0x8;  // <linux/memfd.h>; the seal since Linux 6.3
+// <linux/memfd.h> and <fcntl.h>'s sealing constants, and memfd_create by system call: the agent runs in JVMs
+// whose glibc may predate them (the wrapper came in 2.27). MFD_NOEXEC_SEAL exists since Linux 6.3.
+constexpr unsigned kMfdCloexec = 0x1, kMfdAllowSealing = 0x2, kMfdNoexecSeal = 0x8;
+constexpr int kAddSeals = 1024 + 9;
+constexpr int kSealSeal = 0x1, kSealShrink = 0x2, kSealGrow = 0x4;
 
-// memfd_create by system call: the glibc wrapper (2.27) is newer than the JVMs the agent supports.
 int createMemfd() {
-  int fd = static_cast<int>(syscall(SYS_memfd_create, "jfrbpf-method-timing", kMfdCloexec | kMfdNoexecSeal));
-  if (fd < 0) fd = static_cast<int>(syscall(SYS_memfd_create, "jfrbpf-method-timing", kMfdCloexec));
+  const unsigned flags = kMfdCloexec | kMfdAllowSealing;
+  int fd = static_cast<int>(syscall(SYS_memfd_create, "jfrbpf-method-timing", flags | kMfdNoexecSeal));
+  if (fd < 0) fd = static_cast<int>(syscall(SYS_memfd_create, "jfrbpf-method-timing", flags));
   return fd;
 }
 
@@ -33,7 +38,9 @@ protocol::TimingTableHeader* TimingTable::prepare(uint32_t slotBase, uint32_t sl
       return nullptr;
     }
     void* mapped = MAP_FAILED;
-    if (ftruncate(fd, static_cast<off_t>(needed)) == 0) {
+    // Sealed at its size: the loader maps this memory too, and only a file that can never shrink cannot kill
+    // it with SIGBUS (it refuses a table that is not sealed so).
+    if (ftruncate(fd, static_cast<off_t>(needed)) == 0 && fcntl(fd, kAddSeals, kSealShrink | kSealGrow | kSealSeal) == 0) {
       mapped = mmap(nullptr, needed, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     }
     close(fd);  // the mapping keeps the memory

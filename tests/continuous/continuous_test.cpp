@@ -88,7 +88,7 @@ TEST(Continuous, RotatingFilesAreGaplessAndEachStandsAlone) {
   EXPECT_LT(std::abs(error), 0.01);
 }
 
-// --max-size: the oldest finished files go while the directory's recordings exceed it; never the file
+// --max-size: the oldest finished files go while the process's recordings exceed it; never the file
 // being written, nor the newest finished one.
 TEST(Continuous, RetentionKeepsTheDirectoryWithinItsBudget) {
   JAVA_E2E_REQUIRE(17);

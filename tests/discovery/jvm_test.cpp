@@ -201,10 +201,10 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
   JvmMappings mappings;
   ASSERT_EQ(readJvmMappings(dir.get(), 1, mappings), 0);
   ASSERT_TRUE(mappings.hasPerfData());
-  EXPECT_EQ(mappings.perfDataPath, "/tmp/hsperfdata_root/1");
+  EXPECT_EQ(mappings.perfData.path, "/tmp/hsperfdata_root/1");
   JvmMappings pathOnly = mappings;
-  pathOnly.perfDataStart = 0x1000;  // no such mapping: map_files fails
-  pathOnly.perfDataEnd = 0x1000 + (mappings.perfDataEnd - mappings.perfDataStart);
+  pathOnly.perfData.start = 0x1000;  // no such mapping: map_files fails
+  pathOnly.perfData.end = 0x1000 + (mappings.perfData.end - mappings.perfData.start);
   proc::FileData viaPath = readJvmPerfData(dir.get(), pathOnly);
   ASSERT_TRUE(viaPath.ok()) << std::strerror(viaPath.error);
   std::span bytes(reinterpret_cast<const uint8_t*>(viaPath.bytes.data()), viaPath.bytes.size());

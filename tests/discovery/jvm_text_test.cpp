@@ -31,9 +31,9 @@ TEST(DiscoveryMaps, FindsLibjvmAndTheJvmsOwnPerfDataFile) {
   EXPECT_TRUE(found.hotSpot());
   EXPECT_EQ(found.libjvmPath, "/opt/jdk/lib/server/libjvm.so");
   ASSERT_TRUE(found.hasPerfData());
-  EXPECT_EQ(found.perfDataPath, "/tmp/hsperfdata_app/17");
-  EXPECT_EQ(found.perfDataStart, 0x7f10067c9000u);
-  EXPECT_EQ(found.perfDataEnd, 0x7f10067d1000u);
+  EXPECT_EQ(found.perfData.path, "/tmp/hsperfdata_app/17");
+  EXPECT_EQ(found.perfData.start, 0x7f10067c9000u);
+  EXPECT_EQ(found.perfData.end, 0x7f10067d1000u);
 }
 
 TEST(DiscoveryMaps, PathsWithSpacesAndOpenJ9) {

@@ -69,6 +69,23 @@ bool hasJavaFrame(const JfrSample& s) {
   return false;
 }
 
+// An unprivileged system user for JVMs that are not root's.
+const passwd* e2eUser() {
+  const char* user = "jfrbpf-e2e";
+  if (!getpwnam(user)) {
+    RunResult added = run({"useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user});
+    EXPECT_EQ(added.exitCode, 0) << added.output;
+  }
+  const passwd* account = getpwnam(user);
+  EXPECT_NE(account, nullptr);
+  return account;
+}
+
+std::vector<std::string> asUser(const passwd& account) {
+  return {"setpriv", "--reuid=" + std::to_string(account.pw_uid), "--regid=" + std::to_string(account.pw_gid),
+          "--clear-groups", "--pdeathsig=SIGKILL", "--"};
+}
+
 TEST(JavaE2EFailureModes, AttachDisabledRecordsNativeFramesWithOneLineAndANote) {
   JAVA_E2E_REQUIRE(17);
   ScratchDir dir("java-e2e-attach-disabled");
@@ -141,17 +158,11 @@ TEST_P(JavaAgent, AttachesToAJvmOfAnotherUser) {
   const int jdk = GetParam();
   JAVA_E2E_REQUIRE(jdk);
   const char* user = "jfrbpf-e2e";
-  if (!getpwnam(user)) {
-    RunResult added = run({"useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", user});
-    ASSERT_EQ(added.exitCode, 0) << added.output;
-  }
-  const passwd* account = getpwnam(user);
-  ASSERT_NE(account, nullptr);
+  const passwd* account = nullptr;
+  ASSERT_NO_FATAL_FAILURE(account = e2eUser());
   ScratchDir dir("java-e2e-other-user-" + std::to_string(jdk));
   Workload jvm(
-      javaCommand(jdk, {}, "HotMethods", {},
-                  {"setpriv", "--reuid=" + std::to_string(account->pw_uid),
-                   "--regid=" + std::to_string(account->pw_gid), "--clear-groups", "--pdeathsig=SIGKILL", "--"}),
+      javaCommand(jdk, {}, "HotMethods", {}, asUser(*account)),
       3);
   ASSERT_EQ(jvm.threads().size(), 3u);
   std::string status = readText("/proc/" + std::to_string(jvm.pid()) + "/status");
@@ -193,6 +204,39 @@ TEST_P(JavaAgent, AttachesToAJvmOfAnotherUser) {
   }
   const auto& hot = byThread[jvm.tid("hot-primes")];
   EXPECT_GE(samplesWithFrame(hot, "Hot", "computePrimes"), hot.size() * 9 / 10);
+}
+
+// Where /tmp is shared between pid namespaces, another JVM's live attach socket may carry this JVM's name:
+// it is not this JVM's, and it is never removed (the other JVM could not be attached to any more).
+TEST(JavaE2EFailureModes, AnotherProcesssLiveAttachSocketIsLeftAlone) {
+  JAVA_E2E_REQUIRE(17);
+  const passwd* account = nullptr;
+  ASSERT_NO_FATAL_FAILURE(account = e2eUser());
+  ScratchDir dir("java-e2e-foreign-socket");
+  Workload jvm(javaCommand(17, {}, "HotMethods", {}, asUser(*account)), 3);
+  ASSERT_EQ(jvm.threads().size(), 3u);
+  const std::string name = "/tmp/.java_pid" + std::to_string(jvm.pid());
+  ::unlink(name.c_str());
+  UniqueFd listening(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", name.c_str());
+  ASSERT_EQ(::bind(listening.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0) << name;
+  ASSERT_EQ(::listen(listening.get(), 4), 0);
+
+  std::string out = dir.file("foreign-socket.jfr");
+  RunResult r = recordPid(jvm.pid(), out, "2s");
+  struct stat socketFile {};
+  EXPECT_EQ(::lstat(name.c_str(), &socketFile), 0) << "the live socket was removed";
+  EXPECT_EQ(socketFile.st_uid, 0u);
+  ::unlink(name.c_str());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto said = linesWith(r.output, "Java frames unavailable");
+  ASSERT_EQ(said.size(), 1u) << r.output;
+  EXPECT_NE(said[0].find("live attach socket of another process"), std::string::npos) << said[0];
+  std::vector<JfrSample> samples = printedSamples(out);
+  expectReaderAgrees(out, samples);
+  EXPECT_GE(samplesByThread(samples)[jvm.tid("hot-primes")].size(), 10u) << "recorded with native frames";
 }
 
 INSTANTIATE_TEST_SUITE_P(JavaE2E, JavaAgent, ::testing::Values(17, 25), jdkTestName);

@@ -92,17 +92,24 @@ void expectInlineChain(const std::vector<const JfrSample*>& samples, bool interp
   const LineRange cBody = bodyLines(file, "c-decl", "c-return");
   const int bCallsC = taggedLine(file, "b-calls-c"), aCallsB = taggedLine(file, "a-calls-b");
   const int runCallsA = taggedLine(file, "run-calls-a"), runLoop = taggedLine(file, "run-loop");
-  // At its call of a(), or at the loop's head where C2 may put the back edge's safepoint poll (0.5-1.3 % of
-  // the samples on JDK 25).
+  const LineRange runBody = bodyLines(file, "run-decl", "run-calls-a");
+  // A caller at its call of a(), or at the loop's head where C2 may put the back edge's safepoint poll (0.5-1.3 %
+  // of the samples on JDK 25). On top, in its own code (the loop's bookkeeping, the store to sink), any line of
+  // its body: which one C2's debug information gives such a pc is the JIT's choice (line 49 for 1.7 % of the
+  // samples in one JDK 25 run).
   EXPECT_GE(percentWithout(
                 samples,
                 [&](const JfrSample& s) {
                   int run = s.find("Inline", "run");
                   if (run < 0) return std::string("no Inline.run frame");
                   const JfrFrame& frame = s.frames[static_cast<size_t>(run)];
+                  if (run == 0) {
+                    return runBody.contains(frame.line) ? std::string()
+                                                        : "Inline.run on top at line " + std::to_string(frame.line);
+                  }
                   return frame.line == runLoop ? std::string() : lineProblem(frame, runCallsA);
                 },
-                "inline-chain: Inline.run at its call of a() or its loop head"),
+                "inline-chain: Inline.run at its call of a() or its loop head, or on top in its body"),
             99.0);
   auto withC = where(samples, [](const JfrSample& s) { return s.find("Inline", "c") >= 0; });
   // Without DebugNonSafepoints, code compiled before the agent arrived attributes parts of the inlined loop

@@ -78,17 +78,24 @@ TEST_F(Retention, MaxAgeRemovesOnlyOldFinishedRecordings) {
                                                "12-App.txt", "13-App-link.jfr", "notes.jfr"}));
 }
 
-TEST_F(Retention, MaxSizeRemovesOldestFirstCountingFilesBeingWritten) {
+TEST_F(Retention, MaxSizeRemovesAProcesssOldestFirstCountingFilesBeingWritten) {
   file("1-A-20261124T100000Z.jfr", 400, 300);
   file("2-B-20261124T100100Z.jfr", 400, 240);
   file("1-A-20261124T100200Z.jfr", 400, 180);
-  file("2-B.f00d.part.jfr", 400, 0);
-  // 1600 bytes, 1000 allowed: the two oldest finished files go; the part file counts but stays.
+  file("1-A-20261124T100300Z.jfr", 400, 120);
+  file("2-B-20261124T100400Z.a1b2c3d4e5f60718.part.jfr", 400, 0);
+  // 1000 bytes allowed per process: A's 1200 lose its oldest file; B's 800 (its part file counts) stay, however
+  // chatty A is.
   auto removed = applyRetention(root_, {.maxBytes = 1000}, now_);
-  EXPECT_EQ(removed.size(), 2u);
-  EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100200Z.jfr", "2-B.f00d.part.jfr"}));
+  EXPECT_EQ(removed.size(), 1u);
+  EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100200Z.jfr", "1-A-20261124T100300Z.jfr",
+                                               "2-B-20261124T100100Z.jfr",
+                                               "2-B-20261124T100400Z.a1b2c3d4e5f60718.part.jfr"}));
   EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1000}, now_).empty()) << "under the limit: nothing more";
-  EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1}, now_).empty()) << "the newest finished one stays";
+  removed = applyRetention(root_, {.maxBytes = 1}, now_);
+  EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100300Z.jfr", "2-B-20261124T100100Z.jfr",
+                                               "2-B-20261124T100400Z.a1b2c3d4e5f60718.part.jfr"}))
+      << "each process's newest finished file stays";
   EXPECT_TRUE(applyRetention(root_ + "/missing", {.maxBytes = 1}, now_).empty()) << "no directory, no error";
 }
 

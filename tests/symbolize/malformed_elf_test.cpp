@@ -192,6 +192,42 @@ TEST(SymbolizeElf, SurvivesHostileHeaderFields) {
   }
 }
 
+size_t residentBytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// A 20-KB sparse file whose section-name table claims 900 MiB: reading its names must not cost that.
+TEST(SymbolizeElf, ASparseFileCannotMakeTheParserReadAHugeNameTable) {
+  std::vector<uint8_t> bytes = readBytes(seed("tiny64.so"));
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  ASSERT_LT(header.e_shstrndx, header.e_shnum);
+  Elf64_Shdr names;
+  const size_t at = header.e_shoff + size_t{header.e_shstrndx} * sizeof names;
+  std::memcpy(&names, bytes.data() + at, sizeof names);
+  constexpr uint64_t kClaimed = 900ull << 20;
+  names.sh_offset = bytes.size();
+  names.sh_size = kClaimed;
+  std::memcpy(bytes.data() + at, &names, sizeof names);
+  UniqueFd fd(memfd_create("sparse-elf", MFD_CLOEXEC));
+  ASSERT_TRUE(fd);
+  ASSERT_EQ(write(fd.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ASSERT_EQ(ftruncate(fd.get(), static_cast<off_t>(bytes.size() + kClaimed)), 0);  // a hole: no memory
+
+  const size_t before = residentBytes();
+  try {
+    ElfFile file = ElfFile::fromFd(std::move(fd));
+    auto symbols = buildElfSymbols(file, nullptr);
+    EXPECT_LT(residentBytes(), before + (64u << 20)) << "the parser read the claimed table";
+  } catch (const Error&) {
+    // refusing the file is as good
+  }
+}
+
 TEST(SymbolizeElf, UnterminatedStringTableYieldsNoGarbageNames) {
   std::vector<uint8_t> bytes = readBytes(seed("tiny64.so"));
   Elf64_Ehdr header;

@@ -2,7 +2,10 @@
 // commands, the loader's table of timed methods, the agent's command framing and hook class, finding a
 // traced method's caller in a walked stack, the filter options, and the probe site helpers.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -18,8 +21,10 @@
 #include "jvmsupport/protocol/timing_records.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/base/error.h"
+#include "userspace/base/unique_fd.h"
 #include "userspace/jvm/java_model.h"
 #include "userspace/jvm/record_stream_parser.h"
+#include "userspace/proc/paths.h"
 #include "userspace/timing/method_statistics.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/probe_sites.h"
@@ -519,6 +524,35 @@ TEST(TimingTableViewTest, ReadsTheAgentsTableThroughMapFiles) {
   EXPECT_THROW(timing::TimingTableView(getpid(), table.address(), table.mappedBytes(), kBase + 1, 8), Error)
       << "another JVM's slots";
   EXPECT_THROW(timing::TimingTableView(getpid(), table.address(), 64, kBase, 8), Error) << "too small";
+}
+
+// A target that truncates the file behind its table must not kill the loader with SIGBUS: the agent's memfd
+// cannot shrink, and a table in a file that could is not mapped at all.
+TEST(TimingTableViewTest, MapsOnlyATableThatCannotShrink) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: /proc/PID/map_files needs CAP_SYS_ADMIN";
+  agent::TimingTable table;
+  protocol::TimingTableHeader* header = nullptr;
+  ASSERT_NO_FATAL_FAILURE(armTable(table, 8, UINT64_MAX, header));
+  const std::string path = proc::mapFilesPath(getpid(), table.address(), table.address() + table.mappedBytes());
+  UniqueFd agentFile(open(path.c_str(), O_RDWR | O_CLOEXEC));
+  ASSERT_TRUE(agentFile) << path;
+  EXPECT_NE(ftruncate(agentFile.get(), 0), 0) << "the agent's table shrank";
+  EXPECT_EQ(errno, EPERM);
+
+  const size_t bytes = table.mappedBytes();
+  UniqueFd unsealed(static_cast<int>(syscall(SYS_memfd_create, "unsealed-table", 0)));
+  ASSERT_TRUE(unsealed);
+  ASSERT_EQ(ftruncate(unsealed.get(), static_cast<off_t>(bytes)), 0);
+  void* copy = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, unsealed.get(), 0);
+  ASSERT_NE(copy, MAP_FAILED);
+  std::memcpy(copy, header, bytes);
+  try {
+    timing::TimingTableView view(getpid(), reinterpret_cast<uintptr_t>(copy), bytes, kBase, 8);
+    ADD_FAILURE() << "a table in a file that can shrink was mapped";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not memory sealed"), std::string::npos) << e.what();
+  }
+  munmap(copy, bytes);
 }
 
 // ---- options and probe sites ---------------------------------------------------------------------------------

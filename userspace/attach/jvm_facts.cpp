@@ -7,6 +7,7 @@
 #include "userspace/attach/mapped_files.h"
 #include "userspace/attach/message_text.h"
 #include "userspace/proc/files.h"
+#include "userspace/proc/mapped_file.h"
 #include "userspace/proc/nul_separated.h"
 #include "userspace/proc/paths.h"
 #include "userspace/proc/process_dir.h"
@@ -20,16 +21,10 @@ constexpr size_t kPerfDataLimit = 16 * 1024 * 1024;
 constexpr size_t kCmdlineLimit = 1024 * 1024;
 constexpr int kFirstVersionWithAgentWarning = 21;
 
-// The hsperfdata file, preferably through /proc/PID/map_files (exactly the mapped inode, wherever it lives),
-// else by its path inside the target's root.
+// The hsperfdata file: the mapped file itself, never what its name may have become since.
 std::optional<discovery::PerfData> readPerfData(const TargetProcess& process, const proc::Mapping& file) {
-  const std::string mapFile = proc::mapFilesPath(process.pid(), file.start, file.end);
-  proc::FileData bytes = proc::readFileAt(AT_FDCWD, mapFile.c_str(), kPerfDataLimit);
-  if (!bytes.ok() && !file.deleted) {
-    UniqueFd root = proc::openProcessRoot(process.pid());
-    UniqueFd fd = root ? proc::openInRoot(root.get(), file.path.substr(1), O_RDONLY | O_NOFOLLOW) : UniqueFd();
-    if (fd) bytes = proc::readFd(fd.get(), kPerfDataLimit);
-  }
+  UniqueFd fd = proc::openMappedFile(process.pid(), file, proc::Links::kRefuse);
+  proc::FileData bytes = fd ? proc::readRegularFile(fd.get(), kPerfDataLimit) : proc::FileData{{}, errno};
   if (!bytes.ok()) return std::nullopt;
   return discovery::parsePerfData(std::span(reinterpret_cast<const uint8_t*>(bytes.bytes.data()), bytes.bytes.size()));
 }

@@ -119,6 +119,17 @@ ConnectAttempt connectOnce(const TargetProcess& process, int tmpFd, const Creden
   return attempt;
 }
 
+// Whether a process listens on the socket file `name` (connected to as root, never talked to).
+bool hasListener(int tmpFd, const std::string& name) {
+  UniqueFd node(::openat(tmpFd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!node || !sock) return false;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "/proc/self/fd/%d", node.get());
+  return ::connect(sock.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0 || errno == EAGAIN;
+}
+
 // Looking costs nothing; switching users costs a thread, so only do that once there is a socket to try.
 ConnectAttempt connectAs(const TargetProcess& process, int tmpFd, const Credentials& jvmUser) {
   ConnectAttempt attempt;
@@ -127,8 +138,15 @@ ConnectAttempt connectAs(const TargetProcess& process, int tmpFd, const Credenti
   if (::fstatat(tmpFd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISSOCK(st.st_mode)) return attempt;
   if (st.st_uid != jvmUser.uid) {
     // Not the JVM's own: left by an earlier process that had this pid (and HotSpot cannot rename its socket
-    // over another user's file in the sticky /tmp), or planted. Never talked to; removed so that the JVM's
-    // listener can take the name.
+    // over another user's file in the sticky /tmp), or another JVM's where /tmp is shared between pid
+    // namespaces. A socket something listens on is never removed; a dead one is, so that the JVM's listener
+    // can take the name.
+    if (hasListener(tmpFd, name)) {
+      throw AttachError(AttachFailure::UnsafeTarget,
+                        "/tmp/" + name + " is the live attach socket of another process (uid " +
+                            std::to_string(st.st_uid) + "), not of " + process.describe() +
+                            ": its /tmp is shared with another pid namespace; give the containers their own /tmp");
+    }
     if (::unlinkat(tmpFd, name.c_str(), 0) != 0 && errno != ENOENT) {
       throw AttachError(AttachFailure::UnsafeTarget,
                         "/tmp/" + name + " belongs to uid " + std::to_string(st.st_uid) + ", not to the user of " +

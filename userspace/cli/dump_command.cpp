@@ -11,11 +11,13 @@
 
 #include "formats/jfr/reader/chunk_header.h"
 #include "userspace/base/error.h"
+#include "userspace/base/file_owner.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/jfr_values.h"
 #include "userspace/cli/new_file.h"
 #include "userspace/record/dump_channel.h"
 #include "userspace/record/file_series.h"
+#include "userspace/record/output_directory.h"
 
 namespace jfrbpf::cli {
 namespace {
@@ -108,14 +110,11 @@ int runDumpCommand(Arguments& args) {
                 ErrorKind::Usage);
   }
   if (output.empty()) output = "jfrbpf-dump-" + stamp + (oneFile ? ".jfr" : "");
-  if (!oneFile) {
-    std::error_code ec;
-    std::filesystem::create_directories(output, ec);
-    if (ec) throw Error("cannot make directory " + output + ": " + ec.message() + " (change -o)", ErrorKind::Usage);
-  }
+  const std::optional<FileOwner> owner = sudoUser();
+  if (!oneFile) record::makeOutputDirectory(output, "the dump", owner);
   for (const auto& [label, bytes] : byLabel) {
     std::string path = oneFile ? output : (std::filesystem::path(output) / (label + "-dump-" + stamp + ".jfr")).string();
-    writeNewFile(path, bytes);
+    writeNewFile(path, bytes, owner);
     std::printf("jfrbpf: dumped %s (%zu kB)\n", path.c_str(), (bytes.size() + 1023) / 1024);
   }
   return kExitOk;

@@ -10,10 +10,16 @@
 
 namespace jfrbpf::cli {
 
-void writeNewFile(const std::string& destination, std::span<const uint8_t> bytes) {
+void writeNewFile(const std::string& destination, std::span<const uint8_t> bytes, std::optional<FileOwner> owner) {
   const std::string temporary = destination + ".incomplete";
-  UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kPrivateFileMode));
   if (!out) throw systemError("cannot create " + temporary);
+  if (owner && ::fchown(out.get(), owner->uid, owner->gid) != 0) {
+    int err = errno;
+    ::unlink(temporary.c_str());
+    errno = err;
+    throw systemError("cannot hand " + temporary + " to uid " + std::to_string(owner->uid));
+  }
   for (size_t done = 0; done < bytes.size();) {
     ssize_t wrote = ::write(out.get(), bytes.data() + done, bytes.size() - done);
     if (wrote < 0 && errno == EINTR) continue;

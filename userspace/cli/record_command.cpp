@@ -89,7 +89,7 @@ Options:
       --rotate-size SIZE   a new file once the current one holds SIZE (JFR sizes: 100m, 1g); with or
                            without --rotate
       --max-age TIME       remove finished recordings in the -o directory older than TIME, oldest first
-      --max-size SIZE      remove finished recordings, oldest first, while the directory's recordings
+      --max-size SIZE      remove a process's finished recordings, oldest first, while its recordings
                            take more than SIZE (--max-age and --max-size need --rotate, --rotate-size or
                            --all; files being written are never removed)
   -h, --help               this text
@@ -156,17 +156,6 @@ std::string defaultOutputName(const record::RecordConfig& config, bool directory
   if (config.pids.empty() && config.command.empty()) return std::string("jfrbpf-all-") + stamp;
   std::string who = config.pids.empty() ? "launch" : std::to_string(config.pids.front());
   return "jfrbpf-" + who + "-" + stamp + (directory ? "" : ".jfr");
-}
-
-// Under sudo, the file belongs to the user who asked for it.
-void giveToSudoUser(const std::string& path) {
-  const char* uid = std::getenv("SUDO_UID");
-  const char* gid = std::getenv("SUDO_GID");
-  if (!uid || !gid || geteuid() != 0) return;
-  if (chown(path.c_str(), static_cast<uid_t>(std::strtoul(uid, nullptr, 10)),
-            static_cast<gid_t>(std::strtoul(gid, nullptr, 10))) != 0) {
-    std::perror(("jfrbpf: cannot hand " + path + " to the sudo user").c_str());
-  }
 }
 
 void printTimingSummary(const record::RecordSummary& s) {
@@ -428,9 +417,10 @@ int runRecordCommand(Arguments& args) {
     throttle = rate;
   }
   const bool directoryOutput = all || config.rotation.enabled();
+  config.outputOwner = sudoUser();  // under sudo, what is recorded belongs to the user who asked for it
   if (config.outputPath.empty()) config.outputPath = defaultOutputName(config, directoryOutput);
   if (config.rotation.enabled() && !all) {
-    record::prepareOutputDirectory(config.outputPath, "--rotate");
+    record::prepareOutputDirectory(config.outputPath, "--rotate", config.outputOwner);
   } else if (!all) {
     requireWritableDestination(config.outputPath);
   }
@@ -467,12 +457,8 @@ int runRecordCommand(Arguments& args) {
   config.measureSampleCost = debugOption("cost");
   record::RecordSummary summary = all ? record::recordAll(config) : record::record(config);
   if (all) {
-    for (const auto& file : summary.files) {
-      if (file.fileCount == 1) giveToSudoUser(file.path);  // a continuous recording's files stay root's
-    }
     printHostSummary(summary);
   } else {
-    if (summary.fileCount == 1) giveToSudoUser(summary.outputPath);
     printSummary(summary, config.periodNs);
   }
   return kExitOk;

@@ -66,7 +66,7 @@ int runRecoverCommand(Arguments& args) {
     throw Error(partFile + " holds no complete chunk: nothing to recover (the recorder died within its first "
                 "flush)");
   }
-  writeNewFile(destination, file.bytes().first(complete.bytes));
+  writeNewFile(destination, file.bytes().first(complete.bytes), sudoUser());
   ::unlink(partFile.c_str());
   std::printf("jfrbpf: recovered %zu chunk%s into %s", complete.count, complete.count == 1 ? "" : "s",
               destination.c_str());

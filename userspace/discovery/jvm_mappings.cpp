@@ -24,9 +24,7 @@ void scanMapsLine(std::string_view line, pid_t namespacePid, JvmMappings& found)
   } else if (name.starts_with("libj9vm")) {
     found.openJ9 = true;
   } else if (!found.hasPerfData() && namespacePid > 0 && isPerfDataPath(mapping->path, namespacePid)) {
-    found.perfDataStart = mapping->start;
-    found.perfDataEnd = mapping->end;
-    found.perfDataPath = mapping->path;
+    found.perfData = std::move(*mapping);
   }
 }
 

@@ -8,17 +8,17 @@
 #include <string>
 #include <string_view>
 
+#include "userspace/proc/maps.h"
+
 namespace jfrbpf::discovery {
 
 struct JvmMappings {
   std::string libjvmPath;        // as mapped (inside the process's mount namespace); "" if none
   bool openJ9 = false;           // libj9vm*.so is mapped: not HotSpot
-  uint64_t perfDataStart = 0;    // the hsperfdata mapping, when there is one
-  uint64_t perfDataEnd = 0;
-  std::string perfDataPath;      // as mapped, without " (deleted)"
+  proc::Mapping perfData;        // the hsperfdata mapping, when there is one (path as mapped, no " (deleted)")
 
   bool hotSpot() const { return !libjvmPath.empty() && !openJ9; }
-  bool hasPerfData() const { return !perfDataPath.empty(); }
+  bool hasPerfData() const { return !perfData.path.empty(); }
 };
 
 // "<dir>/hsperfdata_<user>/<namespacePid>": the counters file of the JVM that sees itself as namespacePid.

@@ -13,6 +13,7 @@
 
 #include "userspace/base/error.h"
 #include "userspace/discovery/discovery.h"
+#include "userspace/discovery/display_text.h"
 #include "userspace/discovery/jvm_watcher.h"
 #include "userspace/record/dump_requests.h"
 #include "userspace/record/rate_budget.h"
@@ -290,7 +291,8 @@ class HostRecorder {
     host.output->setThreadCpuStart(pid, cpuStart);
     pipeline_.addProcess(pid, *host.output);
     sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
-    std::fprintf(stderr, "jfrbpf: recording JVM %d (%s) into %s%s\n", pid, host.mainClass.c_str(), host.path.c_str(),
+    std::fprintf(stderr, "jfrbpf: recording JVM %d (%s) into %s%s\n", pid,
+                 discovery::printableText(host.mainClass).c_str(), host.path.c_str(),
                  host.jvm ? "" : " (native frames until its agent attaches)");
   }
 
@@ -325,7 +327,7 @@ std::optional<StopReason> waitForInitialAttaches(HostRecorder& host, const Block
 RecordSummary recordAll(const RecordConfig& config) {
   requireProfilingPrivileges();
   raiseOpenFileLimit();
-  prepareOutputDirectory(config.outputPath, "--all");
+  prepareOutputDirectory(config.outputPath, "--all", config.outputOwner);
   BlockedStopSignals signals;
 
   BpfSampler sampler(samplerConfigOf(config));

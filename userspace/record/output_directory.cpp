@@ -80,14 +80,32 @@ void OutputDirectoryWatch::check() {
   }
 }
 
-void prepareOutputDirectory(const std::string& dir, const char* why) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
-    throw Error("cannot use " + dir + " as the output directory of " + why + ": " +
-                    (ec ? ec.message() : "not a directory") + " (change -o)",
+void makeOutputDirectory(const std::string& dir, const char* why, std::optional<FileOwner> owner) {
+  auto refuse = [&](const std::string& problem) {
+    throw Error("cannot use " + dir + " as the output directory of " + why + ": " + problem + " (change -o)",
                 ErrorKind::Usage);
+  };
+  std::filesystem::path path(dir);
+  std::error_code ec;
+  if (path.has_parent_path() && path.parent_path() != path.root_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) refuse(ec.message());
   }
+  const std::string name = path.lexically_normal().string();
+  if (::mkdir(name.c_str(), kPrivateDirectoryMode) == 0) {
+    UniqueFd made(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!made || (owner && ::fchown(made.get(), owner->uid, owner->gid) != 0)) refuse(std::strerror(errno));
+    return;
+  }
+  if (errno != EEXIST) refuse(std::strerror(errno));
+  struct stat st {};
+  if (::lstat(name.c_str(), &st) != 0) refuse(std::strerror(errno));
+  if (S_ISLNK(st.st_mode)) refuse("it is a symbolic link, which jfrbpf does not follow; give the directory it names");
+  if (!S_ISDIR(st.st_mode)) refuse("not a directory");
+}
+
+void prepareOutputDirectory(const std::string& dir, const char* why, std::optional<FileOwner> owner) {
+  makeOutputDirectory(dir, why, owner);
   requireRoomToRecord(dir);
 }
 

@@ -5,8 +5,10 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "userspace/base/file_owner.h"
 #include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::record {
@@ -19,9 +21,13 @@ inline constexpr uint64_t kRoomToRecordBytes = 64 * 1024;
 // not kRoomToRecordBytes free for this process (quotas and root's reserve as the file system counts them).
 void requireRoomToRecord(const std::string& directory);
 
-// An output directory that exists (made if missing) with room to record. Throws jfrbpf::Error naming it,
-// `why` it is needed (the option that asked for a directory) and a fix.
-void prepareOutputDirectory(const std::string& dir, const char* why);
+// An output directory that exists with room to record: made if missing (0700, handed to `owner`), never a
+// symbolic link (a planted link must not lead root's files elsewhere). Throws jfrbpf::Error naming it, `why`
+// it is needed (the option that asked for a directory) and a fix.
+void prepareOutputDirectory(const std::string& dir, const char* why, std::optional<FileOwner> owner = std::nullopt);
+
+// The same checks and creation without the room check (dump); throws a usage error.
+void makeOutputDirectory(const std::string& dir, const char* why, std::optional<FileOwner> owner);
 
 class OutputDirectoryWatch {
  public:

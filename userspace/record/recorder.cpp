@@ -55,6 +55,7 @@ std::string filePrefixOf(const RecordConfig& config, pid_t pid) {
 jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path) {
   jfr::RecordingOptions options;
   options.path = path;
+  options.owner = config.outputOwner;
   options.settings = config.settings;
   options.maxChunkAge = config.flushNs;
   options.sampleEvents = config.sampleEvents;

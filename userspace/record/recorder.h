@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "jvmsupport/protocol/timing_table.h"
+#include "userspace/base/file_owner.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/file_series.h"
 #include "userspace/record/retention.h"
@@ -28,6 +30,7 @@ struct RecordConfig {
   std::vector<std::string> command;    // launch mode: CMD ARGS...
   int64_t durationNs = 0;              // 0: until stopped or every target exits
   std::string outputPath;
+  std::optional<FileOwner> outputOwner;  // who recordings and the directories made for them go to (sudo)
   int64_t periodNs = 10'000'000;       // CPU time between samples
   ClockMode clockMode = ClockMode::PerThread;
   uint32_t stackDepth = 512;           // user frames

@@ -7,11 +7,13 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <regex>
 
 namespace jfrbpf::record {
 namespace {
 
 struct Recording {
+  std::string series;
   std::string path;
   uint64_t bytes = 0;
   int64_t modifiedNs = 0;
@@ -22,6 +24,15 @@ bool isRecordingName(const std::string& name) {
   size_t digits = 0;
   while (digits < name.size() && std::isdigit(static_cast<unsigned char>(name[digits]))) ++digits;
   return digits > 0 && digits < name.size() && name[digits] == '-' && name.ends_with(".jfr");
+}
+
+// "PID-MAIN[-CONTAINER]" of "PID-MAIN[-CONTAINER]-UTCSTART[-N].jfr" (or of its ".<random>.part.jfr"): the
+// files of one process. A name without a stamp is a series of its own.
+std::string seriesOf(const std::string& name) {
+  static const std::regex stamp("-[0-9]{8}T[0-9]{6}Z[-.]");
+  std::smatch match;
+  if (!std::regex_search(name, match, stamp)) return name;
+  return name.substr(0, static_cast<size_t>(match.position(0)));
 }
 
 }  // namespace
@@ -39,26 +50,35 @@ std::vector<std::string> applyRetention(const std::filesystem::path& directory, 
     struct stat st {};
     // lstat: a symlink someone put there is not ours, and is not followed.
     if (!isRecordingName(name) || ::lstat(entry.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    recordings.push_back({entry.path().string(), static_cast<uint64_t>(st.st_size),
+    recordings.push_back({seriesOf(name), entry.path().string(), static_cast<uint64_t>(st.st_size),
                           static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
                           isFinishedRecordingName(name)});
   }
-  std::sort(recordings.begin(), recordings.end(),
-            [](const Recording& a, const Recording& b) { return a.modifiedNs < b.modifiedNs; });
-  uint64_t total = 0;
-  for (const Recording& r : recordings) total += r.bytes;
+  std::sort(recordings.begin(), recordings.end(), [](const Recording& a, const Recording& b) {
+    return a.series != b.series ? a.series < b.series : a.modifiedNs < b.modifiedNs;
+  });
   const int64_t nowNs = static_cast<int64_t>(now) * 1'000'000'000;
-  // The newest finished recording stays whatever the budget: a limit too small must not leave nothing.
-  auto newest = std::find_if(recordings.rbegin(), recordings.rend(), [](const Recording& r) { return r.finished; });
-  if (newest != recordings.rend()) newest->finished = false;
   std::vector<std::string> removed;
-  for (const Recording& r : recordings) {
-    const bool tooOld = policy.maxAgeNs > 0 && nowNs - r.modifiedNs > policy.maxAgeNs;
-    const bool overSize = policy.maxBytes > 0 && total > policy.maxBytes;
-    if (!r.finished || !(tooOld || overSize)) continue;
-    if (::unlink(r.path.c_str()) != 0) continue;  // gone already, or not ours to remove
-    total -= r.bytes;
-    removed.push_back(r.path);
+  for (auto first = recordings.begin(); first != recordings.end();) {
+    auto last = std::find_if(first, recordings.end(), [&](const Recording& r) { return r.series != first->series; });
+    uint64_t total = 0;
+    for (auto r = first; r != last; ++r) total += r->bytes;
+    // The newest finished recording stays whatever the budget: a limit too small must not leave nothing.
+    for (auto r = last; r != first;) {
+      if ((--r)->finished) {
+        r->finished = false;
+        break;
+      }
+    }
+    for (auto r = first; r != last; ++r) {
+      const bool tooOld = policy.maxAgeNs > 0 && nowNs - r->modifiedNs > policy.maxAgeNs;
+      const bool overSize = policy.maxBytes > 0 && total > policy.maxBytes;
+      if (!r->finished || !(tooOld || overSize)) continue;
+      if (::unlink(r->path.c_str()) != 0) continue;  // gone already, or not ours to remove
+      total -= r->bytes;
+      removed.push_back(r->path);
+    }
+    first = last;
   }
   return removed;
 }

@@ -1,8 +1,9 @@
 #pragma once
 // Retention of an output directory, like JFR's maxage and maxsize for its repository: jfrbpf's finished
-// recordings there ("PID-....jfr") are removed oldest first once older than maxAge, or while all of its
-// recordings, those being written included, take more than maxBytes. A file still being written (a
-// .part.jfr) is never removed, nor the newest finished one, nor anything jfrbpf did not name.
+// recordings there ("PID-....jfr") are removed oldest first once older than maxAge, or while a process's
+// recordings ("PID-MAIN[-CONTAINER]-..."), those being written included, take more than maxBytes: one chatty
+// JVM pushes out only its own older files. A file still being written (a .part.jfr) is never removed, nor a
+// process's newest finished one, nor anything jfrbpf did not name.
 #include <cstdint>
 #include <ctime>
 #include <filesystem>

@@ -18,6 +18,9 @@ constexpr uint64_t kMaxNoteBytes = 1 << 20;
 constexpr size_t kMaxBuildIdBytes = 64;
 constexpr size_t kMaxSections = 1 << 16;
 constexpr size_t kMaxSegments = 1 << 12;
+// Section names are a few hundred bytes; libelf reads the whole table at the first name asked for, so a
+// sparse file whose table claims 900 MiB would cost that much memory.
+constexpr uint64_t kMaxSectionNamesBytes = 1 << 20;
 
 void initLibelf() {
   static const bool ready = elf_version(EV_CURRENT) != EV_NONE;
@@ -147,6 +150,14 @@ void ElfFile::parseHeaders() {
   if (sectionCount > kMaxSections) throw Error("malformed ELF object: too many sections");
   size_t namesIndex = SHN_UNDEF;
   if (elf_getshdrstrndx(elf_, &namesIndex) != 0 || namesIndex >= sectionCount) namesIndex = SHN_UNDEF;
+  if (namesIndex != SHN_UNDEF) {
+    GElf_Shdr names;
+    Elf_Scn* namesSection = elf_getscn(elf_, namesIndex);
+    if (namesSection == nullptr || gelf_getshdr(namesSection, &names) == nullptr ||
+        names.sh_size > kMaxSectionNamesBytes || !inFile(names.sh_offset, names.sh_size)) {
+      namesIndex = SHN_UNDEF;  // no names: no debug link, the symbols are still read
+    }
+  }
   sections_.assign(sectionCount, Section{});
 
   std::string sectionBuildId;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "userspace/base/error.h"
+#include "userspace/proc/mapped_file.h"
 #include "userspace/proc/paths.h"
 #include "userspace/proc/root_files.h"
 
@@ -36,9 +37,8 @@ UniqueFd openMappedFile(int pid, const proc::Mapping& mapping, int rootFd) {
 
   if (mapping.kind != proc::MappingKind::kFile || mapping.deleted) return {};
   UniqueFd fd = openInRoot(rootFd, mapping.path);
-  struct stat st;
-  // The path may name another file by now (an upgrade replaced it); only the mapped inode is the truth.
-  if (!fd || ::fstat(fd.get(), &st) != 0 || st.st_ino != mapping.inode) return {};
+  // The path may name another file by now (an upgrade replaced it, or the target planted one).
+  if (!fd || !proc::isMappedFile(fd.get(), mapping)) return {};
   return fd;
 }
 

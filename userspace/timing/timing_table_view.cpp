@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <string>
@@ -31,6 +32,14 @@ TimingTableView::TimingTableView(pid_t pid, uint64_t address, uint64_t bytes, ui
   const std::string path = proc::mapFilesPath(pid, address, address + bytes);
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) throw systemError(jvm + ": opening its method timing table (" + path + ", needs CAP_SYS_ADMIN)");
+  // A shared mapping of a file that shrinks kills its reader with SIGBUS: only a file sealed against that
+  // (as the agent seals its memfd), and as large as the table, is mapped.
+  struct stat st {};
+  const int seals = fcntl(fd.get(), F_GET_SEALS);
+  if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) < bytes) {
+    throw Error(jvm + ": its method timing table is not memory sealed at its size, which the jfrbpf agent makes; "
+                "not mapping it (a JVM whose agent is from an older jfrbpf: restart it to time its methods)");
+  }
   void* mapped = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd.get(), 0);
   if (mapped == MAP_FAILED) throw systemError(jvm + ": mapping its method timing table");
   header_ = static_cast<const protocol::TimingTableHeader*>(mapped);

@@ -12,26 +12,13 @@
 #include "userspace/proc/maps.h"
 #include "userspace/proc/paths.h"
 #include "userspace/proc/process_dir.h"
-#include "userspace/proc/root_files.h"
+#include "userspace/proc/mapped_file.h"
 #include "userspace/unwind/memory_reader.h"
 
 namespace jfrbpf::unwind {
 namespace {
 
 constexpr uint64_t kMaxVdsoBytes = 1u << 20;
-
-// The file as the process sees it, resolved inside its root so that its symlinks stay inside too.
-UniqueFd openInProcessRoot(pid_t pid, const std::string& path) {
-  UniqueFd root = proc::openProcessRoot(pid);
-  if (!root) return UniqueFd();
-  return proc::openInRoot(root.get(), path, O_RDONLY, proc::Links::kFollowInsideRoot);
-}
-
-UniqueFd openMappedFile(pid_t pid, const proc::Mapping& entry) {
-  UniqueFd fd(::open(proc::mapFilesPath(pid, entry.start, entry.end).c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd || entry.deleted) return fd;
-  return openInProcessRoot(pid, entry.path);
-}
 
 std::string describe(pid_t pid, const proc::Mapping& entry, const std::string& problem) {
   std::ostringstream text;
@@ -76,7 +63,7 @@ AddressSpace AddressSpace::forProcess(pid_t pid, TableCache& cache, std::vector<
         table = cache.forBytes(image);
         fileOffset = 0;
       } else if (entry.inode != 0 && entry.path.starts_with('/')) {
-        UniqueFd fd = openMappedFile(pid, entry);
+        UniqueFd fd = proc::openMappedFile(pid, entry);
         if (!fd) throw systemError("cannot open the mapped file");
         table = cache.forFile(fd.get());
       } else {

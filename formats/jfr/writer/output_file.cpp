@@ -40,7 +40,7 @@ std::string cannotWrite(const std::string& destination, const std::string& why, 
 
 }  // namespace
 
-OutputFile::OutputFile(std::string destination) : destination_(std::move(destination)) {
+OutputFile::OutputFile(std::string destination, std::optional<FileOwner> owner) : destination_(std::move(destination)) {
   if (destination_.empty()) throw Error("no output path given for the recording (pass a file name such as app.jfr)");
   size_t slash = destination_.rfind('/');
   std::string base = slash == std::string::npos ? destination_ : destination_.substr(slash + 1);
@@ -54,10 +54,17 @@ OutputFile::OutputFile(std::string destination) : destination_(std::move(destina
   std::string stem = base.size() > 4 && base.ends_with(".jfr") ? base.substr(0, base.size() - 4) : base;
   for (int attempt = 0; attempt < kCreateAttempts; ++attempt) {
     std::string candidate = directory_ + "/" + stem + "." + randomSuffix() + ".part.jfr";
-    int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, kPrivateFileMode);
     if (fd >= 0) {
       fd_.reset(fd);
       temporaryPath_ = std::move(candidate);
+      if (owner && ::fchown(fd, owner->uid, owner->gid) != 0) {
+        int err = errno;
+        discard();
+        throw Error(cannotWrite(destination_, std::string(std::strerror(err)) + " handing it to uid " +
+                                                  std::to_string(owner->uid),
+                                "record into a local directory"));
+      }
       return;
     }
     if (errno == EEXIST) continue;

@@ -9,14 +9,16 @@
 #include <span>
 #include <string>
 
+#include "userspace/base/file_owner.h"
 #include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::jfr {
 
 class OutputFile {
  public:
-  // Throws jfrbpf::Error naming the path and a fix when the destination cannot be written.
-  explicit OutputFile(std::string destination);
+  // Throws jfrbpf::Error naming the path and a fix when the destination cannot be written. The file is
+  // private (0600) and, given an owner, handed to it before anything is written.
+  explicit OutputFile(std::string destination, std::optional<FileOwner> owner = std::nullopt);
   // An uncommitted file that holds no chunk is removed; one with chunks is kept (it is a valid recording).
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;

@@ -52,7 +52,7 @@ struct Recording::State {
         schema(buildMetadataSchema(localGmtOffsetMillis())),
         system(readSystemInfo()),
         recordingStartMillis(readClock(CLOCK_REALTIME) / 1'000'000),
-        file(std::make_unique<OutputFile>(options.path)),
+        file(std::make_unique<OutputFile>(options.path, options.owner)),
         chunk(std::min<size_t>(options.maxChunkBytes, kMaxReservedChunkBytes) + 65536) {
     internUnknownMethod();
     for (const auto& [type, setting] : settings)
@@ -418,7 +418,7 @@ std::optional<std::string> Recording::continueIn(const std::string& path) {
   if (s.closed) return std::nullopt;
   std::unique_ptr<OutputFile> next;
   try {
-    next = std::make_unique<OutputFile>(path);
+    next = std::make_unique<OutputFile>(path, s.options.owner);
   } catch (const Error& e) {
     return e.what();  // the current file goes on
   }

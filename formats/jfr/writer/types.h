@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "userspace/base/file_owner.h"
+
 namespace jfrbpf::jfr {
 
 using Ticks = int64_t;  // CLOCK_MONOTONIC nanoseconds; the chunk header declares 1e9 ticks per second
@@ -58,6 +60,7 @@ enum class SampleEvents : uint8_t { kCpuTime, kExecution, kBoth };
 
 struct RecordingOptions {
   std::string path;                    // destination .jfr
+  std::optional<FileOwner> owner = {};  // who the file is handed to (else root's, or whoever runs jfrbpf)
   std::string name = "jfrbpf";         // jdk.ActiveRecording name
   uint64_t maxChunkBytes = 12u << 20;  // JFR's default maxchunksize
   Ticks maxChunkAge = 0;               // 0 = no age rotation (rotateIfDue never rotates)

@@ -45,7 +45,7 @@ final class Hot {
 final class Inline {
   static volatile long sink;
 
-  static void run() {
+  static void run() { // LINE:run-decl
     int i = 0;
     while (true) { // LINE:run-loop
       sink += a(i++); // LINE:run-calls-a
