@@ -121,6 +121,8 @@ TEST(PrivateOutputs, RecordingsAreTheirOwnersAloneAndNoLinkIsFollowed) {
   r = run({jfrbpfBinary(), "record", "-p", pid, "-d", "1s", "--rotate", "1s", "-o", dir.file("link")});
   EXPECT_EQ(r.exitCode, 2) << r.output;
   EXPECT_NE(r.output.find("symbolic link"), std::string::npos) << r.output;
+  r = run({jfrbpfBinary(), "record", "-p", pid, "-d", "1s", "--rotate", "1s", "-o", dir.file("link") + "/"});
+  EXPECT_EQ(r.exitCode, 2) << "a trailing slash follows no link either:\n" << r.output;
   EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
 }
 

@@ -85,13 +85,14 @@ void makeOutputDirectory(const std::string& dir, const char* why, std::optional<
     throw Error("cannot use " + dir + " as the output directory of " + why + ": " + problem + " (change -o)",
                 ErrorKind::Usage);
   };
-  std::filesystem::path path(dir);
+  std::string name = dir;
+  while (name.size() > 1 && name.ends_with('/')) name.pop_back();  // "out/" would follow a link named out
+  const std::filesystem::path path(name);
   std::error_code ec;
   if (path.has_parent_path() && path.parent_path() != path.root_path()) {
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) refuse(ec.message());
   }
-  const std::string name = path.lexically_normal().string();
   if (::mkdir(name.c_str(), kPrivateDirectoryMode) == 0) {
     UniqueFd made(::open(name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!made || (owner && ::fchown(made.get(), owner->uid, owner->gid) != 0)) refuse(std::strerror(errno));
