@@ -99,6 +99,20 @@ TEST_F(Retention, MaxSizeRemovesAProcesssOldestFirstCountingFilesBeingWritten) {
   EXPECT_TRUE(applyRetention(root_ + "/missing", {.maxBytes = 1}, now_).empty()) << "no directory, no error";
 }
 
+TEST_F(Retention, MaxTotalSizeRemovesTheOldestOfAnyProcessButEachOnesNewest) {
+  file("1-A-20261124T100000Z.jfr", 400, 300);
+  file("2-B-20261124T100100Z.jfr", 400, 240);
+  file("1-A-20261124T100200Z.jfr", 400, 180);
+  file("2-B-20261124T100300Z.jfr", 400, 120);
+  file("3-C-20261124T100400Z.jfr", 400, 60);
+  // 2000 bytes, 1000 allowed in all, no per-process limit: the oldest of any process go, while they may.
+  auto removed = applyRetention(root_, {.maxTotalBytes = 1000}, now_);
+  EXPECT_EQ(removed.size(), 2u);
+  EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100200Z.jfr", "2-B-20261124T100300Z.jfr",
+                                               "3-C-20261124T100400Z.jfr"}))
+      << "each process's newest stays even over the total";
+}
+
 TEST(RateGovernor, LengthensThePeriodWhenOverTheBudgetAndComesBackWhenWellUnder) {
   constexpr int64_t kMs = 1'000'000;
   RateGovernor governor(100, 10 * kMs);  // 100 samples/s over the host, at least 10 ms of a thread's CPU

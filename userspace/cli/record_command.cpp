@@ -90,8 +90,11 @@ Options:
                            without --rotate
       --max-age TIME       remove finished recordings in the -o directory older than TIME, oldest first
       --max-size SIZE      remove a process's finished recordings, oldest first, while its recordings
-                           take more than SIZE (--max-age and --max-size need --rotate, --rotate-size or
-                           --all; files being written are never removed)
+                           take more than SIZE, so one busy JVM pushes out only its own files
+      --max-total-size SIZE  and while all recordings in the directory take more than SIZE, the
+                           oldest of any process (--max-age, --max-size and --max-total-size need
+                           --rotate, --rotate-size or --all; files being written and each process's
+                           newest are never removed)
   -h, --help               this text
 
 Examples:
@@ -363,6 +366,8 @@ int runRecordCommand(Arguments& args) {
       config.retention.maxAgeNs = parseDuration(value, "--max-age");
     } else if (args.option("", "--max-size", value)) {
       config.retention.maxBytes = parseSize(value, "--max-size");
+    } else if (args.option("", "--max-total-size", value)) {
+      config.retention.maxTotalBytes = parseSize(value, "--max-total-size");
     } else if (args.option("", "--timing-period", value)) {
       config.methodTiming.timingPeriodNs = parseDuration(value, "--timing-period");
       if (config.methodTiming.timingPeriodNs < 1'000'000) {
@@ -386,7 +391,8 @@ int runRecordCommand(Arguments& args) {
     throw Error("give either -p PID or -- COMMAND, not both", ErrorKind::Usage);
   }
   if (config.retention.enabled() && !config.rotation.enabled() && !all) {
-    throw Error("--max-age and --max-size keep a directory of recordings: add --rotate TIME or use --all",
+    throw Error("--max-age, --max-size and --max-total-size keep a directory of recordings: add --rotate TIME or "
+                "use --all",
                 ErrorKind::Usage);
   }
   if (config.rotation.enabled() && config.rotation.maxBytes > 0 && config.rotation.maxBytes < (1u << 20)) {

@@ -80,6 +80,22 @@ std::vector<std::string> applyRetention(const std::filesystem::path& directory, 
     }
     first = last;
   }
+  if (policy.maxTotalBytes > 0) {
+    uint64_t total = 0;
+    std::vector<const Recording*> left;
+    for (const Recording& r : recordings) {
+      if (std::find(removed.begin(), removed.end(), r.path) != removed.end()) continue;
+      total += r.bytes;
+      if (r.finished) left.push_back(&r);
+    }
+    std::sort(left.begin(), left.end(), [](const Recording* a, const Recording* b) { return a->modifiedNs < b->modifiedNs; });
+    for (const Recording* r : left) {
+      if (total <= policy.maxTotalBytes) break;
+      if (::unlink(r->path.c_str()) != 0) continue;
+      total -= r->bytes;
+      removed.push_back(r->path);
+    }
+  }
   return removed;
 }
 
@@ -89,7 +105,7 @@ void RetentionSweeper::sweepIfDue(int64_t now) {
   next_ = now == INT64_MAX ? now : now + kSweepIntervalNs;
   std::vector<std::string> removed = applyRetention(directory_, policy_, time(nullptr));
   if (removed.empty()) return;
-  std::fprintf(stderr, "jfrbpf: removed %zu recording%s past --max-age/--max-size, the newest %s\n", removed.size(),
+  std::fprintf(stderr, "jfrbpf: removed %zu recording%s past --max-age/--max-size/--max-total-size, the newest %s\n", removed.size(),
                removed.size() == 1 ? "" : "s", removed.back().c_str());
 }
 

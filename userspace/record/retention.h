@@ -2,8 +2,9 @@
 // Retention of an output directory, like JFR's maxage and maxsize for its repository: jfrbpf's finished
 // recordings there ("PID-....jfr") are removed oldest first once older than maxAge, or while a process's
 // recordings ("PID-MAIN[-CONTAINER]-..."), those being written included, take more than maxBytes: one chatty
-// JVM pushes out only its own older files. A file still being written (a .part.jfr) is never removed, nor a
-// process's newest finished one, nor anything jfrbpf did not name.
+// JVM pushes out only its own older files; then, while all of them take more than maxTotalBytes, the oldest
+// of any process. A file still being written (a .part.jfr) is never removed, nor a process's newest
+// finished one, nor anything jfrbpf did not name.
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
@@ -15,8 +16,9 @@ namespace jfrbpf::record {
 
 struct RetentionPolicy {
   int64_t maxAgeNs = 0;  // --max-age (0: no limit)
-  uint64_t maxBytes = 0; // --max-size (0: no limit)
-  bool enabled() const { return maxAgeNs > 0 || maxBytes > 0; }
+  uint64_t maxBytes = 0; // --max-size, per process (0: no limit)
+  uint64_t maxTotalBytes = 0;  // --max-total-size, the whole directory (0: no limit)
+  bool enabled() const { return maxAgeNs > 0 || maxBytes > 0 || maxTotalBytes > 0; }
 };
 
 // Whether `name` is one of jfrbpf's finished recordings: a pid, '-', and ".jfr" but not ".part.jfr".
