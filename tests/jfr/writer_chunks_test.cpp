@@ -329,7 +329,7 @@ TEST(JfrWriterChunks, DestructorFinishesAnUnclosedRecording) {
   umask(mask);
   struct stat st {};
   ASSERT_EQ(stat(path.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0644 & ~mask) << "0644 as restricted by the umask";
+  EXPECT_EQ(st.st_mode & 0777, 0600 & ~mask) << "private: it holds other processes' stacks and names";
   if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
   auto print = test::runJfr(test::jdk17Home(), {"print", "--json", "--events", "CPUTimeSamplesLost", path});
   ASSERT_EQ(print.exitCode, 0) << print.err;

@@ -10,7 +10,9 @@
 namespace jfrbpf::attach {
 
 inline constexpr std::chrono::milliseconds kDefaultReplyTimeout{30000};
-inline constexpr size_t kMaxReplySize = 64 * 1024 * 1024;
+// A `load` reply is a status line and a return code, and a diagnostic command's a few KiB: a JVM (or a
+// process posing as one) that sends more is hostile, and --all runs 16 attaches at once.
+inline constexpr size_t kMaxReplySize = 4 * 1024 * 1024;
 
 // Sends `request`, then reads until the JVM closes the connection. Throws AttachError: NotResponding when the
 // deadline passes first (naming `whatFor` and the likely cause `slowHint`), ProtocolError when the reply
