@@ -99,6 +99,15 @@ TEST_F(Retention, MaxSizeRemovesAProcesssOldestFirstCountingFilesBeingWritten) {
   EXPECT_TRUE(applyRetention(root_ + "/missing", {.maxBytes = 1}, now_).empty()) << "no directory, no error";
 }
 
+TEST_F(Retention, MaxAgeRemovesTheLastFileOfAnExitedProcessToo) {
+  file("1-A-20261124T100000Z.jfr", 100, 7200);  // A exited two hours ago: its last file goes with age
+  file("2-B-20261124T110000Z.jfr", 100, 7000);
+  file("2-B-20261124T115900Z.jfr", 100, 60);
+  auto removed = applyRetention(root_, {.maxAgeNs = 3600 * kSecond, .maxBytes = 1u << 20}, now_);
+  EXPECT_EQ(removed.size(), 2u);
+  EXPECT_EQ(names(), std::vector<std::string>{"2-B-20261124T115900Z.jfr"});
+}
+
 TEST_F(Retention, MaxTotalSizeRemovesTheOldestOfAnyProcessButEachOnesNewest) {
   file("1-A-20261124T100000Z.jfr", 400, 300);
   file("2-B-20261124T100100Z.jfr", 400, 240);

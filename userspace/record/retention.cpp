@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <regex>
 
 namespace jfrbpf::record {
@@ -35,6 +36,8 @@ std::string seriesOf(const std::string& name) {
   return name.substr(0, static_cast<size_t>(match.position(0)));
 }
 
+int64_t nowNs(time_t now) { return static_cast<int64_t>(now) * 1'000'000'000; }
+
 }  // namespace
 
 bool isFinishedRecordingName(const std::string& name) {
@@ -54,47 +57,37 @@ std::vector<std::string> applyRetention(const std::filesystem::path& directory, 
                           static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
                           isFinishedRecordingName(name)});
   }
-  std::sort(recordings.begin(), recordings.end(), [](const Recording& a, const Recording& b) {
-    return a.series != b.series ? a.series < b.series : a.modifiedNs < b.modifiedNs;
-  });
-  const int64_t nowNs = static_cast<int64_t>(now) * 1'000'000'000;
-  std::vector<std::string> removed;
-  for (auto first = recordings.begin(); first != recordings.end();) {
-    auto last = std::find_if(first, recordings.end(), [&](const Recording& r) { return r.series != first->series; });
-    uint64_t total = 0;
-    for (auto r = first; r != last; ++r) total += r->bytes;
-    // The newest finished recording stays whatever the budget: a limit too small must not leave nothing.
-    for (auto r = last; r != first;) {
-      if ((--r)->finished) {
-        r->finished = false;
-        break;
-      }
-    }
-    for (auto r = first; r != last; ++r) {
-      const bool tooOld = policy.maxAgeNs > 0 && nowNs - r->modifiedNs > policy.maxAgeNs;
-      const bool overSize = policy.maxBytes > 0 && total > policy.maxBytes;
-      if (!r->finished || !(tooOld || overSize)) continue;
-      if (::unlink(r->path.c_str()) != 0) continue;  // gone already, or not ours to remove
-      total -= r->bytes;
-      removed.push_back(r->path);
-    }
-    first = last;
+  std::sort(recordings.begin(), recordings.end(),
+            [](const Recording& a, const Recording& b) { return a.modifiedNs < b.modifiedNs; });
+  // A limit too small must not leave nothing: the directory's newest finished recording stays whatever the
+  // age, and each process's newest whatever the sizes (an exited JVM's last file still goes with age).
+  std::map<std::string, Recording*> newestOfSeries;
+  Recording* newestOfAll = nullptr;
+  uint64_t total = 0;
+  std::map<std::string, uint64_t> seriesBytes;
+  for (Recording& r : recordings) {
+    total += r.bytes;
+    seriesBytes[r.series] += r.bytes;
+    if (!r.finished) continue;
+    newestOfSeries[r.series] = &r;
+    newestOfAll = &r;
   }
-  if (policy.maxTotalBytes > 0) {
-    uint64_t total = 0;
-    std::vector<const Recording*> left;
-    for (const Recording& r : recordings) {
-      if (std::find(removed.begin(), removed.end(), r.path) != removed.end()) continue;
-      total += r.bytes;
-      if (r.finished) left.push_back(&r);
-    }
-    std::sort(left.begin(), left.end(), [](const Recording* a, const Recording* b) { return a->modifiedNs < b->modifiedNs; });
-    for (const Recording* r : left) {
-      if (total <= policy.maxTotalBytes) break;
-      if (::unlink(r->path.c_str()) != 0) continue;
-      total -= r->bytes;
-      removed.push_back(r->path);
-    }
+  std::vector<std::string> removed;
+  auto remove = [&](Recording& r) {
+    if (::unlink(r.path.c_str()) != 0) return;  // gone already, or not ours to remove
+    r.finished = false;
+    total -= r.bytes;
+    seriesBytes[r.series] -= r.bytes;
+    removed.push_back(r.path);
+  };
+  for (Recording& r : recordings) {
+    const bool tooOld = policy.maxAgeNs > 0 && nowNs(now) - r.modifiedNs > policy.maxAgeNs && &r != newestOfAll;
+    const bool overSize = policy.maxBytes > 0 && seriesBytes[r.series] > policy.maxBytes && &r != newestOfSeries[r.series];
+    if (r.finished && (tooOld || overSize)) remove(r);
+  }
+  for (Recording& r : recordings) {
+    if (policy.maxTotalBytes == 0 || total <= policy.maxTotalBytes) break;
+    if (r.finished && &r != newestOfSeries[r.series]) remove(r);
   }
   return removed;
 }

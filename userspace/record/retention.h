@@ -3,8 +3,8 @@
 // recordings there ("PID-....jfr") are removed oldest first once older than maxAge, or while a process's
 // recordings ("PID-MAIN[-CONTAINER]-..."), those being written included, take more than maxBytes: one chatty
 // JVM pushes out only its own older files; then, while all of them take more than maxTotalBytes, the oldest
-// of any process. A file still being written (a .part.jfr) is never removed, nor a process's newest
-// finished one, nor anything jfrbpf did not name.
+// of any process. A file still being written (a .part.jfr) is never removed, nor anything jfrbpf did not
+// name; a process's newest finished one stays whatever the sizes, the directory's newest whatever the age.
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
