@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -237,6 +238,66 @@ TEST(JavaE2EFailureModes, AnotherProcesssLiveAttachSocketIsLeftAlone) {
   std::vector<JfrSample> samples = printedSamples(out);
   expectReaderAgrees(out, samples);
   EXPECT_GE(samplesByThread(samples)[jvm.tid("hot-primes")].size(), 10u) << "recorded with native frames";
+}
+
+// --memory-limit: a JVM whose metadata outgrows its share of the budget (a quarter) while it is recorded goes
+// on with native frames, said on the terminal and in the file, and a JVM recorded beside it keeps its Java
+// frames.
+TEST(JavaE2EFailureModes, AJvmWhoseMetadataOutgrowsTheMemoryBudgetLosesOnlyItsOwnJavaFrames) {
+  JAVA_E2E_REQUIRE(17);
+  ScratchDir dir("java-e2e-memory-limit");
+  const std::string trigger = dir.file("define-classes");
+  // 60,000 hidden classes: about 48 MiB of metadata in the loader (40,000 made 32 MiB), past the 32 MiB share
+  // of 128m.
+  Workload big(javaCommand(17, {}, "ManyClasses", {"60000", trigger}), 1);
+  Workload small(javaCommand(17, {}, "HotMethods"), 3);
+  ASSERT_EQ(big.threads().size(), 1u);
+  ASSERT_EQ(small.threads().size(), 3u);
+  const std::string out = dir.file("memory-limit.jfr");
+  ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(big.pid()) + "," + std::to_string(small.pid()),
+                         "--memory-limit", "128m", "-o", out},
+                        ChildOptions{.captureStderr = true, .extraEnv = {"JFRBPF_DEBUG=1"}});
+  // The classes come once the agent is in the JVM (its first records are the JVM's state then).
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (mappedFilesWith(big.pid(), "jfrbpf-agent").empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_FALSE(mappedFilesWith(big.pid(), "jfrbpf-agent").empty()) << recorder.readAll(1s);
+  std::this_thread::sleep_for(1s);
+  std::ofstream(trigger).put('\n');
+  // Until the loader says it dropped them (the JVM defines its classes for several seconds), and a second more.
+  std::string output;
+  while (auto line = recorder.readLine(120s)) {
+    output += *line + "\n";
+    if (line->find("Java frames dropped") != std::string::npos) break;
+  }
+  std::this_thread::sleep_for(1s);
+  recorder.signal(SIGINT);
+  output += recorder.readAll(60s);
+  ASSERT_EQ(recorder.wait(10s), 0) << output;
+
+  auto said = linesWith(output, "Java frames dropped");
+  ASSERT_GE(said.size(), 1u) << output;
+  EXPECT_NE(said[0].find("JVM " + std::to_string(big.pid()) + ": Java frames dropped"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("--memory-limit"), std::string::npos) << said[0];
+  EXPECT_TRUE(linesWith(output, "JVM " + std::to_string(small.pid()) + ": Java frames dropped").empty()) << output;
+  auto memory = linesWith(output, "memory   peak ");
+  ASSERT_EQ(memory.size(), 1u) << output;
+  EXPECT_LE(std::stoi(memory[0].substr(memory[0].find("peak ") + 5)), 128) << memory[0];
+
+  std::vector<JfrSample> samples = printedSamples(out);
+  Recorded recorded = expectReaderAgrees(out, samples);
+  size_t notes = 0;
+  for (const std::string& note : recorded.notes) notes += note.find("Java frames dropped") != std::string::npos;
+  EXPECT_EQ(notes, 1u);
+  auto byThread = samplesByThread(samples);
+  const auto& spin = byThread[big.tid("spin")];
+  const size_t dropped = where(spin, [](const JfrSample& s) {
+                           return s.find("jfrbpf", "[truncated: Java frames dropped: memory limit]") >= 0;
+                         }).size();
+  EXPECT_GT(dropped, 0u) << "the big JVM's samples after the drop say why they stop short";
+  const auto& hot = byThread[small.tid("hot-primes")];
+  EXPECT_GE(samplesWithFrame(hot, "Hot", "computePrimes"), hot.size() * 9 / 10) << "the other JVM keeps its Java frames";
 }
 
 INSTANTIATE_TEST_SUITE_P(JavaE2E, JavaAgent, ::testing::Values(17, 25), jdkTestName);

@@ -123,6 +123,19 @@ TEST_F(SymbolizeProcess, LibraryWithDebugInfo) {
   expectFullyNamed(symbolizer, "symtest_debug");
 }
 
+// Memory pressure (--memory-limit) drops every cache: the next lookups find the same names again.
+TEST_F(SymbolizeProcess, NamesAreFoundAgainAfterTheCachesAreDropped) {
+  start();
+  ProcessSymbolizer symbolizer;
+  expectFullyNamed(symbolizer, "symtest_debug");
+  ASSERT_GT(symbolizer.stats().elfCacheBytes, 0u);
+  symbolizer.dropCaches();
+  EXPECT_EQ(symbolizer.stats().elfCacheBytes, 0u);
+  EXPECT_EQ(symbolizer.stats().internedBytes, 0u);
+  expectFullyNamed(symbolizer, "symtest_debug");
+  expectSymbol(symbolizer, address(values_, "exe.c") + kInside, "symtest_prog", "symtest_prog_entry");
+}
+
 TEST_F(SymbolizeProcess, LibraryWithoutDebugInfo) {
   start();
   ProcessSymbolizer symbolizer;

@@ -1,4 +1,6 @@
 // jfrbpf: profiles JVMs (and any process) from outside with eBPF, writing JDK Flight Recorder files.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -45,6 +47,10 @@ Exit codes: 0 success; 1 failure while working; 2 bad command line;
 
 int main(int argc, char** argv) {
   using namespace jfrbpf::cli;
+  // One malloc arena for all threads: each thread (the consumer, the attaches, the dump server) would get one
+  // of up to 64 MiB that keeps its own high-water mark, out of reach of the others and of --memory-limit's
+  // trims; in a 48-minute `record --all` soak six of them held 190 MB of the loader's 249 MB.
+  mallopt(M_ARENA_MAX, 1);
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
     std::fputs(kHelp, argc < 2 ? stderr : stdout);
     return argc < 2 ? kExitUsage : kExitOk;

@@ -95,6 +95,10 @@ Options:
                            oldest of any process (--max-age, --max-size and --max-total-size need
                            --rotate, --rotate-size or --all; files being written and each process's
                            newest are never removed)
+      --memory-limit SIZE  the most memory jfrbpf itself may use (default 256m, at least 128m): from 7/8
+                           of it on, its caches are dropped and refill as needed; a JVM whose metadata
+                           outgrows a quarter of it, or the largest when that is not enough, goes on with
+                           native frames only (a note says so), so no target can push jfrbpf past SIZE
   -h, --help               this text
 
 Examples:
@@ -203,6 +207,19 @@ void printTruncatedStacks(const record::RecordSummary& s) {
   std::printf(")\n");
 }
 
+// Said when the budget had to act, and always with JFRBPF_DEBUG.
+void printMemory(const record::RecordSummary& s) {
+  if (s.memorySheds == 0 && s.javaFramesDropped == 0 && !std::getenv("JFRBPF_DEBUG")) return;
+  std::printf("  memory   peak %s of --memory-limit %s", record::mebibytes(s.peakResidentBytes).c_str(),
+              record::mebibytes(s.memoryLimitBytes).c_str());
+  if (s.memorySheds > 0) std::printf(", caches dropped %llu times", static_cast<unsigned long long>(s.memorySheds));
+  if (s.javaFramesDropped > 0) {
+    std::printf(", Java frames dropped in %llu JVM%s", static_cast<unsigned long long>(s.javaFramesDropped),
+                s.javaFramesDropped == 1 ? "" : "s");
+  }
+  std::printf("\n");
+}
+
 void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   using record::groupThousands;
   double cpuSeconds = static_cast<double>(s.sampledCpuNs) / 1e9;
@@ -226,6 +243,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   printOffCpu(s);
   printTruncatedStacks(s);
   if (s.timedJvms > 0) printTimingSummary(s);
+  printMemory(s);
   if (std::getenv("JFRBPF_DEBUG")) {
     static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
                                   "kernel stack failed", "user stack failed", "user stack truncated",
@@ -258,6 +276,7 @@ void printHostSummary(const record::RecordSummary& s) {
               static_cast<double>(s.sampledCpuNs) / 1e9, groupThousands(s.lost).c_str(),
               groupThousands(s.overflows).c_str());
   printTruncatedStacks(s);
+  printMemory(s);
 }
 
 // Fails before anything is loaded or attached when the output cannot be written where asked.
@@ -368,6 +387,13 @@ int runRecordCommand(Arguments& args) {
       config.retention.maxBytes = parseSize(value, "--max-size");
     } else if (args.option("", "--max-total-size", value)) {
       config.retention.maxTotalBytes = parseSize(value, "--max-total-size");
+    } else if (args.option("", "--memory-limit", value)) {
+      config.memoryLimitBytes = parseSize(value, "--memory-limit");
+      if (config.memoryLimitBytes < record::kMinimumMemoryLimit) {
+        throw Error("invalid --memory-limit '" + value + "': must be at least 128m (jfrbpf's BPF rings, kernel "
+                    "symbols and one JVM's metadata)",
+                    ErrorKind::Usage);
+      }
     } else if (args.option("", "--timing-period", value)) {
       config.methodTiming.timingPeriodNs = parseDuration(value, "--timing-period");
       if (config.methodTiming.timingPeriodNs < 1'000'000) {

@@ -303,6 +303,13 @@ void JavaModel::forgetBefore(uint64_t ticks) {
   if (code_.forgetBefore(ticks) + methods_.forgetUnloadedBefore(ticks) > 0) ++forgetGeneration_;
 }
 
+void JavaModel::dropJavaFrames() {
+  methods_ = MethodTable();
+  code_ = CodeMap();
+  codeHeaps_.clear();
+  ++forgetGeneration_;
+}
+
 size_t JavaModel::approximateBytes() const {
   return methods_.approximateBytes() + code_.approximateBytes() + threads_.approximateBytes() +
          vmStructs_.approximateBytes() + timed_.approximateBytes();

@@ -103,6 +103,9 @@ class JavaModel {
   void forgetBefore(uint64_t ticks);
   size_t approximateBytes() const;
   uint64_t forgetGeneration() const { return forgetGeneration_; }
+  // Frees the methods and code the JVM described: its Java frames can no longer be named (the memory
+  // budget dropped them). Threads and timed methods stay; so does every later record's effect but those.
+  void dropJavaFrames();
 
  private:
   bool fail(std::string reason);

@@ -52,6 +52,11 @@ void JavaSession::finish(SessionEnd end, std::string error) {
   buffer_.shrink_to_fit();
 }
 
+void JavaSession::dropJavaFrames(std::string why) {
+  finish(SessionEnd::kMemoryLimit, std::move(why));
+  model_.dropJavaFrames();
+}
+
 bool JavaSession::onRecord(protocol::RecordType type, std::span<const uint8_t> payload) {
   bool hadAgent = model_.agent().has_value();
   if (!model_.apply(type, payload)) return false;
@@ -95,7 +100,7 @@ bool JavaSession::drain(size_t maxBytes) {
     }
     if (model_.approximateBytes() > limits_.maxModelBytes) {
       finish(SessionEnd::kMemoryLimit, "the JVM agent sent more than " + std::to_string(limits_.maxModelBytes >> 20) +
-                                           " MiB of metadata; the session was stopped to protect the loader");
+                                           " MiB of metadata, a JVM's share of jfrbpf's --memory-limit");
       return false;
     }
   }

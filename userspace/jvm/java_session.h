@@ -35,7 +35,7 @@ enum class SessionEnd {
   kReplaced,           // another jfrbpf session attached to the same JVM
   kClosed,             // channel closed without Goodbye: the JVM died, or the agent failed
   kProtocolError,      // malformed or hostile stream; error() says what
-  kMemoryLimit,        // the model outgrew SessionLimits::maxModelBytes
+  kMemoryLimit,        // the model outgrew SessionLimits::maxModelBytes, or the loader's memory budget
 };
 
 class JavaSession {
@@ -63,6 +63,10 @@ class JavaSession {
   // copy of that descriptor goes with it. False if the session is over or the agent does not read.
   bool sendCommand(protocol::CommandType type, std::span<const uint8_t> payload, std::chrono::milliseconds timeout,
                    int fd = -1);
+
+  // Ends the session for the memory budget (kMemoryLimit, `why`) and frees what the model held of methods
+  // and code.
+  void dropJavaFrames(std::string why);
 
   bool running() const { return end_ == SessionEnd::kRunning; }
   SessionEnd end() const { return end_; }

@@ -326,15 +326,20 @@ void BpfSampler::setBudgetPeriod(uint64_t periodNs) {
 void BpfSampler::codeBlobsChanged() { __atomic_fetch_add(&skel_->bss->code_epoch, 1, __ATOMIC_RELEASE); }
 
 void BpfSampler::forgetProcess(uint32_t tgid) {
+  forgetHotspot(tgid);
+  bpf_map__delete_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), 0);
+  unwindMapsChanged();
+  removeTarget(tgid);
+}
+
+void BpfSampler::forgetHotspot(uint32_t tgid) {
   {
     std::lock_guard lock(codeFreeProbesMutex_);
     codeFreeProbes_.erase(tgid);
   }
   bpf_map__delete_elem(skel_->maps.hotspot_jvms, &tgid, sizeof(tgid), 0);
+  processMapsChanged();  // a walk must not go on with the layout it looked up before
   codeBlobsChanged();
-  bpf_map__delete_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), 0);
-  unwindMapsChanged();
-  removeTarget(tgid);
 }
 
 int BpfSampler::ringBufferMapFd() const { return bpf_map__fd(skel_->maps.samples); }

@@ -104,6 +104,8 @@ class BpfSampler {
   // attached: the walker then checks blobs again in every walk.
   bool watchCodeFrees(uint32_t tgid, const std::string& libjvmPath, std::string& whyNot);
   void forgetProcess(uint32_t tgid);
+  // The walker takes process `tgid` for a native process from now on (its JVM layout is dropped).
+  void forgetHotspot(uint32_t tgid);
 
   int ringBufferMapFd() const;
   // The native unwind tables (bpf/unwind_abi.h): rows are copied into the row array at `firstRow`.

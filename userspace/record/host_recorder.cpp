@@ -80,7 +80,7 @@ class HostRecorder {
       if (!config_.rotation.enabled()) {
         host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
       }
-      host->attachment = std::make_unique<JvmAttachment>(pid, permits_);
+      host->attachment = std::make_unique<JvmAttachment>(pid, permits_, sessionLimitsOf(config_));
       HostJvm& added = *jvms_.emplace(pid, std::move(host)).first->second;
       if (beganAll_) begin(added);
     }
@@ -332,7 +332,7 @@ RecordSummary recordAll(const RecordConfig& config) {
 
   BpfSampler sampler(samplerConfigOf(config));
   SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
-  SamplePipeline pipeline(sampler, clocks);
+  SamplePipeline pipeline(sampler, clocks, config.memoryLimitBytes);
   RecordSummary summary;
   summary.outputPath = config.outputPath;
   RateBudget budget(config.maxRatePerSecond, config.periodNs, sampler, clocks, pipeline);
@@ -381,6 +381,7 @@ RecordSummary recordAll(const RecordConfig& config) {
   pipeline.stopAndDrain();
   host.finishAll();
   pipeline.addUnfiledLossesTo(summary);
+  pipeline.addMemoryTo(summary);
   retention.sweepIfDue(INT64_MAX);
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   summary.periodNs = budget.periodNs();

@@ -45,9 +45,10 @@ class Permit {
 
 }  // namespace
 
-JvmAttachment::JvmAttachment(pid_t pid, AttachPermits& permits)
+JvmAttachment::JvmAttachment(pid_t pid, AttachPermits& permits, jvm::SessionLimits limits)
     : pid_(pid),
       permits_(permits),
+      limits_(limits),
       pinned_(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))),
       stopped_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (!stopped_) throw systemError("eventfd for the attach of JVM " + std::to_string(pid));
@@ -95,7 +96,7 @@ void JvmAttachment::run(std::stop_token stop) {
       Permit permit(permits_);
       attempting_.store(true, std::memory_order_release);
       const auto tried = std::chrono::steady_clock::now();
-      connection_ = JvmConnection::attach(pid_, kAgentTimeout);
+      connection_ = JvmConnection::attach(pid_, kAgentTimeout, limits_);
       attempting_.store(false, std::memory_order_release);
       if (std::getenv("JFRBPF_DEBUG")) {
         auto ms = [](auto d) { return static_cast<long long>(std::chrono::duration_cast<milliseconds>(d).count()); };

@@ -28,7 +28,7 @@ inline constexpr int kConcurrentAttaches = 16;
 
 class JvmAttachment {
  public:
-  JvmAttachment(pid_t pid, AttachPermits& permits);
+  JvmAttachment(pid_t pid, AttachPermits& permits, jvm::SessionLimits limits);
   // Stops asking; waits for an attempt under way (at most the attach's own timeouts).
   ~JvmAttachment();
   JvmAttachment(const JvmAttachment&) = delete;
@@ -63,6 +63,7 @@ class JvmAttachment {
 
   pid_t pid_;
   AttachPermits& permits_;
+  jvm::SessionLimits limits_;
   UniqueFd pinned_;   // pidfd: readable once the JVM exited, and its pid cannot be reused meanwhile
   UniqueFd stopped_;  // eventfd: written when the owner stops asking
   std::atomic<bool> done_{false};

@@ -68,14 +68,15 @@ void loadAgent(const attach::HotSpotVm& vm, const jvm::ChannelListener& listener
 
 }  // namespace
 
-std::unique_ptr<JvmConnection> JvmConnection::attach(pid_t pid, std::chrono::milliseconds timeout) {
+std::unique_ptr<JvmConnection> JvmConnection::attach(pid_t pid, std::chrono::milliseconds timeout,
+                                                     jvm::SessionLimits limits) {
   std::unique_ptr<JvmConnection> connection(new JvmConnection());
   connection->pid_ = pid;
   attach::HotSpotVm vm = attach::HotSpotVm::inspect(pid);
   if (vm.facts().loadingAgentPrintsWarning()) connection->note_ = attach::dynamicAgentWarningNote(vm.target());
   jvm::ChannelListener listener(pid);
   loadAgent(vm, listener);
-  connection->session_ = jvm::JavaSession::accept(listener, timeout);
+  connection->session_ = jvm::JavaSession::accept(listener, timeout, limits);
   bool replayed = connection->session_->drainUntil([](const jvm::JavaModel& m) { return m.initialReplayDone(); },
                                                    timeout);
   if (!replayed) {
@@ -85,8 +86,9 @@ std::unique_ptr<JvmConnection> JvmConnection::attach(pid_t pid, std::chrono::mil
   return connection;
 }
 
-std::unique_ptr<JvmConnection> JvmConnection::forLaunch() {
+std::unique_ptr<JvmConnection> JvmConnection::forLaunch(jvm::SessionLimits limits) {
   std::unique_ptr<JvmConnection> connection(new JvmConnection());
+  connection->limits_ = limits;
   connection->listener_ = std::make_unique<jvm::ChannelListener>();
   return connection;
 }
@@ -98,7 +100,7 @@ std::string JvmConnection::launchOption() const {
 void JvmConnection::acceptLaunched(pid_t pid, std::chrono::milliseconds timeout) {
   pid_ = pid;
   listener_->setTargetPid(pid);
-  session_ = jvm::JavaSession::accept(*listener_, timeout);
+  session_ = jvm::JavaSession::accept(*listener_, timeout, limits_);
   listener_.reset();
   if (!session_->drainUntil([](const jvm::JavaModel& m) { return m.initialReplayDone(); }, timeout)) {
     throw Error("the agent in launched JVM " + std::to_string(pid) + " did not report the JVM's state in time" +
@@ -160,6 +162,13 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
     layoutPublished_ = true;
   }
   return true;
+}
+
+void JvmConnection::dropJavaFrames(BpfSampler& sampler, std::string why) {
+  sampler.forgetHotspot(static_cast<uint32_t>(pid_));
+  for (const auto& [tid, javaThread] : publishedThreads_) sampler.forgetJavaThread(tid);
+  publishedThreads_.clear();
+  session_->dropJavaFrames(std::move(why));
 }
 
 void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,

@@ -30,12 +30,14 @@ class JvmConnection {
  public:
   // Loads the agent into running JVM `pid` and waits for its replay of the JVM's state. Throws
   // jfrbpf::Error (attach::AttachError for attach failures) with a one-line reason.
-  static std::unique_ptr<JvmConnection> attach(pid_t pid, std::chrono::milliseconds timeout);
+  // `limits`: what the session may hold (a JVM's share of --memory-limit).
+  static std::unique_ptr<JvmConnection> attach(pid_t pid, std::chrono::milliseconds timeout,
+                                               jvm::SessionLimits limits = {});
 
   // Launch mode: call before starting the JVM, put launchOption() on its command line, then
   // acceptLaunched(pid) once it runs, which waits for the agent's replay. The JVM waits in its VMInit
   // until resumeLaunched() (publish first, so that its first Java frames are walked) or a timeout.
-  static std::unique_ptr<JvmConnection> forLaunch();
+  static std::unique_ptr<JvmConnection> forLaunch(jvm::SessionLimits limits = {});
   std::string launchOption() const;
   void acceptLaunched(pid_t pid, std::chrono::milliseconds timeout);
   void resumeLaunched(std::chrono::milliseconds timeout);
@@ -51,6 +53,9 @@ class JvmConnection {
   // live Java thread in step (for the walker's JavaFrameAnchor fallback). Returns false (with `whyNot`)
   // while the layout is unknown.
   bool publish(BpfSampler& sampler, std::string& whyNot);
+  // The memory budget takes this JVM's Java frames away (`why`): the session ends, the model's methods and
+  // code are freed, and the walker no longer takes the JVM's code for Java code.
+  void dropJavaFrames(BpfSampler& sampler, std::string why);
 
   // Method timing in this JVM: with traces, a uprobe on its agent's trace stub; then the agent instruments
   // the loaded classes with slots [slotBase, slotLimit) and this maps its timing table. Returns once it
@@ -75,6 +80,7 @@ class JvmConnection {
   pid_t pid_ = 0;
   std::unique_ptr<jvm::ChannelListener> listener_;  // launch mode only
   std::unique_ptr<jvm::JavaSession> session_;
+  jvm::SessionLimits limits_;  // launch mode: for the session to come
   std::string note_;
   bool layoutPublished_ = false;
   uint64_t publishedThreadsVersion_ = UINT64_MAX;

@@ -62,6 +62,12 @@ jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::st
   return options;
 }
 
+jvm::SessionLimits sessionLimitsOf(const RecordConfig& config) {
+  jvm::SessionLimits limits;
+  limits.maxModelBytes = javaModelShareOf(config.memoryLimitBytes);
+  return limits;
+}
+
 SamplerConfig samplerConfigOf(const RecordConfig& config) {
   SamplerConfig sampler;
   sampler.samplingPeriodNs = static_cast<uint64_t>(config.periodNs);
@@ -102,7 +108,9 @@ RecordSummary record(const RecordConfig& config) {
   // the JVMs, for a while. A JVM still starting then is recorded with native frames until it takes the agent.
   AttachPermits permits(kConcurrentAttaches);
   std::vector<std::unique_ptr<JvmAttachment>> attaching;
-  for (pid_t pid : config.pids) attaching.push_back(std::make_unique<JvmAttachment>(pid, permits));
+  for (pid_t pid : config.pids) {
+    attaching.push_back(std::make_unique<JvmAttachment>(pid, permits, sessionLimitsOf(config)));
+  }
   const auto attachDeadline = std::chrono::steady_clock::now() + kStartAttachWait;
   for (auto& attachment : attaching) {
     attachment->waitUntilDone(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -153,7 +161,7 @@ RecordSummary record(const RecordConfig& config) {
   if (!config.command.empty()) {
     std::vector<std::string> command = config.command;
     if (launchesJava) {
-      launchedJvm = JvmConnection::forLaunch();
+      launchedJvm = JvmConnection::forLaunch(sessionLimitsOf(config));
       command.insert(command.begin() + 1, launchedJvm->launchOption());
     }
     launched = std::make_unique<LaunchedProcess>(command, openFiles);
@@ -165,7 +173,7 @@ RecordSummary record(const RecordConfig& config) {
   if (launched) stop.watchProcess(launched->pid());
   for (pid_t pid : targets) clocks.addProcess(pid);  // the launched child is still one gated thread
 
-  SamplePipeline pipeline(sampler, clocks);
+  SamplePipeline pipeline(sampler, clocks, config.memoryLimitBytes);
   std::optional<FileSeries> series;
   if (config.rotation.enabled()) {
     series.emplace(config.outputPath, filePrefixOf(config, targets.front()), config.rotation);
@@ -302,6 +310,7 @@ RecordSummary record(const RecordConfig& config) {
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   output.addCountsTo(summary);
   pipeline.addUnfiledLossesTo(summary);
+  pipeline.addMemoryTo(summary);
   SamplerCounters counters = sampler.readCounters();
   summary.overflows = samplingTicks(counters);
   summary.counters = counters;

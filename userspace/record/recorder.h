@@ -16,9 +16,11 @@
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "jvmsupport/protocol/timing_table.h"
+#include "userspace/jvm/java_session.h"
 #include "userspace/base/file_owner.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/file_series.h"
+#include "userspace/record/memory_budget.h"
 #include "userspace/record/retention.h"
 #include "userspace/record/sampling_clocks.h"
 #include "userspace/timing/method_timing_options.h"
@@ -47,6 +49,7 @@ struct RecordConfig {
   double maxRatePerSecond = 0;         // --max-rate: host-wide samples per second (0: no budget)
   bool offCpu = false;                 // --off-cpu: jfrbpf.OffCPUSample events as well
   int64_t offCpuIntervalNs = 1'000'000;  // their mean off-CPU time per event (0: every wait)
+  size_t memoryLimitBytes = kDefaultMemoryLimit;  // --memory-limit (memory_budget.h)
 };
 
 // The JFR file of a recording with `config` at `path`.
@@ -84,6 +87,10 @@ struct RecordSummary {
   protocol::TimingCounters stubCounters;  // the agents' hook stubs', summed over JVMs
   std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> traceCounters{};  // the trace probe program's, over CPUs
   size_t fileCount = 0;                // files written (more than one per target with --rotate)
+  size_t memoryLimitBytes = 0;         // --memory-limit, and what the budget saw and did
+  size_t peakResidentBytes = 0;
+  uint64_t memorySheds = 0;
+  uint64_t javaFramesDropped = 0;
   struct File {                        // record --all: one per JVM
     pid_t pid = 0;
     std::string path;                  // with --rotate: the last of its files
@@ -105,6 +112,9 @@ RecordSummary record(const RecordConfig& config);
 RecordSummary recordAll(const RecordConfig& config);
 
 const char* describe(StopReason reason);
+
+// What each JVM's agent session may hold: its share of config.memoryLimitBytes.
+jvm::SessionLimits sessionLimitsOf(const RecordConfig& config);
 
 // The BPF sampler a recording with `config` needs.
 SamplerConfig samplerConfigOf(const RecordConfig& config);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "bpf/method_timer_abi.h"
@@ -27,12 +28,20 @@ uint64_t cpuSamplesIn(const jfrbpf_sample_record& record) {
   return (record.flags & JFRBPF_SAMPLE_OFF_CPU) ? 0 : std::max<uint64_t>(1, record.periods);
 }
 
+symbolize::ProcessSymbolizer::Options symbolizerOptions(const MemoryBudget& budget) {
+  symbolize::ProcessSymbolizer::Options options;
+  options.elfCacheBytes = budget.symbolCacheShare();
+  return options;
+}
+
 }  // namespace
 
-SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks)
+SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size_t memoryLimit)
     : sampler_(sampler),
       clocks_(clocks),
+      memory_(memoryLimit),
       kernelSymbols_(symbolize::KernelSymbolizer::shared()),
+      nativeSymbols_(symbolizerOptions(memory_)),
       ring_(sampler.ringBufferMapFd(), [this](const void* data, size_t size) { onSample(data, size); }),
       unwind_(sampler) {
   if (sampler.methodTracesLoaded()) {
@@ -189,6 +198,30 @@ void SamplePipeline::periodicWork(jfr::Ticks now) {
     lost += output->ledger().attributed();
   }
   lost_.store(lost, std::memory_order_relaxed);
+  checkMemory(now);
+}
+
+void SamplePipeline::checkMemory(jfr::Ticks now) {
+  MemoryBudget::Consumers consumers;
+  consumers.shedCaches = [this] {
+    nativeSymbols_.dropCaches();
+    for (TargetOutput* output : outputs()) output->dropCaches();
+  };
+  consumers.javaModels = [this] {
+    std::vector<std::pair<pid_t, size_t>> models;
+    for (TargetOutput* output : outputs()) {
+      for (const auto& model : output->javaModelBytes()) models.push_back(model);
+    }
+    return models;
+  };
+  consumers.dropJavaFrames = [this, now](pid_t pid, const std::string& why) {
+    if (auto route = routes_.find(pid); route != routes_.end()) route->second->dropJavaFrames(pid, now, why);
+  };
+  consumers.noteShed = [this, now](const std::string& what) {
+    std::fprintf(stderr, "jfrbpf: %s\n", what.c_str());
+    for (TargetOutput* output : outputs()) output->recording().note(now, "info", what);
+  };
+  memory_.check(consumers);
 }
 
 void SamplePipeline::addUnfiledLossesTo(RecordSummary& summary) const {
@@ -199,6 +232,13 @@ void SamplePipeline::addUnfiledLossesTo(RecordSummary& summary) const {
     summary.lost += count;
     summary.lostByCause[cause] += count;
   }
+}
+
+void SamplePipeline::addMemoryTo(RecordSummary& summary) const {
+  summary.memoryLimitBytes = memory_.limit();
+  summary.peakResidentBytes = memory_.peakResident();
+  summary.memorySheds = memory_.sheds();
+  summary.javaFramesDropped = memory_.javaFramesDropped();
 }
 
 void SamplePipeline::start() {

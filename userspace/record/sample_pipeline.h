@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "userspace/record/bpf_sampler.h"
+#include "userspace/record/memory_budget.h"
 #include "userspace/record/ring_buffer_reader.h"
 #include "userspace/record/sampling_clocks.h"
 #include "userspace/record/target_output.h"
@@ -27,7 +28,8 @@ namespace jfrbpf::record {
 
 class SamplePipeline {
  public:
-  SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks);
+  // `memoryLimit`: --memory-limit, what the caches are sized from and the consumer keeps the loader under.
+  SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size_t memoryLimit);
   ~SamplePipeline();  // stops the consumer if neither stopAndDrain() nor abandon() did
   SamplePipeline(const SamplePipeline&) = delete;
   SamplePipeline& operator=(const SamplePipeline&) = delete;
@@ -60,6 +62,8 @@ class SamplePipeline {
   // them, as each covers the same window), and samples of a process let go before they were read.
   void addUnfiledLossesTo(RecordSummary& summary) const;
   UnwindMapsStats unwindStats() const { return unwind_.stats(); }
+  // After stopAndDrain(): the limit, the loader's peak RSS as the budget saw it, and what it had to do.
+  void addMemoryTo(RecordSummary& summary) const;
 
  private:
   struct Change {
@@ -76,6 +80,8 @@ class SamplePipeline {
   void onSample(const void* data, size_t size);
   void onTrace(const void* data, size_t size);
   void periodicWork(jfr::Ticks now);
+  // Keeps the loader under --memory-limit (MemoryBudget::check), from the consumer thread.
+  void checkMemory(jfr::Ticks now);
   // A process that has just started maps its libraries over its first moments (a JVM: hundreds of
   // milliseconds): its unwind tables follow at every drain then, not once a second.
   void syncYoungProcesses(jfr::Ticks now);
@@ -83,6 +89,7 @@ class SamplePipeline {
 
   BpfSampler& sampler_;
   SamplingClocks& clocks_;
+  MemoryBudget memory_;
   std::shared_ptr<const symbolize::KernelSymbolizer> kernelSymbols_;
   symbolize::ProcessSymbolizer nativeSymbols_;
   RingBufferReader ring_;

@@ -22,6 +22,7 @@ constexpr std::array<Names, static_cast<size_t>(StackEnd::kCount)> kNames = {{
     {"user stack not taken", "[truncated: user stack not taken]"},
     {"Java frames not known yet", "[truncated: Java frames not known yet]"},
     {"no JVM agent", "[truncated: no JVM agent]"},
+    {"Java frames dropped (memory limit)", "[truncated: Java frames dropped: memory limit]"},
 }};
 
 const Names& namesOf(StackEnd end) {

@@ -25,6 +25,8 @@ enum class StackEnd : uint8_t {
   kJavaFramesPending,
   // ... and for a JVM that refused the agent (-XX:+DisableAttachMechanism and the like):
   kJavaFramesUnavailable,
+  // ... and for a JVM whose Java frames the memory budget took away (--memory-limit):
+  kJavaFramesDropped,
   kCount,
 };
 

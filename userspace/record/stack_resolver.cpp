@@ -86,9 +86,14 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     frames.push_back({*method, -1, -1, jfr::FrameType::Native});
   }
   if (userDepth == 0 && end_ != StackEnd::kNotTaken) end_ = StackEnd::kRoot;  // a failed sample: nothing to mark
-  if (end_ != StackEnd::kRoot && end_ != StackEnd::kDepthLimit && end_ != StackEnd::kNotTaken &&
-      (record.flags & JFRBPF_SAMPLE_JVM) == 0) {
-    if (auto missing = javaFramesMissing_.find(currentTgid_); missing != javaFramesMissing_.end()) end_ = missing->second;
+  if (end_ != StackEnd::kRoot && end_ != StackEnd::kDepthLimit && end_ != StackEnd::kNotTaken) {
+    // A sample walked with the JVM's layout just before its Java frames were dropped stops at its first Java
+    // frame too, for the same reason.
+    auto missing = javaFramesMissing_.find(currentTgid_);
+    if (missing != javaFramesMissing_.end() &&
+        ((record.flags & JFRBPF_SAMPLE_JVM) == 0 || missing->second == StackEnd::kJavaFramesDropped)) {
+      end_ = missing->second;
+    }
   }
   if (end_ != StackEnd::kRoot) frames.push_back({markerMethod(markerFrameName(end_)), -1, -1, jfr::FrameType::Native});
   return complete_;
@@ -207,6 +212,18 @@ void StackResolver::forgetProcess(pid_t tgid) {
   javaFramesMissing_.erase(tgid);
   javaCaches_.erase(tgid);
   native_.forgetProcess(tgid);
+}
+
+void StackResolver::dropJavaFrames(pid_t tgid) {
+  javaModels_.erase(tgid);
+  javaCaches_.erase(tgid);
+  javaFramesMissing_[tgid] = StackEnd::kJavaFramesDropped;
+}
+
+void StackResolver::dropCaches() {
+  kernelCache_ = {};
+  nativeCache_ = {};
+  javaCaches_ = {};
 }
 
 jfr::MethodId StackResolver::kernelMethod(uint64_t pc) {

@@ -44,6 +44,11 @@ class StackResolver {
 
   // A process exited or was re-exec'd: its cached pcs are no longer meaningful.
   void forgetProcess(pid_t tgid);
+  // The memory budget took `tgid`'s Java frames away: its model is no longer read, and its stacks that stop
+  // short say why (kJavaFramesDropped).
+  void dropJavaFrames(pid_t tgid);
+  // Memory pressure: every cached answer goes (each is found again on its next use).
+  void dropCaches();
 
  private:
   // Appends the Java frames of one walker frame; false if it is not Java code.

@@ -205,6 +205,10 @@ void TargetOutput::serviceJvms(jfr::Ticks now) {
     if (!session.running()) continue;
     if (!session.drain()) {
       std::string reason = session.error().empty() ? "the JVM closed the agent channel" : session.error();
+      if (session.end() == jvm::SessionEnd::kMemoryLimit) {
+        dropJavaFrames(jvm->pid(), now, reason);
+        continue;
+      }
       out_->note(now, "info", "JVM " + std::to_string(jvm->pid()) + ": agent session ended: " + reason);
     }
     std::string whyNot;
@@ -218,6 +222,26 @@ void TargetOutput::serviceJvms(jfr::Ticks now) {
     nextForgetGone_ = now + kForgetGoneEveryNs;
     for (JvmConnection* jvm : jvms_) jvm->session().model().forgetBefore(static_cast<uint64_t>(now - kForgetGoneAfterNs));
   }
+}
+
+std::vector<std::pair<pid_t, size_t>> TargetOutput::javaModelBytes() const {
+  std::vector<std::pair<pid_t, size_t>> models;
+  for (JvmConnection* jvm : jvms_) {
+    if (jvm->session().running()) models.emplace_back(jvm->pid(), jvm->model().approximateBytes());
+  }
+  return models;
+}
+
+bool TargetOutput::dropJavaFrames(pid_t pid, jfr::Ticks now, const std::string& why) {
+  auto jvm = std::find_if(jvms_.begin(), jvms_.end(), [pid](JvmConnection* j) { return j->pid() == pid; });
+  if (jvm == jvms_.end()) return false;
+  retryWaitingSamples(now, /*all=*/true);  // with the model they waited for, while it is there
+  stacks_.dropJavaFrames(pid);
+  (*jvm)->dropJavaFrames(sampler_, why);
+  const std::string note = "JVM " + std::to_string(pid) + ": Java frames dropped, native frames go on: " + why;
+  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+  out_->note(now, "warning", note);
+  return true;
 }
 
 size_t TargetOutput::handOffCpuFlushToAgents() {

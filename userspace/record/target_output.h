@@ -52,6 +52,11 @@ class TargetOutput {
 
   // Drains the agents' channels and keeps the walker's tables of each JVM current.
   void serviceJvms(jfr::Ticks now);
+  // The memory budget (memory_budget.h): the bytes of each JVM model still in use, and taking one JVM's Java
+  // frames away (said in the file and on the terminal); false if `pid` is not a JVM of this output.
+  std::vector<std::pair<pid_t, size_t>> javaModelBytes() const;
+  bool dropJavaFrames(pid_t pid, jfr::Ticks now, const std::string& why);
+  void dropCaches() { stacks_.dropCaches(); }
   // As the recording stops with --off-cpu: hands each of its JVMs' agents the flush of that JVM's waits
   // (JvmConnection::handOffCpuFlush); returns how many took it.
   size_t handOffCpuFlushToAgents();

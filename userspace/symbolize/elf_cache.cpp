@@ -50,6 +50,13 @@ void ElfCache::evictOverBudget() {
   }
 }
 
+void ElfCache::clear() {
+  lru_.clear();
+  byKey_.clear();
+  byObject_.clear();
+  bytes_ = 0;
+}
+
 std::string buildIdKey(std::string_view buildId) { return "build-id:" + hexBuildId(buildId); }
 
 std::string fileIdentityKey(int fd) {

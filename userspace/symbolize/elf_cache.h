@@ -21,6 +21,9 @@ class ElfCache {
   // Stores `symbols` under `key`; one object may be stored under several keys.
   void insert(const std::string& key, std::shared_ptr<const ElfSymbols> symbols);
 
+  // Drops every cached object (those a process view still holds stay alive with it).
+  void clear();
+
   size_t bytes() const { return bytes_; }
   size_t objects() const { return lru_.size(); }
 

@@ -33,6 +33,7 @@ class ElfLoader {
 
   const Stats& stats() const { return stats_; }
   const ElfCache& cache() const { return cache_; }
+  void dropCache() { cache_.clear(); }
 
  private:
   std::shared_ptr<const ElfSymbols> parseAndCache(ElfFile object, const std::string& fileKey,

@@ -58,6 +58,15 @@ void ProcessSymbolizer::forgetProcess(int pid) {
   }
 }
 
+void ProcessSymbolizer::dropCaches() {
+  spaces_.clear();
+  lastPid_ = -1;
+  lastSpace_ = nullptr;
+  demangled_.clear();
+  names_.clear();
+  loader_.dropCache();
+}
+
 ProcessSymbolizer::Stats ProcessSymbolizer::stats() const {
   Stats result = stats_;
   result.objects = loader_.stats();

@@ -49,6 +49,9 @@ class ProcessSymbolizer {
   void refresh(int pid);
   // Drops everything known about the process (call when it exits; its pid may be reused).
   void forgetProcess(int pid);
+  // Memory pressure: drops every process view, parsed object and name (found again as samples need them).
+  // Views handed out before are void.
+  void dropCaches();
   Stats stats() const;
 
  private:

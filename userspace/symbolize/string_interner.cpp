@@ -28,4 +28,12 @@ std::string_view StringInterner::intern(std::string_view text) {
   return stored;
 }
 
+void StringInterner::clear() {
+  index_.clear();
+  blocks_.clear();
+  blockRemaining_ = 0;
+  blockCursor_ = nullptr;
+  bytesUsed_ = 0;
+}
+
 }  // namespace jfrbpf::symbolize

@@ -18,6 +18,8 @@ class StringInterner {
   std::string_view intern(std::string_view text);
   size_t bytesUsed() const { return bytesUsed_; }
   size_t size() const { return index_.size(); }
+  // Frees every string: the views handed out so far are void.
+  void clear();
 
  private:
   static constexpr size_t kBlockSize = 64 * 1024;

@@ -1,0 +1,116 @@
+// The budget's decisions, with the loader's RSS played by the test: what it sheds, whose Java frames go,
+// and that it says so once.
+#include "userspace/record/memory_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace jfrbpf::record {
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+// A loader whose RSS is `resident`, whose caches hold `caches` bytes and whose JVM models are `models`.
+struct FakeLoader {
+  size_t resident = 0;
+  size_t caches = 0;
+  std::map<pid_t, size_t> models;
+  std::vector<std::pair<pid_t, std::string>> dropped;
+  std::vector<std::string> sheds;
+
+  MemoryBudget::Consumers consumers() {
+    MemoryBudget::Consumers c;
+    c.shedCaches = [this] {
+      resident -= caches;
+      caches = 0;
+    };
+    c.javaModels = [this] { return std::vector<std::pair<pid_t, size_t>>(models.begin(), models.end()); };
+    c.dropJavaFrames = [this](pid_t pid, const std::string& why) {
+      resident -= models.at(pid);
+      models.erase(pid);
+      dropped.emplace_back(pid, why);
+    };
+    c.noteShed = [this](const std::string& what) { sheds.push_back(what); };
+    return c;
+  }
+};
+
+TEST(MemoryBudget, DoesNothingBelowSevenEighthsOfTheLimit) {
+  FakeLoader loader{.resident = 223 * kMiB, .caches = 100 * kMiB, .models = {{10, 60 * kMiB}}};
+  MemoryBudget budget(256 * kMiB, [&] { return loader.resident; });
+  budget.check(loader.consumers());
+  EXPECT_EQ(loader.caches, 100 * kMiB);
+  EXPECT_TRUE(loader.dropped.empty());
+  EXPECT_TRUE(loader.sheds.empty());
+  EXPECT_EQ(budget.peakResident(), 223 * kMiB);
+}
+
+TEST(MemoryBudget, ShedsCachesFirstAndSaysSoOnce) {
+  FakeLoader loader{.resident = 230 * kMiB, .caches = 100 * kMiB, .models = {{10, 60 * kMiB}}};
+  MemoryBudget budget(256 * kMiB, [&] { return loader.resident; });
+  budget.check(loader.consumers());
+  EXPECT_EQ(loader.caches, 0u);
+  EXPECT_TRUE(loader.dropped.empty()) << "shedding the caches was enough";
+  ASSERT_EQ(loader.sheds.size(), 1u);
+  EXPECT_NE(loader.sheds[0].find("230 MiB of --memory-limit 256 MiB"), std::string::npos) << loader.sheds[0];
+  EXPECT_NE(loader.sheds[0].find("130 MiB after"), std::string::npos) << loader.sheds[0];
+
+  loader.resident = 240 * kMiB;
+  loader.caches = 50 * kMiB;
+  budget.check(loader.consumers());
+  EXPECT_EQ(loader.caches, 0u);
+  EXPECT_EQ(budget.sheds(), 2u);
+  EXPECT_EQ(loader.sheds.size(), 1u) << "said once";
+}
+
+TEST(MemoryBudget, OverTheLimitWithoutCachesTheLargestJvmLosesItsJavaFrames) {
+  FakeLoader loader{.resident = 270 * kMiB, .caches = 5 * kMiB, .models = {{10, 40 * kMiB}, {11, 60 * kMiB}, {12, 30 * kMiB}}};
+  MemoryBudget budget(256 * kMiB, [&] { return loader.resident; });
+  budget.check(loader.consumers());
+  ASSERT_EQ(loader.dropped.size(), 1u);
+  EXPECT_EQ(loader.dropped[0].first, 11);
+  EXPECT_NE(loader.dropped[0].second.find("--memory-limit 256 MiB"), std::string::npos) << loader.dropped[0].second;
+  EXPECT_NE(loader.dropped[0].second.find("(60 MiB) was the largest"), std::string::npos) << loader.dropped[0].second;
+  EXPECT_EQ(loader.models.size(), 2u) << "the others go on";
+  EXPECT_EQ(budget.javaFramesDropped(), 1u);
+  EXPECT_EQ(budget.peakResident(), 270 * kMiB);
+}
+
+TEST(MemoryBudget, OneJvmModelPastItsShareLosesItsJavaFramesWhateverTheRss) {
+  FakeLoader loader{.resident = 100 * kMiB, .models = {{10, 65 * kMiB}, {11, 64 * kMiB}}};
+  MemoryBudget budget(256 * kMiB, [&] { return loader.resident; });
+  budget.check(loader.consumers());
+  ASSERT_EQ(loader.dropped.size(), 1u);
+  EXPECT_EQ(loader.dropped[0].first, 10);
+  EXPECT_NE(loader.dropped[0].second.find("grew to 65 MiB, past a JVM's share (1/4) of --memory-limit 256 MiB"),
+            std::string::npos)
+      << loader.dropped[0].second;
+  EXPECT_TRUE(loader.sheds.empty());
+}
+
+TEST(MemoryBudget, OverTheLimitWithNoJvmLeftItOnlyKeepsShedding) {
+  FakeLoader loader{.resident = 300 * kMiB};
+  MemoryBudget budget(256 * kMiB, [&] { return loader.resident; });
+  budget.check(loader.consumers());
+  budget.check(loader.consumers());
+  EXPECT_TRUE(loader.dropped.empty());
+  EXPECT_EQ(budget.sheds(), 2u);
+}
+
+TEST(MemoryBudget, SharesComeFromTheLimit) {
+  MemoryBudget budget(kDefaultMemoryLimit, [] { return size_t{0}; });
+  EXPECT_EQ(budget.symbolCacheShare(), 64 * kMiB);
+  EXPECT_EQ(budget.javaModelShare(), 64 * kMiB);
+}
+
+TEST(MemoryBudget, ReadsItsOwnResidentSetSize) {
+  size_t rss = residentSetBytes();
+  EXPECT_GT(rss, kMiB);
+  EXPECT_LT(rss, 1024 * kMiB);
+}
+
+}  // namespace
+}  // namespace jfrbpf::record
