@@ -114,6 +114,10 @@ TEST(DiscoveryOutput, JsonLineCarriesEveryField) {
            R"("attach":{"possible":false,"code":"no-agents","reason":"started with -XX:-EnableDynamicAgentLoading"})"}) {
     EXPECT_NE(line.find(expected), std::string::npos) << expected << "\nin " << line;
   }
+  EXPECT_NE(line.find(R"("optedOut":false)"), std::string::npos) << line;
+  jvm.optedOut = true;
+  EXPECT_NE(formatJvmJsonLine(jvm).find(R"("optedOut":true)"), std::string::npos);
+  EXPECT_NE(linesOf(formatJvmTable({jvm}))[1].find("no:no-agents,opted-out"), std::string::npos);
   JvmInfo bare;
   std::string bareLine = formatJvmJsonLine(bare);
   EXPECT_NE(bareLine.find(R"("container":null)"), std::string::npos);

@@ -100,6 +100,8 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
                              60);
   pid_t containedPid = javaBelow(contained->pid());
   ASSERT_GT(containedPid, 0);
+  // A pod that does not want to be profiled says so in its environment (from a label, by the downward API).
+  auto optedOut = startDemo({"env", "JFRBPF_OPT_OUT=1"}, 60);
 
   // jfrbpf list sees all of them, with the namespace pid and the user of each.
   RunResult list = run({jfrbpfBinary(), "list"});
@@ -108,6 +110,7 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
   EXPECT_NE(list.output.find("nobody"), std::string::npos) << list.output;
   EXPECT_NE(list.output.find(std::to_string(containedPid) + "      1"), std::string::npos)
       << "the contained JVM is pid 1 in its namespace:\n" << list.output;
+  EXPECT_NE(list.output.find("opted-out"), std::string::npos) << list.output;
 
   std::string out = dir.file("jvms");
   // Exits while recording; long enough to be sampled after the attaches of every JVM of a busy host (14 s
@@ -136,6 +139,9 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
   ASSERT_EQ(*code, 0) << output;
 
   std::map<pid_t, std::string> files = filesByPid(out);
+  EXPECT_EQ(files.count(optedOut->pid()), 0u) << "the JVM that opted out is not recorded";
+  EXPECT_NE(output.find("JVM " + std::to_string(optedOut->pid()) + " (demo.DemoApp) opted out"), std::string::npos)
+      << output;
   const std::map<std::string, std::pair<pid_t, ChildProcess*>> jvms = {
       {"plain", {plain->pid(), plain.get()}},
       {"unprivileged", {unprivileged->pid(), unprivileged.get()}},

@@ -81,6 +81,14 @@ std::string vmOptionsFromLaunch(int procDirFd, const JavaCommandLine& commandLin
   return options;
 }
 
+// JvmInfo::optedOut.
+bool optsOutOfProfiling(int procDirFd) {
+  proc::FileData environment = proc::readFileAt(procDirFd, "environ", kEnvironLimit);
+  if (!environment.ok()) return false;
+  std::optional<std::string_view> value = proc::environmentValue(environment.bytes, "JFRBPF_OPT_OUT");
+  return value && !value->empty() && *value != "0" && *value != "false";
+}
+
 // True when <tmp>/.java_pid<nspid> inside the JVM's root is a socket: its attach listener already runs.
 bool attachListenerRunning(int procDirFd, pid_t namespacePid) {
   UniqueFd root = proc::openProcessRootAt(procDirFd);
@@ -190,6 +198,7 @@ std::optional<JvmInfo> inspectJvm(pid_t pid, const DiscoveryOptions& options) {
   }
   info.featureVersion = javaFeatureVersion(info.javaVersion);
   if (!info.startTimeMs) info.startTimeMs = processStartMs(dir.get(), options.procRoot);
+  info.optedOut = optsOutOfProfiling(dir.get());
 
   AttachFacts facts;
   facts.state = status.state;

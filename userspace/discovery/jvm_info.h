@@ -40,6 +40,9 @@ struct JvmInfo {
   JvmFactsSource source = JvmFactsSource::CommandLine;
   bool initializing = false;      // hsperfdata exists but the VM has not finished starting: facts may be partial
   AttachVerdict attach;
+  // JFRBPF_OPT_OUT in its environment (not empty, "0" or "false"): `record --all` leaves it alone. A pod sets
+  // it in its spec, or from a label through the downward API.
+  bool optedOut = false;
 };
 
 }  // namespace jfrbpf::discovery

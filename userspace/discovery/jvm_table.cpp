@@ -22,6 +22,7 @@ using Row = std::array<std::string, kColumns>;
 
 Row rowFor(const JvmInfo& jvm) {
   std::string attach = jvm.attach.possible ? "yes" : "no:" + jvm.attach.code;
+  if (jvm.optedOut) attach += ",opted-out";
   std::string main = jvm.mainClass.empty() ? "?" : jvm.mainClass;
   if (jvm.initializing) main += " (starting)";
   return Row{std::to_string(jvm.pid),
@@ -106,6 +107,7 @@ std::string formatJvmJsonLine(const JvmInfo& jvm) {
   field("initializing", flag(jvm.initializing));
   field("attach", "{\"possible\":" + flag(jvm.attach.possible) + ",\"code\":" + text(jvm.attach.code) +
                       ",\"reason\":" + text(jvm.attach.reason) + "}");
+  field("optedOut", flag(jvm.optedOut));
   out += '}';
   return out;
 }

@@ -73,6 +73,11 @@ class HostRecorder {
       std::optional<discovery::JvmInfo> info = discovery::inspectJvm(pid);
       if (!info) continue;
       if (!config_.containerFilter.empty() && !info->container.id.starts_with(config_.containerFilter)) continue;
+      if (info->optedOut) {
+        tell("JVM " + std::to_string(pid) + " (" + discovery::printableText(info->mainClass) +
+             ") opted out (JFRBPF_OPT_OUT in its environment): not recorded");
+        continue;
+      }
       auto host = std::make_unique<HostJvm>();
       host->pid = pid;
       host->mainClass = info->mainClass;

@@ -98,8 +98,8 @@ void RetentionSweeper::sweepIfDue(int64_t now) {
   next_ = now == INT64_MAX ? now : now + kSweepIntervalNs;
   std::vector<std::string> removed = applyRetention(directory_, policy_, time(nullptr));
   if (removed.empty()) return;
-  std::fprintf(stderr, "jfrbpf: removed %zu recording%s past --max-age/--max-size/--max-total-size, the newest %s\n", removed.size(),
-               removed.size() == 1 ? "" : "s", removed.back().c_str());
+  std::fprintf(stderr, "jfrbpf: removed %zu recording%s past --max-age/--max-size/--max-total-size (the last removed: %s)\n",
+               removed.size(), removed.size() == 1 ? "" : "s", removed.back().c_str());
 }
 
 }  // namespace jfrbpf::record

@@ -9,10 +9,10 @@
 
 #include "userspace/base/error.h"
 #include "userspace/base/unique_fd.h"
+#include "userspace/proc/mapped_file.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/paths.h"
 #include "userspace/proc/process_dir.h"
-#include "userspace/proc/mapped_file.h"
 #include "userspace/unwind/memory_reader.h"
 
 namespace jfrbpf::unwind {
