@@ -204,6 +204,11 @@ TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
   // drains every 50 ms; measured 0.03-0.25 s on a busy 2-CPU VM).
   EXPECT_LT(behind, 1.0);
 
+  // The liveness probe of the manifests: an answer from the recording's consumer thread, nothing written.
+  RunResult check = run({jfrbpfBinary(), "dump", "--check", "--recorder", recorderPid});
+  EXPECT_EQ(check.exitCode, 0) << check.output;
+  EXPECT_NE(check.output.find("answers"), std::string::npos) << check.output;
+
   RunResult since = run({jfrbpfBinary(), "dump", "--recorder", recorderPid, "--since", "1s", "-o", dir.file("since.jfr")});
   ASSERT_EQ(since.exitCode, 0) << since.output;
   EXPECT_LT(printedSamples(dir.file("since.jfr")).size(), dumped.size()) << "--since keeps only the last chunks";
@@ -214,6 +219,7 @@ TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
   RunResult gone = run({jfrbpfBinary(), "dump", "--recorder", recorderPid});
   EXPECT_EQ(gone.exitCode, 4) << gone.output;
   EXPECT_NE(gone.output.find("no jfrbpf recorder with pid " + recorderPid), std::string::npos) << gone.output;
+  EXPECT_EQ(run({jfrbpfBinary(), "dump", "--check", "--recorder", recorderPid}).exitCode, 4) << "a probe of a gone recorder fails";
   RunResult bad = run({jfrbpfBinary(), "dump", "--since", "5 parsecs"});
   EXPECT_EQ(bad.exitCode, 2) << bad.output;
   EXPECT_GT(printedSamples(out).size(), dumped.size()) << "the recording went on and holds what the dump did";

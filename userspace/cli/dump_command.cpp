@@ -23,6 +23,7 @@ namespace jfrbpf::cli {
 namespace {
 
 constexpr const char* kDumpHelp = R"(Usage: jfrbpf dump [-o FILE|DIR] [--since TIME] [--recorder PID]
+       jfrbpf dump --check [--recorder PID]
 
 Writes what a running `jfrbpf record` has recorded so far, without stopping it (like jcmd PID JFR.dump):
 everything up to this moment of the file it is writing and, with --rotate, of its finished files still in
@@ -34,6 +35,8 @@ Options:
                          jfrbpf-dump-UTCTIME.jfr for one target, a directory of that name for several
       --since TIME       only the chunks of the last TIME (JFR syntax: 5m, 30 s); default: all of it
       --recorder PID     the recorder to ask, when several run on this host
+      --check            write nothing: exit 0 if the recorder answers within 20 s (its main loop and
+                         the thread that writes its files both alive), else 1: a liveness probe
   -h, --help             this text
 
 Needs root, like the recorder. The dump holds whole chunks: the recorder finishes its current one first.
@@ -71,12 +74,15 @@ int runDumpCommand(Arguments& args) {
   std::string value;
   int64_t sinceNs = 0;
   std::optional<pid_t> recorder;
+  bool check = false;
   while (!args.done()) {
     if (args.flag("-h", "--help")) {
       std::fputs(kDumpHelp, stdout);
       return kExitOk;
     } else if (args.option("-o", "--output", value)) {
       output = value;
+    } else if (args.flag("", "--check")) {
+      check = true;
     } else if (args.option("", "--since", value)) {
       sinceNs = parseDuration(value, "--since");
     } else if (args.option("", "--recorder", value)) {
@@ -89,6 +95,13 @@ int runDumpCommand(Arguments& args) {
     } else {
       throw Error("unexpected '" + args.peek() + "' (see jfrbpf dump --help)", ErrorKind::Usage);
     }
+  }
+  if (check) {
+    if (!output.empty() || sinceNs > 0) throw Error("--check writes nothing: give it without -o or --since", ErrorKind::Usage);
+    const std::string socket = record::findRecorderSocket(recorder);
+    record::checkRecorder(socket, std::chrono::seconds(20));
+    std::printf("jfrbpf: the recorder at %s answers\n", socket.c_str());
+    return kExitOk;
   }
   std::vector<record::DumpFile> files =
       record::requestDump(record::findRecorderSocket(recorder), std::chrono::seconds(30));

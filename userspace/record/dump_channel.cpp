@@ -98,7 +98,7 @@ DumpServer::DumpServer() {
 
 DumpServer::~DumpServer() { ::unlink(path_.c_str()); }
 
-std::optional<UniqueFd> DumpServer::acceptRequest() {
+std::optional<DumpRequest> DumpServer::acceptRequest() {
   for (;;) {
     UniqueFd client(::accept4(socket_.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!client) return std::nullopt;  // EAGAIN: nobody waiting
@@ -108,8 +108,8 @@ std::optional<UniqueFd> DumpServer::acceptRequest() {
     char request[16] = {};
     if (!waitReadable(client.get(), kRequestWaitMs)) continue;
     ssize_t got = ::recv(client.get(), request, sizeof request - 1, 0);
-    if (got != 5 || std::strcmp(request, "dump\n") != 0) continue;
-    return client;
+    if (got == 5 && std::strcmp(request, "dump\n") == 0) return DumpRequest{std::move(client), false};
+    if (got == 6 && std::strcmp(request, "check\n") == 0) return DumpRequest{std::move(client), true};
   }
 }
 
@@ -152,14 +152,40 @@ std::string findRecorderSocket(std::optional<pid_t> recorderPid) {
   return live.front();
 }
 
-std::vector<DumpFile> requestDump(const std::string& socketPath, std::chrono::milliseconds timeout) {
+namespace {
+
+// Connected to the recorder at `socketPath`, with `request` sent.
+UniqueFd askRecorder(const std::string& socketPath, std::string_view request) {
   UniqueFd sock(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
   if (!sock) throw systemError("cannot create a socket");
   sockaddr_un address = addressOf(socketPath);
   if (::connect(sock.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
     throw systemError("cannot reach the recorder at " + socketPath + " (is it still running? dump needs root)");
   }
-  if (::send(sock.get(), "dump\n", 5, MSG_NOSIGNAL) != 5) throw systemError("cannot ask the recorder");
+  if (::send(sock.get(), request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+    throw systemError("cannot ask the recorder");
+  }
+  return sock;
+}
+
+}  // namespace
+
+void checkRecorder(const std::string& socketPath, std::chrono::milliseconds timeout) {
+  UniqueFd sock = askRecorder(socketPath, "check\n");
+  if (!waitReadable(sock.get(), static_cast<int>(timeout.count()))) {
+    throw Error("the recorder did not answer within " + std::to_string(timeout.count() / 1000) + " s");
+  }
+  char text[kMaxMessage];
+  ssize_t got = ::recv(sock.get(), text, sizeof text - 1, 0);
+  if (got <= 0) throw Error("the recorder closed the connection without an answer");
+  std::string line(text, static_cast<size_t>(got));
+  if (line == "end\n") return;
+  if (line.starts_with("error\t")) throw Error("the recorder is not well: " + line.substr(6, line.size() - 7));
+  throw Error("the recorder's answer is malformed");
+}
+
+std::vector<DumpFile> requestDump(const std::string& socketPath, std::chrono::milliseconds timeout) {
+  UniqueFd sock = askRecorder(socketPath, "dump\n");
   std::vector<DumpFile> files;
   for (;;) {
     if (!waitReadable(sock.get(), static_cast<int>(timeout.count()))) {

@@ -4,7 +4,8 @@
 // SO_PEERCRED). The client sends "dump\n"; the recorder answers with one message per file it has of each target, carrying
 // an open descriptor of the file (SCM_RIGHTS) and "LABEL\tBYTES\n": the client reads the first BYTES,
 // whole chunks, even of a file still being written or since removed by retention. "end\n" closes the
-// answer, "error\tWHY\n" replaces it.
+// answer, "error\tWHY\n" replaces it. "check\n" asks only whether the recording is alive: "end\n" once its
+// consumer thread ran a task for it (a liveness probe), without files.
 #include <sys/types.h>
 
 #include <chrono>
@@ -24,6 +25,11 @@ struct DumpFile {
   uint64_t bytes = 0; // whole chunks from the start
 };
 
+struct DumpRequest {
+  UniqueFd client;
+  bool checkOnly = false;  // "check\n": answer without files
+};
+
 // The recorder's end: listens from construction to destruction (which removes the socket).
 class DumpServer {
  public:
@@ -33,8 +39,9 @@ class DumpServer {
   DumpServer(const DumpServer&) = delete;
   DumpServer& operator=(const DumpServer&) = delete;
 
-  // A root client asking for a dump, if one is waiting; never blocks for long. Others are turned away.
-  std::optional<UniqueFd> acceptRequest();
+  // A root client asking for a dump or a check, if one is waiting; never blocks for long. Others are turned
+  // away.
+  std::optional<DumpRequest> acceptRequest();
   // Sends `files` (or, with `error` set, only that) and closes the connection. Never throws.
   static void reply(UniqueFd client, const std::vector<DumpFile>& files, const std::string& error = "");
 
@@ -48,5 +55,8 @@ class DumpServer {
 std::string findRecorderSocket(std::optional<pid_t> recorderPid);
 // Asks the recorder at `socketPath` for its files. Throws jfrbpf::Error.
 std::vector<DumpFile> requestDump(const std::string& socketPath, std::chrono::milliseconds timeout);
+// Asks the recorder at `socketPath` whether its recording is alive. Throws jfrbpf::Error when it is not,
+// or does not answer within `timeout`.
+void checkRecorder(const std::string& socketPath, std::chrono::milliseconds timeout);
 
 }  // namespace jfrbpf::record

@@ -21,21 +21,22 @@ void answerDumpRequests(DumpServer* server, SamplePipeline& pipeline, const std:
   // The consumer drains at least every 50 ms; a chunk written out takes milliseconds.
   constexpr auto kGatherTimeout = std::chrono::seconds(10);
   if (server == nullptr) return;
-  while (std::optional<UniqueFd> client = server->acceptRequest()) {
+  while (std::optional<DumpRequest> request = server->acceptRequest()) {
     auto gathered = std::make_shared<std::promise<std::vector<DumpFile>>>();
-    pipeline.runOnConsumer([gathered, outputs] {
+    pipeline.runOnConsumer([gathered, outputs, checkOnly = request->checkOnly] {
+      // A check only needs this task to run: the consumer thread is alive.
       std::vector<DumpFile> files;
-      for (TargetOutput* output : outputs) {
+      for (TargetOutput* output : checkOnly ? std::vector<TargetOutput*>() : outputs) {
         for (DumpFile& file : output->filesForDump()) files.push_back(std::move(file));
       }
       gathered->set_value(std::move(files));
     });
     std::future<std::vector<DumpFile>> files = gathered->get_future();
     if (files.wait_for(kGatherTimeout) != std::future_status::ready) {
-      DumpServer::reply(std::move(*client), {}, "the recording did not answer in time");
+      DumpServer::reply(std::move(request->client), {}, "the recording did not answer in time");
       continue;
     }
-    DumpServer::reply(std::move(*client), files.get());
+    DumpServer::reply(std::move(request->client), files.get());
   }
 }
 
