@@ -32,12 +32,6 @@ size_t MemoryBudget::resident() {
 
 void MemoryBudget::check(const Consumers& consumers) {
   const std::string limitText = "--memory-limit " + mebibytes(limit_);
-  for (const auto& [pid, bytes] : consumers.javaModels()) {
-    if (bytes <= javaModelShare()) continue;
-    ++javaFramesDropped_;
-    consumers.dropJavaFrames(pid, "its JVM's metadata grew to " + mebibytes(bytes) + ", past a JVM's share (1/4) of " +
-                                      limitText);
-  }
   size_t now = resident();
   if (now >= limit_ / 2) {
     // What was freed since goes back to the kernel first: the allocator keeps free pages otherwise.
@@ -58,7 +52,6 @@ void MemoryBudget::check(const Consumers& consumers) {
   auto largest = std::max_element(models.begin(), models.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
   if (largest == models.end()) return;
-  ++javaFramesDropped_;
   consumers.dropJavaFrames(largest->first, "jfrbpf's memory stayed at " + mebibytes(now) + " with its caches dropped, over " +
                                                limitText + ", and this JVM's metadata (" + mebibytes(largest->second) +
                                                ") was the largest");

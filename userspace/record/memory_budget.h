@@ -2,10 +2,12 @@
 // --memory-limit: one ceiling for the loader's resident memory, whatever the targets do. What targets can
 // make the loader hold (ELF symbols of their libraries, unwind tables, their JVMs' models, the resolvers'
 // caches) is sized from it, and the consumer checks the loader's RSS once a second. From half the limit on
-// the allocator hands its free pages back to the kernel; from 7/8 of the limit on the loader sheds: every cache is dropped (they refill as samples need them) and the freed memory goes back to
-// the kernel. If that is not enough, or one JVM's model alone outgrows its share, the JVM with the largest
-// model loses its Java frames (its samples go on with native frames) rather than the loader growing: the
-// other targets are never taken down with it.
+// the allocator hands its free pages back to the kernel; from 7/8 of it on the loader sheds: every cache is
+// dropped (they refill as samples need them) and the freed memory goes back to the kernel. If that is not
+// enough, the JVM with the largest model loses its Java frames (its samples go on
+// with native frames) rather than the loader growing: the other targets are never taken down with it. One
+// JVM's model alone may not outgrow its share (javaModelShareOf): its session ends as its records arrive
+// (jvm::SessionLimits), with the same outcome.
 #include <sys/types.h>
 
 #include <cstddef>
@@ -43,16 +45,14 @@ class MemoryBudget {
   explicit MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes = residentSetBytes);
 
   size_t limit() const { return limit_; }
-  // What the ELF symbol cache may hold, and one JVM's model.
+  // What the ELF symbol cache may hold.
   size_t symbolCacheShare() const { return limit_ / 4; }
-  size_t javaModelShare() const { return javaModelShareOf(limit_); }
 
   // Once a second, on the thread that owns what `consumers` touch.
   void check(const Consumers& consumers);
 
   size_t peakResident() const { return peakResident_; }
   uint64_t sheds() const { return sheds_; }
-  uint64_t javaFramesDropped() const { return javaFramesDropped_; }
 
  private:
   size_t resident();
@@ -61,7 +61,6 @@ class MemoryBudget {
   std::function<size_t()> residentBytes_;
   size_t peakResident_ = 0;
   uint64_t sheds_ = 0;
-  uint64_t javaFramesDropped_ = 0;
 };
 
 // "256 MiB": for notes and messages.

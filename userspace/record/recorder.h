@@ -90,7 +90,7 @@ struct RecordSummary {
   size_t memoryLimitBytes = 0;         // --memory-limit, and what the budget saw and did
   size_t peakResidentBytes = 0;
   uint64_t memorySheds = 0;
-  uint64_t javaFramesDropped = 0;
+  uint64_t javaFramesDropped = 0;      // JVMs that went on with native frames for the budget
   struct File {                        // record --all: one per JVM
     pid_t pid = 0;
     std::string path;                  // with --rotate: the last of its files

@@ -238,7 +238,6 @@ void SamplePipeline::addMemoryTo(RecordSummary& summary) const {
   summary.memoryLimitBytes = memory_.limit();
   summary.peakResidentBytes = memory_.peakResident();
   summary.memorySheds = memory_.sheds();
-  summary.javaFramesDropped = memory_.javaFramesDropped();
 }
 
 void SamplePipeline::start() {

@@ -158,6 +158,7 @@ void TargetOutput::reportProbePaths(jfr::Ticks now) {
 }
 
 void TargetOutput::addCountsTo(RecordSummary& summary) const {
+  summary.javaFramesDropped += javaFramesDropped_;
   summary.samples += samples();
   summary.offCpuSamples += offCpuSamples();
   summary.offCpuNs += offCpuNs();
@@ -238,6 +239,7 @@ bool TargetOutput::dropJavaFrames(pid_t pid, jfr::Ticks now, const std::string& 
   retryWaitingSamples(now, /*all=*/true);  // with the model they waited for, while it is there
   stacks_.dropJavaFrames(pid);
   (*jvm)->dropJavaFrames(sampler_, why);
+  ++javaFramesDropped_;
   const std::string note = "JVM " + std::to_string(pid) + ": Java frames dropped, native frames go on: " + why;
   std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
   out_->note(now, "warning", note);

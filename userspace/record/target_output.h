@@ -132,6 +132,7 @@ class TargetOutput {
   size_t filesIncomplete_ = 0;  // finished files that miss chunks, or were not renamed into place
   std::string firstFileError_;
   bool layoutWarned_ = false;
+  uint64_t javaFramesDropped_ = 0;  // JVMs whose Java frames the memory budget took away
   std::vector<jfr::StackFrame> frames_;  // reused for every sample
   std::deque<std::vector<uint8_t>> waitingSamples_;  // raw records, oldest first
   std::atomic<uint64_t> samples_{0};
