@@ -432,6 +432,29 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   return 0;
 }
 
+/* --sampler cpu: a target thread that ends charges the whole periods of CPU time no clock caught
+ * (thread_cpu_time.bpf.h) to its loss ledger, so that its samples and losses still add up to its CPU time.
+ * Runs in the ending thread's context. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit, struct task_struct* task) {
+  __u32 tgid = task->tgid;
+  const struct jfrbpf_target* target = tgid ? bpf_map_lookup_elem(&targets, &tgid) : 0;
+  if (!target || task->group_leader->start_time > target->added_ns) return 0;
+  __u32 tid = task->pid;
+  __u64 period_ns = 0;
+  __u64 periods = unsampled_periods(tgid, tid, target->added_ns, &period_ns);
+  if (periods == 0) return 0;
+  count_n(JFRBPF_COUNTER_SAMPLE_PERIODS, periods);
+  struct jfrbpf_thread_loss* loss = thread_loss(tgid, tid);
+  if (!loss) {
+    count_n(JFRBPF_COUNTER_LOST_THREAD_MAP_FULL, periods);
+    return 0;
+  }
+  __sync_fetch_and_add(&loss->unsampled, periods);
+  __sync_fetch_and_add(&loss->unsampled_cpu_ns, periods * period_ns);
+  return 0;
+}
+
 /* Entered before the code heap of a JVM whose frees are watched frees a block (its CodeHeap::deallocate and
  * deallocate_tail): the blob cache's entries no longer hold. */
 SEC("uprobe")

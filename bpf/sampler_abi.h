@@ -122,6 +122,8 @@ struct jfrbpf_thread_loss {
   __u64 lost_cpu_ns; /* the CPU time those samples stood for */
   __u64 lost_off_cpu;    /* off-CPU records lost (ring buffer full, scratch busy) */
   __u64 lost_off_cpu_ns; /* the off-CPU time they stood for */
+  __u64 unsampled;       /* --sampler cpu: sampling periods of its CPU time no clock caught before it ended */
+  __u64 unsampled_cpu_ns; /* the CPU time they stood for */
 };
 
 /* Value of the thread CPU time seeds: a thread's CPU time (sum_exec_runtime) when its process's recording

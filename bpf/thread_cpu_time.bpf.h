@@ -72,17 +72,13 @@ struct {
  * over its next records. */
 #define MAX_SAMPLE_PERIODS 64
 
-/* How many sampling periods the current thread's sample stands for (its CPU time: that many periods of
- * `*period_ns`), 0 when its samples already stand for all of its CPU time (take none). `added_ns`: when its
- * process became a target. */
-static __always_inline __u64 sample_periods(__u32 tgid, __u32 tid, __u64 added_ns, __u64* period_ns) {
-  struct task_struct* task = bpf_get_current_task_btf();
-  __u64 runtime = task->se.sum_exec_runtime;
-  __u64 budget = *(volatile __u64*)&budget_period_ns;
-  __u64 period = budget > sampling_period_ns ? budget : sampling_period_ns;
-  *period_ns = period;
+/* The current thread's count, started at its first look (a sample, or its end), with its head start drawn
+ * for `period`; 0 when it has no storage (this CPU is already in it). `added_ns`: when its process became a
+ * target. */
+static __always_inline struct thread_cpu_time* thread_count(struct task_struct* task, __u32 tgid, __u32 tid,
+                                                            __u64 added_ns, __u64 runtime, __u64 period) {
   struct thread_cpu_time* t = bpf_task_storage_get(&thread_cpu_times, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!t) return 1; /* no storage (this CPU is already in it): the clock's period */
+  if (!t) return 0;
   if (!t->started) {
     t->started = 1;
     t->base = task->start_time >= added_ns ? 0 : older_thread_base(tgid, tid, runtime);
@@ -97,6 +93,23 @@ static __always_inline __u64 sample_periods(__u32 tgid, __u32 tid, __u64 added_n
     t->base = longer ? t->base - draw : t->base + draw;
     t->head_period = period;
   }
+  return t;
+}
+
+static __always_inline __u64 current_period(void) {
+  __u64 budget = *(volatile __u64*)&budget_period_ns;
+  return budget > sampling_period_ns ? budget : sampling_period_ns;
+}
+
+/* How many sampling periods the current thread's sample stands for (its CPU time: that many periods of
+ * `*period_ns`), 0 when its samples already stand for all of its CPU time (take none). */
+static __always_inline __u64 sample_periods(__u32 tgid, __u32 tid, __u64 added_ns, __u64* period_ns) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  __u64 runtime = task->se.sum_exec_runtime;
+  __u64 period = current_period();
+  *period_ns = period;
+  struct thread_cpu_time* t = thread_count(task, tgid, tid, added_ns, runtime, period);
+  if (!t) return 1; /* the clock's period */
   /* A per-thread clock fires after a period of the thread's own CPU time; a per-CPU clock after a period of
    * the CPU's, which the thread used all of only if it ran there without a switch since its last sample. */
   __u64 switches = task->nvcsw + task->nivcsw;
@@ -114,6 +127,25 @@ static __always_inline __u64 sample_periods(__u32 tgid, __u32 tid, __u64 added_n
     return 0;
   }
   if (periods > MAX_SAMPLE_PERIODS) periods = MAX_SAMPLE_PERIODS;
+  t->accounted += periods * period;
+  return periods;
+}
+
+/* Per-CPU clocks: the whole periods of CPU time the ending thread used that no clock caught, 0 when none.
+ * A clock only catches a thread that runs as it fires, and a thread whose wake-ups line up with the clock's
+ * ticks (its timer sleeps expire with them, within their slack) may run unseen for hundreds of periods; a
+ * later sample would stand for them, but at its end nothing is later. Whole periods only: with the head
+ * start uniform in [0, period), the thread's count is then its CPU time in expectation. */
+static __always_inline __u64 unsampled_periods(__u32 tgid, __u32 tid, __u64 added_ns, __u64* period_ns) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  __u64 runtime = task->se.sum_exec_runtime;
+  __u64 period = current_period();
+  *period_ns = period;
+  struct thread_cpu_time* t = thread_count(task, tgid, tid, added_ns, runtime, period);
+  if (!t) return 0;
+  __s64 owed = (__s64)(runtime - t->base - t->accounted);
+  if (owed < (__s64)period) return 0;
+  __u64 periods = (__u64)owed / period;
   t->accounted += periods * period;
   return periods;
 }

@@ -110,6 +110,7 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
                                skel_->progs.flush_off_cpu, skel_->progs.prime_off_cpu}) {
     bpf_program__set_autoload(program, offCpu_);
   }
+  bpf_program__set_autoload(skel_->progs.on_thread_exit, config.perCpuClocks);
   int err = sampler::load(skel_);
   if (err) {
     sampler::destroy(skel_);
@@ -117,26 +118,31 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     throw Error(loadFailureHint(-err), ErrorKind::Environment);
   }
   rowCapacity_ = std::max<uint32_t>(1, config.unwindRows);
-  if (offCpu_) attachOffCpuHooks();
+  // Before any process is a target: a thread whose leaving the off-CPU hooks did not see has been off CPU
+  // since its process became one (bpf/off_cpu.bpf.h).
+  if (offCpu_) {
+    const char* needs = "--off-cpu needs the sched_switch and rseq_update tracepoints with BTF; record without --off-cpu";
+    attachSchedulerHook(skel_->progs.on_sched_switch, needs);
+    attachSchedulerHook(skel_->progs.on_rseq_update, needs);
+  }
+  if (config.perCpuClocks) {
+    attachSchedulerHook(skel_->progs.on_thread_exit,
+                        "--sampler cpu needs the sched_process_exit tracepoint with BTF; record with --sampler thread");
+  }
 }
 
-void BpfSampler::attachOffCpuHooks() {
-  // Before any process is a target: a thread whose leaving these hooks did not see has been off CPU since
-  // its process became one (bpf/off_cpu.bpf.h).
-  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_rseq_update}) {
-    Link link(bpf_program__attach(program));
-    if (!link) {
-      int err = errno;
-      offCpuLinks_.clear();
-      sampler::destroy(skel_);
-      skel_ = nullptr;
-      throw Error(std::string("attaching the off-CPU hook ") + bpf_program__name(program) + " failed: " +
-                      std::strerror(err) + " (--off-cpu needs the sched_switch and rseq_update "
-                      "tracepoints with BTF; record without --off-cpu)",
-                  ErrorKind::Environment);
-    }
-    offCpuLinks_.push_back(std::move(link));
+void BpfSampler::attachSchedulerHook(bpf_program* program, const char* needs) {
+  Link link(bpf_program__attach(program));
+  if (!link) {
+    int err = errno;
+    schedulerLinks_.clear();
+    sampler::destroy(skel_);
+    skel_ = nullptr;
+    throw Error(std::string("attaching the scheduler hook ") + bpf_program__name(program) + " failed: " +
+                    std::strerror(err) + " (" + needs + ")",
+                ErrorKind::Environment);
   }
+  schedulerLinks_.push_back(std::move(link));
 }
 
 BpfSampler::~BpfSampler() {
@@ -226,7 +232,7 @@ void BpfSampler::release(bpf_link* link) {
 void BpfSampler::detach() {
   for (bpf_link* link : links_) bpf_link__destroy(link);
   links_.clear();
-  offCpuLinks_.clear();
+  schedulerLinks_.clear();
 }
 
 void BpfSampler::runTaskIterator(bpf_program* program, const char* what) {
@@ -401,7 +407,7 @@ std::vector<ThreadLoss> BpfSampler::readThreadLosses() const {
     jfrbpf_thread_loss value{};
     if (bpf_map__lookup_elem(skel_->maps.thread_losses, &next, sizeof(next), &value, sizeof(value), 0) == 0) {
       losses.push_back({next, value.tgid, value.lost_ringbuf_full, value.lost_cpu_ns, value.lost_off_cpu,
-                        value.lost_off_cpu_ns});
+                        value.lost_off_cpu_ns, value.unsampled, value.unsampled_cpu_ns});
     }
     key = next;
     previous = &key;

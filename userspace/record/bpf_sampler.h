@@ -58,6 +58,8 @@ struct ThreadLoss {
   uint64_t lostCpuNs;        // the CPU time those samples stood for
   uint64_t lostOffCpu;       // off-CPU records lost, cumulative
   uint64_t lostOffCpuNs;     // the off-CPU time they stood for
+  uint64_t unsampled;        // --sampler cpu: periods of its CPU time no clock caught before it ended, cumulative
+  uint64_t unsampledCpuNs;   // the CPU time they stood for
 };
 
 class BpfSampler {
@@ -135,7 +137,9 @@ class BpfSampler {
   void setBudgetPeriod(uint64_t periodNs);
 
  private:
-  void attachOffCpuHooks();
+  // Attaches a tracepoint program loaded with the sampler; on failure frees everything and throws, saying what
+  // `needs` it.
+  void attachSchedulerHook(bpf_program* program, const char* needs);
   // Storage for the off-CPU state of its threads, their accounting starting at `addedNs` (bpf/off_cpu.bpf.h).
   void primeOffCpu(uint32_t tgid, uint64_t addedNs);
   void runTaskIterator(bpf_program* program, const char* what);
@@ -153,7 +157,7 @@ class BpfSampler {
   std::vector<bpf_link*> traceLinks_;
   std::mutex codeFreeProbesMutex_;  // JVMs come from the recorder's thread and go from the consumer's
   std::unordered_map<uint32_t, std::vector<Link>> codeFreeProbes_;  // by tgid
-  std::vector<Link> offCpuLinks_;  // from load to detach()
+  std::vector<Link> schedulerLinks_;  // from load to detach()
   bool methodTraces_ = false;
   bool offCpu_ = false;
   bool measureSampleCost_ = false;

@@ -18,6 +18,9 @@ inline constexpr const char* kCauseRingBufferFull = "ring buffer full";
 inline constexpr const char* kCauseKernelThrottling = "kernel throttling";
 inline constexpr const char* kCauseThreadTableFull = "loss table full (thread unknown)";
 inline constexpr const char* kCauseProcessLetGo = "process let go before its sample was read";
+// --sampler cpu: a thread's wake-ups can line up with the per-CPU clocks' ticks so that none catches it
+// running; what it used after its last sample is charged when it ends (bpf/thread_cpu_time.bpf.h).
+inline constexpr const char* kCauseUnsampledAtEnd = "no per-CPU clock caught the thread before it ended";
 
 class LossLedger {
  public:
@@ -46,8 +49,11 @@ class LossLedger {
   };
   struct ThreadReported {
     Reported cpu;
+    Reported unsampled;
     Reported offCpu;
   };
+  // jdk.CPUTimeSamplesLost and jfrbpf.SampleLoss with what the thread lost for `cause` since the last report.
+  void reportCpuLoss(jfr::Ticks now, const ThreadLoss& loss, const char* cause, Reported fresh);
   // jfrbpf.OffCPUSamplesLost with what the thread lost since the last report.
   void reportOffCpuLoss(jfr::Ticks now, const ThreadLoss& loss, Reported& reported);
   std::unordered_map<uint32_t, ThreadReported> reported_;  // tid -> cumulative counts already written
