@@ -237,5 +237,61 @@ TEST(RecordAll, AJvmThatDoesNotAnswerTheAttachHoldsUpNeitherTheOthersNorTheEnd) 
   EXPECT_GT(marked, 0u) << output;
 }
 
+// A node's recorder meets a hostile JVM among the others: an unprivileged user's demo JVM whose JNI library
+// (where it spends part of its time) is a copy with section headers that claim 900 MiB tables. Recorded
+// under the smallest memory budget, with full root and with the capabilities `--help` offers, the recording
+// ends on time, the recorder stays under its budget, and both JVMs are recorded with their Java frames.
+class RecordAllHostile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RecordAllHostile, AJvmWithALyingLibraryNeitherBloatsTheRecorderNorHidesTheOthers) {
+  JFRBPF_REQUIRE_BPF();
+  if (access(demoClasses().c_str(), R_OK) != 0) GTEST_SKIP() << "demo app not built";
+  ScratchDir dir("record-all-hostile-" + GetParam());
+  const std::filesystem::path own = dir.path() / "hostile";
+  std::filesystem::create_directories(own);
+  const std::string lyingCopy = (own / "libjfrbpf-demo-native.so").string();
+  RunResult copied = run({std::string(kBinaryDir) + "/tests/record/hostile_library_workload",
+                          demoLibraries() + "/libjfrbpf-demo-native.so", lyingCopy, "lie"});
+  ASSERT_EQ(copied.exitCode, 0) << copied.output;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms(0755));
+  std::filesystem::permissions(own, std::filesystem::perms(0755));
+
+  auto benign = startDemo({}, 60);
+  std::vector<std::string> hostileArgv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", java(),
+                                          "-Xmx128m", "-Djava.library.path=" + own.string(), "-cp", demoClasses(),
+                                          "demo.DemoApp", "60"};
+  makeJavaPathsReadable(hostileArgv);
+  ChildProcess hostile(hostileArgv, ChildOptions{.captureStderr = true});
+  std::optional<std::string> up;
+  for (int i = 0; i < 100 && !(up && up->find("DemoApp running") != std::string::npos); ++i) up = hostile.readLine(200ms);
+  ASSERT_TRUE(up && up->find("DemoApp running") != std::string::npos) << "the hostile JVM did not start";
+
+  std::vector<std::string> argv = {jfrbpfBinary(), "record", "--all", "-d", "8s", "--memory-limit", "128m", "-o",
+                                   dir.file("jvms")};
+  if (GetParam() == "offered") argv.insert(argv.begin(), {"setpriv", "--bounding-set=-sys_admin,-checkpoint_restore", "--"});
+  const auto started = std::chrono::steady_clock::now();
+  RunResult r = run(argv, std::chrono::seconds(120), {"JFRBPF_DEBUG=1"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // 8 s of recording, the BPF load (up to ~3 s on a busy VM), the attaches and the stop.
+  EXPECT_LT(seconds, 30.0) << r.output;
+  const size_t peak = r.output.find("memory   peak ");
+  ASSERT_NE(peak, std::string::npos) << r.output;
+  // Two demo JVMs under `record --all` peak at ~50 MiB here; the lie would add 900.
+  EXPECT_LT(std::stoi(r.output.substr(peak + 14)), 128) << r.output.substr(peak, r.output.find('\n', peak) - peak);
+
+  std::map<pid_t, std::string> files = filesByPid(dir.file("jvms"));
+  for (pid_t pid : {benign->pid(), hostile.pid()}) {
+    SCOPED_TRACE(pid == hostile.pid() ? "the hostile JVM" : "the benign JVM");
+    ASSERT_TRUE(files.count(pid)) << r.output;
+    EXPECT_EQ(run({jdkTool("jfr"), "summary", files[pid]}).exitCode, 0) << files[pid];
+    Recorded recorded = readRecording(files[pid]);
+    EXPECT_GT(recorded.samples.size(), 5u) << r.output;
+    EXPECT_TRUE(hasDemoFrames(recorded)) << r.output;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RecordAll, RecordAllHostile, ::testing::Values("root", "offered"));
+
 }  // namespace
 }  // namespace jfrbpf::test
