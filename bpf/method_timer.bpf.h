@@ -1,10 +1,16 @@
 /* Method tracing (JEP 520's jdk.MethodTrace): the uprobe program on the agent's trace stub. Layouts and the
- * meaning of every counter: method_timer_abi.h. Included by sampler.bpf.c after its walker, so a traced
- * invocation's stack is walked exactly like a CPU sample's (Java, native and stub frames). */
+ * meaning of every counter: method_timer_abi.h. A traced invocation's stack is walked exactly like a CPU
+ * sample's (Java, native and stub frames), by the same walker. */
 #ifndef JFRBPF_METHOD_TIMER_BPF_H
 #define JFRBPF_METHOD_TIMER_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
 #include "method_timer_abi.h"
+#include "sampler_maps.bpf.h"
+#include "stack_walk.bpf.h"
 #include "walker_state.bpf.h"
 
 /* Processes whose trace probe was hit: lets userspace judge the uprobe path only once it was. */
@@ -57,7 +63,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   s->trace.duration_ns = duration;
   s->trace.hook_index = hook;
   s->trace.reserved = 0;
-  __u64 size = JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_HEADER_SIZE + (__u64)udepth * 2 * sizeof(__u64);
+  __u64 size = JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_RECORD_SIZE(udepth, 0);
   if (size > sizeof(s->trace) + sizeof(s->record)) size = sizeof(s->trace) + sizeof(s->record);
   if (bpf_ringbuf_output(&traces, &s->trace, size, ringbuf_wakeup_flags(&traces, w->seq)) != 0) {
     timer_count(JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL, 1);

@@ -24,6 +24,16 @@
 #ifndef JFRBPF_OFF_CPU_BPF_H
 #define JFRBPF_OFF_CPU_BPF_H
 
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "sampler_maps.bpf.h"
+#include "stack_walk.bpf.h"
+#include "thread_cpu_time.bpf.h"
+#include "walker_state.bpf.h"
+
 /* Set by the loader before load: the mean off-CPU time per record; 0 records every interval. */
 const volatile __u64 off_cpu_interval_ns = 1000000;
 /* Set by the loader as the recording stops, just before it reads the threads' CPU time: where the window
@@ -199,7 +209,7 @@ static __always_inline void send_off_cpu(struct task_struct* task, struct sample
   }
   rec->kernel_depth = kdepth;
   t->pending = 0;
-  __u64 size = JFRBPF_SAMPLE_HEADER_SIZE + ((__u64)udepth * 2 + kdepth) * sizeof(__u64);
+  __u64 size = JFRBPF_SAMPLE_RECORD_SIZE(udepth, kdepth);
   if (size > sizeof(*rec)) size = sizeof(*rec);
   if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
     count(JFRBPF_COUNTER_OFF_CPU_LOST_RINGBUF_FULL);

@@ -101,6 +101,10 @@ struct jfrbpf_sample_record {
 };
 
 #define JFRBPF_SAMPLE_HEADER_SIZE 64
+/* The bytes of a record with these stack depths: the header, then two words per user frame and one per
+ * kernel frame. */
+#define JFRBPF_SAMPLE_RECORD_SIZE(user_depth, kernel_depth) \
+  (JFRBPF_SAMPLE_HEADER_SIZE + (2 * (__u64)(user_depth) + (__u64)(kernel_depth)) * 8)
 #ifdef __cplusplus
 static_assert(__builtin_offsetof(struct jfrbpf_sample_record, data) == JFRBPF_SAMPLE_HEADER_SIZE);
 #else

@@ -84,15 +84,7 @@ UniqueFd openSourceLibrary(const std::string& hostLibraryPath) {
 }
 
 UniqueFd openTargetTmp(const TargetProcess& process) {
-  UniqueFd root = proc::openProcessRoot(process.pid());
-  if (!root) {
-    int err = errno;
-    if (err == EACCES || err == EPERM) {
-      throw AttachError(AttachFailure::PermissionDenied, "cannot open the root directory of " + process.describe() +
-                                                             "; run jfrbpf as root (or with CAP_SYS_PTRACE)");
-    }
-    throw AttachError(AttachFailure::NoSuchProcess, process.describe() + " has exited");
-  }
+  UniqueFd root = process.openRoot();
   UniqueFd tmp = proc::openInRoot(root.get(), "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   if (!tmp) {
     int err = errno;

@@ -19,7 +19,6 @@
 #include "userspace/attach/message_text.h"
 #include "userspace/attach/run_as.h"
 #include "userspace/proc/paths.h"
-#include "userspace/proc/process_dir.h"
 #include "userspace/proc/root_files.h"
 
 namespace jfrbpf::attach {
@@ -38,15 +37,7 @@ struct Directories {
 };
 
 Directories openDirectories(const TargetProcess& process) {
-  UniqueFd root = proc::openProcessRoot(process.pid());
-  if (!root) {
-    int err = errno;
-    if (err == EACCES || err == EPERM) {
-      throw AttachError(AttachFailure::PermissionDenied, "cannot open the root directory of " + process.describe() +
-                                                             "; run jfrbpf as root (or with CAP_SYS_PTRACE)");
-    }
-    throw AttachError(AttachFailure::NoSuchProcess, process.describe() + " has exited");
-  }
+  UniqueFd root = process.openRoot();
   Directories dirs;
   dirs.tmp = proc::openInRoot(root.get(), "tmp", O_PATH | O_DIRECTORY);
   if (!dirs.tmp) {

@@ -13,6 +13,7 @@
 #include "userspace/proc/files.h"
 #include "userspace/proc/namespaces.h"
 #include "userspace/proc/paths.h"
+#include "userspace/proc/process_dir.h"
 
 namespace jfrbpf::attach {
 namespace {
@@ -124,6 +125,19 @@ proc::ProcStatus TargetProcess::status() const {
 }
 
 std::vector<proc::Mapping> TargetProcess::mappedFiles() const { return fileMappings(procFile("maps", kMapsLimit)); }
+
+UniqueFd TargetProcess::openRoot() const {
+  UniqueFd root = proc::openProcessRoot(pid());
+  if (!root) {
+    int err = errno;
+    if (err == EACCES || err == EPERM) {
+      throw AttachError(AttachFailure::PermissionDenied, "cannot open the root directory of " + describe() +
+                                                             "; run jfrbpf as root (or with CAP_SYS_PTRACE)");
+    }
+    throw AttachError(AttachFailure::NoSuchProcess, describe() + " has exited");
+  }
+  return root;
+}
 
 std::string TargetProcess::procFile(const char* entry, size_t limit) const {
   const std::string path = proc::procPath(pid(), entry);

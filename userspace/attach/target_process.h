@@ -44,6 +44,8 @@ class TargetProcess {
   proc::ProcStatus status() const;  // always with both ids (AttachError ProtocolError otherwise)
   std::vector<proc::Mapping> mappedFiles() const;  // file mappings only (mapped_files.h)
   std::string procFile(const char* entry, size_t limit) const;
+  // Its root directory (/proc/PID/root), where its own paths resolve; throws AttachError as above.
+  UniqueFd openRoot() const;
 
   // "pid 1234 (java)", for messages.
   std::string describe() const;

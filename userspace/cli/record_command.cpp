@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include "userspace/base/error.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/jfr_values.h"
+#include "userspace/cli/whole_number.h"
 #include "userspace/record/online_cpus.h"
 #include "userspace/record/output_directory.h"
 #include "userspace/record/progress_line.h"
@@ -117,24 +117,13 @@ Exit codes: 0 recording written; 1 failure while recording; 2 bad command line;
             3 not permitted or not supported here; 4 target unusable (no such process, exited, not found).
 )";
 
-uint64_t parseCount(const std::string& text, std::string_view option, uint64_t min, uint64_t max) {
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    throw Error("invalid " + std::string(option) + " '" + text + "': expected a whole number from " +
-                    std::to_string(min) + " to " + std::to_string(max),
-                ErrorKind::Usage);
-  }
-  return value;
-}
-
 uint32_t parseRingBufferSize(const std::string& text) {
   std::string digits = text;
   uint64_t scale = 1;
   if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K')) scale = 1024;
   if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M')) scale = 1024 * 1024;
   if (scale != 1) digits.pop_back();
-  uint64_t bytes = parseCount(digits, "--ring-buffer", 1, 1u << 30) * scale;
+  uint64_t bytes = parseWholeNumber(digits, "--ring-buffer", 1, 1u << 30, "record") * scale;
   long page = sysconf(_SC_PAGESIZE);
   if (bytes < static_cast<uint64_t>(page) || (bytes & (bytes - 1)) != 0 || bytes > (1u << 30)) {
     throw Error("invalid --ring-buffer '" + text + "': expected a power of two from 4k to 1024m", ErrorKind::Usage);
@@ -147,7 +136,7 @@ void parsePids(const std::string& text, std::vector<pid_t>& pids) {
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    pids.push_back(static_cast<pid_t>(parseCount(part, "--pid", 1, 4194304)));
+    pids.push_back(static_cast<pid_t>(parseWholeNumber(part, "--pid", 1, 4194304, "record")));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -166,7 +155,6 @@ std::string defaultOutputName(const record::RecordConfig& config, bool directory
 }
 
 void printTimingSummary(const record::RecordSummary& s) {
-  using record::groupThousands;
   const protocol::TimingCounters& stubs = s.stubCounters;
   const auto& probe = s.traceCounters;
   std::printf("  timing   %s method%s in %zu JVM%s, %s calls timed, %s traces\n", groupThousands(s.timedMethods).c_str(),
@@ -185,7 +173,6 @@ void printTimingSummary(const record::RecordSummary& s) {
 
 // With --off-cpu: its events and the off-CPU time they stand for.
 void printOffCpu(const record::RecordSummary& s) {
-  using record::groupThousands;
   if (s.offCpuSamples == 0 && s.offCpuLost == 0) return;
   std::printf("  off-CPU  %s samples (%.2f s of off-CPU time)", groupThousands(s.offCpuSamples).c_str(),
               static_cast<double>(s.offCpuNs) / 1e9);
@@ -195,7 +182,6 @@ void printOffCpu(const record::RecordSummary& s) {
 
 // Only when some stack stopped before its thread's outermost frame: how many, and why.
 void printTruncatedStacks(const record::RecordSummary& s) {
-  using record::groupThousands;
   if (s.truncatedStacks == 0) return;
   std::printf("  stacks   %s truncated (%.2f %%:", groupThousands(s.truncatedStacks).c_str(),
               100.0 * static_cast<double>(s.truncatedStacks) / static_cast<double>(std::max<uint64_t>(1, s.samples)));
@@ -221,7 +207,6 @@ void printMemory(const record::RecordSummary& s) {
 }
 
 void printSummary(const record::RecordSummary& s, int64_t periodNs) {
-  using record::groupThousands;
   double cpuSeconds = static_cast<double>(s.sampledCpuNs) / 1e9;
   if (s.fileCount > 1) {
     std::printf("jfrbpf: wrote %zu files, the last %s (%.1f s, %s)\n", s.fileCount, s.outputPath.c_str(), s.seconds,
@@ -264,7 +249,6 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
 }
 
 void printHostSummary(const record::RecordSummary& s) {
-  using record::groupThousands;
   std::printf("jfrbpf: recorded %zu JVM%s into %s (%.1f s, %s)\n", s.files.size(), s.files.size() == 1 ? "" : "s", s.outputPath.c_str(), s.seconds,
               record::describe(s.stopReason));
   for (const auto& file : s.files) {
@@ -343,7 +327,7 @@ int runRecordCommand(Arguments& args) {
         throw Error("invalid --sample-events '" + value + "': expected cpu-time, execution or both", ErrorKind::Usage);
       }
     } else if (args.option("", "--stack-depth", value)) {
-      config.stackDepth = static_cast<uint32_t>(parseCount(value, "--stack-depth", 1, JFRBPF_MAX_USER_FRAMES));
+      config.stackDepth = static_cast<uint32_t>(parseWholeNumber(value, "--stack-depth", 1, JFRBPF_MAX_USER_FRAMES, "record"));
     } else if (args.option("", "--sampler", value)) {
       if (value == "thread") {
         config.clockMode = record::ClockMode::PerThread;

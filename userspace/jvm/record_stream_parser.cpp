@@ -49,7 +49,6 @@ size_t RecordStreamParser::consume(std::span<const uint8_t> data, const Sink& si
     } else {
       uint16_t type = protocol::loadLittleEndian<uint16_t>(rest, 4);
       if (type == 0) return fail("agent sent a record of type 0"), kFailed;
-      ++records_;
       if (!sink(static_cast<protocol::RecordType>(type), rest.subspan(protocol::kRecordHeaderSize, size - protocol::kRecordHeaderSize))) {
         return fail("stream stopped by its consumer"), kFailed;
       }

@@ -26,7 +26,6 @@ class RecordStreamParser {
   const std::string& error() const { return error_; }
   // Bytes of an incomplete record (or preamble) held back, waiting for the rest.
   size_t pendingBytes() const { return pending_.size(); }
-  uint64_t recordsParsed() const { return records_; }
 
  private:
   bool fail(std::string reason);
@@ -40,7 +39,6 @@ class RecordStreamParser {
   bool sawPreamble_ = false;
   std::vector<uint8_t> pending_;
   std::string error_;
-  uint64_t records_ = 0;
 };
 
 }  // namespace jfrbpf::jvm

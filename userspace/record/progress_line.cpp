@@ -4,16 +4,6 @@
 
 namespace jfrbpf::record {
 
-std::string groupThousands(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
 void ProgressLine::update(double elapsedSeconds, double totalSeconds, uint64_t samples, uint64_t lost) {
   if (!enabled_) return;
   char when[64];

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "userspace/base/number_text.h"
+
 namespace jfrbpf::record {
 
 class ProgressLine {
@@ -17,8 +19,5 @@ class ProgressLine {
   bool shown_ = false;
   std::string what_;
 };
-
-// 1234567 -> "1,234,567"
-std::string groupThousands(uint64_t value);
 
 }  // namespace jfrbpf::record

@@ -19,8 +19,7 @@ constexpr auto kAgentFlushTimeout = std::chrono::seconds(2);
 bool wellFormed(const jfrbpf_sample_record& record, size_t size) {
   if (size < JFRBPF_SAMPLE_HEADER_SIZE) return false;
   if (record.user_depth > JFRBPF_MAX_USER_FRAMES || record.kernel_depth > JFRBPF_MAX_KERNEL_FRAMES) return false;
-  const size_t words = 2 * static_cast<size_t>(record.user_depth) + record.kernel_depth;
-  return JFRBPF_SAMPLE_HEADER_SIZE + words * sizeof(uint64_t) <= size;
+  return JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth) <= size;
 }
 
 // The CPU samples a record stands for: one per sampling period of CPU time; none in an off-CPU record.

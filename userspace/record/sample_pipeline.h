@@ -61,7 +61,6 @@ class SamplePipeline {
   // Losses no file of the recording owns alone: those no thread can be charged with (every file reports
   // them, as each covers the same window), and samples of a process let go before they were read.
   void addUnfiledLossesTo(RecordSummary& summary) const;
-  UnwindMapsStats unwindStats() const { return unwind_.stats(); }
   // After stopAndDrain(): the limit, the loader's peak RSS as the budget saw it, and what it had to do.
   void addMemoryTo(RecordSummary& summary) const;
 

@@ -256,9 +256,8 @@ size_t TargetOutput::handOffCpuFlushToAgents() {
 
 void TargetOutput::onSample(const jfrbpf_sample_record& record) {
   if (!stacks_.resolve(record, frames_) && waitingSamples_.size() < kMaxWaitingSamples) {
-    const size_t words = 2 * static_cast<size_t>(record.user_depth) + record.kernel_depth;
     const auto* bytes = reinterpret_cast<const uint8_t*>(&record);
-    waitingSamples_.emplace_back(bytes, bytes + JFRBPF_SAMPLE_HEADER_SIZE + words * sizeof(uint64_t));
+    waitingSamples_.emplace_back(bytes, bytes + JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth));
     return;
   }
   writeSample(record);

@@ -32,14 +32,12 @@ bool UnwindMaps::allocateRows(uint32_t count, uint32_t& first) {
     uint32_t left = it->second - count;
     freeRanges_.erase(it);
     if (left > 0) freeRanges_[first + count] = left;
-    rowsUsed_ += count;
     return true;
   }
   return false;
 }
 
 void UnwindMaps::freeRows(uint32_t first, uint32_t count) {
-  rowsUsed_ -= count;
   auto [it, inserted] = freeRanges_.emplace(first, count);
   // Coalesce with the following and preceding free ranges.
   auto next = std::next(it);
@@ -61,10 +59,7 @@ const UnwindMaps::FileSlot* UnwindMaps::slotFor(const std::shared_ptr<const unwi
   if (found != files_.end()) return &found->second;
   const auto count = static_cast<uint32_t>(table->rows.size());
   uint32_t first = 0;
-  if (count == 0 || !allocateRows(count, first)) {
-    ++rejected_;
-    return nullptr;
-  }
+  if (count == 0 || !allocateRows(count, first)) return nullptr;
   sampler_.writeUnwindRows(first, table->rows);
   FileSlot slot{nextFileId_++, first, count, 0};
   sampler_.setUnwindFile(slot.fileId, {slot.firstRow, slot.rowCount});
@@ -98,7 +93,6 @@ std::vector<std::string> UnwindMaps::syncProcess(pid_t pid) {
   std::vector<std::shared_ptr<const unwind::UnwindTable>> keepAlive;
   for (const unwind::MappedTable& mapping : space.mappings()) {
     if (published.mapping_count == JFRBPF_UNWIND_MAX_MAPPINGS) {
-      ++rejected_;
       problems.push_back("more than " + std::to_string(JFRBPF_UNWIND_MAX_MAPPINGS) +
                          " executable mappings: the rest unwind by frame pointers");
       break;
@@ -130,10 +124,6 @@ void UnwindMaps::forgetProcess(pid_t pid) {
   for (const unwind::UnwindTable* table : it->second.tables) release(table);
   processes_.erase(it);
   cache_.prune();
-}
-
-UnwindMapsStats UnwindMaps::stats() const {
-  return {files_.size(), rowsUsed_, sampler_.unwindRowCapacity(), processes_.size(), rejected_};
 }
 
 }  // namespace jfrbpf::record

@@ -18,14 +18,6 @@
 
 namespace jfrbpf::record {
 
-struct UnwindMapsStats {
-  size_t files = 0;       // tables in BPF
-  uint64_t rowsUsed = 0;  // of the row array's capacity
-  uint64_t rowCapacity = 0;
-  size_t processes = 0;
-  uint64_t tablesRejected = 0;  // did not fit (row array full) or too many mappings
-};
-
 class UnwindMaps {
  public:
   explicit UnwindMaps(BpfSampler& sampler) : sampler_(sampler) {}
@@ -34,7 +26,6 @@ class UnwindMaps {
   // nothing changed since the last call. Returns one line per problem (files that could not be read).
   std::vector<std::string> syncProcess(pid_t pid);
   void forgetProcess(pid_t pid);
-  UnwindMapsStats stats() const;
 
  private:
   struct FileSlot {
@@ -61,8 +52,6 @@ class UnwindMaps {
   std::map<uint32_t, uint32_t> freeRanges_;  // first row -> count, coalesced
   bool rowsInitialized_ = false;
   uint64_t nextFileId_ = 1;
-  uint64_t rowsUsed_ = 0;
-  uint64_t rejected_ = 0;
 };
 
 }  // namespace jfrbpf::record

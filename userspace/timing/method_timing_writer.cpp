@@ -78,7 +78,7 @@ MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t s
   const jfrbpf_sample_record& record = *trimmed_;
   const uint32_t userDepth = record.user_depth;
   if (userDepth > JFRBPF_MAX_USER_FRAMES || record.kernel_depth != 0 ||
-      JFRBPF_SAMPLE_HEADER_SIZE + 2 * size_t{userDepth} * sizeof(uint64_t) > recordSize) {
+      JFRBPF_SAMPLE_RECORD_SIZE(userDepth, 0) > recordSize) {
     return Outcome::kMalformed;
   }
   const Jvm* jvm = jvmOf(static_cast<pid_t>(record.tgid));

@@ -1,6 +1,5 @@
 #include "userspace/view/command_options.h"
 
-#include <charconv>
 
 #include "userspace/base/error.h"
 
@@ -54,19 +53,6 @@ bool sampleOption(Arguments& args, convert::SampleOptions& options, std::string_
     return false;
   }
   return true;
-}
-
-uint64_t parseWholeNumber(const std::string& text, std::string_view option, uint64_t min, uint64_t max,
-                          std::string_view command) {
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
-    throw Error("invalid " + std::string(option) + " '" + text + "': expected a whole number from " +
-                    std::to_string(min) + " to " + std::to_string(max) + " (see jfrbpf " + std::string(command) +
-                    " --help)",
-                ErrorKind::Usage);
-  }
-  return value;
 }
 
 void unknownArgument(const std::string& argument, std::string_view command) {

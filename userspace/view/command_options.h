@@ -8,6 +8,7 @@
 
 #include "formats/convert/sample_collector.h"
 #include "userspace/cli/arguments.h"
+#include "userspace/cli/whole_number.h"
 
 namespace jfrbpf::cli {
 
@@ -20,10 +21,6 @@ bool takeFlag(Arguments& args, std::string_view shortName, std::string_view long
 
 // Consumes --thread, --method or --event into `options`; false if the current argument is none of them.
 bool sampleOption(Arguments& args, convert::SampleOptions& options, std::string_view command);
-
-// A whole number in [min, max]; throws a usage error naming `option` and `command`.
-uint64_t parseWholeNumber(const std::string& text, std::string_view option, uint64_t min, uint64_t max,
-                          std::string_view command);
 
 // Throws a usage error for an argument the command does not know.
 [[noreturn]] void unknownArgument(const std::string& argument, std::string_view command);

@@ -80,7 +80,7 @@ void checkTimeOptions(bool offCpu, bool wall, const std::string& eventName) {
 // "(1,234 jdk.CPUTimeSample samples, 3 threads)", with the time the samples stand for off CPU and in a
 // wall-clock graph.
 std::string resultSummary(const convert::ConvertResult& result, convert::TimeKind time) {
-  std::string samples = view::groupThousands(result.samples);
+  std::string samples = groupThousands(result.samples);
   std::string threads = std::to_string(result.threads) + (result.threads == 1 ? " thread" : " threads");
   switch (time) {
     case convert::TimeKind::kCpu:

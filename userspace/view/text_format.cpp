@@ -6,16 +6,6 @@
 
 namespace jfrbpf::view {
 
-std::string groupThousands(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 std::string percent(double part, double whole) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.2f%%", whole > 0 ? 100.0 * part / whole : 0.0);

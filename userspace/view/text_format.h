@@ -4,9 +4,10 @@
 #include <string>
 #include <string_view>
 
+#include "userspace/base/number_text.h"
+
 namespace jfrbpf::view {
 
-std::string groupThousands(uint64_t value);      // 1234567 -> "1,234,567"
 std::string percent(double part, double whole);  // "59.84%"; "0.00%" when whole is 0
 // A timespan as `jfr view` shows it with FORMAT ms-precision:N: rounded to three significant digits, then
 // "0.049600 ms" below a second, "1.500000 s" below a minute, "2 m 5 s", "3 h 10 m", "2 d 1 h" beyond.
