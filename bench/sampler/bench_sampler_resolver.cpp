@@ -175,12 +175,11 @@ void BM_ResolveCached(benchmark::State& state) {
   symbolize::ProcessSymbolizer native;
   ScratchRecording out;
   record::StackResolver resolver(out.get(), *kernel, native);
-  std::vector<jfr::StackFrame> frames;
-  for (size_t i = 0; i < kDistinctSamples; ++i) resolver.resolve(records().at(i), frames);
+  for (size_t i = 0; i < kDistinctSamples; ++i) resolver.resolve(records().at(i));
   size_t i = 0;
   for (auto _ : state) {
-    resolver.resolve(records().at(i++), frames);
-    benchmark::DoNotOptimize(frames.data());
+    record::ResolvedStack stack = resolver.resolve(records().at(i++));
+    benchmark::DoNotOptimize(stack.frames.data());
   }
   reportPerSample(state);
 }
@@ -192,13 +191,13 @@ void BM_ResolveAndWrite(benchmark::State& state) {
   symbolize::ProcessSymbolizer native;
   ScratchRecording out;
   record::StackResolver resolver(out.get(), *kernel, native);
-  std::vector<jfr::StackFrame> frames;
-  for (size_t i = 0; i < kDistinctSamples; ++i) resolver.resolve(records().at(i), frames);
+  for (size_t i = 0; i < kDistinctSamples; ++i) resolver.resolve(records().at(i));
   size_t i = 0;
   for (auto _ : state) {
     const jfrbpf_sample_record& rec = records().at(i++);
-    resolver.resolve(rec, frames);
-    out.get().cpuTimeSample(static_cast<jfr::Ticks>(rec.time_ns), frames, false, out.thread(), false, 1'000'000, false);
+    record::ResolvedStack stack = resolver.resolve(rec);
+    out.get().cpuTimeSample(static_cast<jfr::Ticks>(rec.time_ns), stack.frames, false, out.thread(), false, 1'000'000,
+                            false);
   }
   reportPerSample(state);
 }
@@ -208,12 +207,12 @@ void BM_ResolveCold(benchmark::State& state) {
   auto kernel = kernelSymbols(state);
   if (!kernel) return;
   ScratchRecording out;
-  std::vector<jfr::StackFrame> frames;
   for (auto _ : state) {
     symbolize::ProcessSymbolizer native;
     record::StackResolver resolver(out.get(), *kernel, native);
-    for (size_t i = 0; i < kDistinctSamples; ++i) resolver.resolve(records().at(i), frames);
-    benchmark::DoNotOptimize(frames.data());
+    for (size_t i = 0; i < kDistinctSamples; ++i) {
+      benchmark::DoNotOptimize(resolver.resolve(records().at(i)).frames.data());
+    }
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kDistinctSamples));
 }

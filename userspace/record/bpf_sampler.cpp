@@ -121,7 +121,8 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   // Before any process is a target: a thread whose leaving the off-CPU hooks did not see has been off CPU
   // since its process became one (bpf/off_cpu.bpf.h).
   if (offCpu_) {
-    const char* needs = "--off-cpu needs the sched_switch and rseq_update tracepoints with BTF; record without --off-cpu";
+    const char* needs =
+        "--off-cpu needs the sched_switch and rseq_update tracepoints with BTF; record without --off-cpu";
     attachSchedulerHook(skel_->progs.on_sched_switch, needs);
     attachSchedulerHook(skel_->progs.on_rseq_update, needs);
   }

@@ -35,9 +35,8 @@ StackResolver::StackResolver(jfr::Recording& out, const symbolize::KernelSymboli
                              symbolize::ProcessSymbolizer& native)
     : out_(out), kernel_(kernel), native_(native) {}
 
-bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
-  frames.clear();
-  complete_ = true;
+ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record) {
+  frames_.clear();
   if (out_.constantsGeneration() != constantsGeneration_) forgetMethodIds();
   const uint32_t userDepth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
   const uint32_t kernelDepth = std::min<uint32_t>(record.kernel_depth, JFRBPF_MAX_KERNEL_FRAMES);
@@ -46,25 +45,25 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
   for (uint32_t i = 0; i < kernelDepth; ++i) {
     // Return addresses point after the call; step back one byte so the lookup lands inside the caller's
     // call instruction (and thus its function), except for the interrupted leaf.
-    frames.push_back({kernelMethod(i == 0 ? kernel[i] : kernel[i] - 1), -1, -1, jfr::FrameType::Native});
+    frames_.push_back({kernelMethod(i == 0 ? kernel[i] : kernel[i] - 1), -1, -1, jfr::FrameType::Native});
   }
-  currentTgid_ = static_cast<pid_t>(record.tgid);
-  auto model = javaModels_.find(currentTgid_);
+  Resolving resolving{static_cast<pid_t>(record.tgid)};
+  auto model = javaModels_.find(resolving.tgid);
   const jvm::JavaModel* java = model == javaModels_.end() ? nullptr : model->second;
   if (java) {
-    JavaCaches& caches = javaCaches_[currentTgid_];
+    JavaCaches& caches = javaCaches_[resolving.tgid];
     if (caches.generation != java->forgetGeneration()) {
       caches = {};
       caches.generation = java->forgetGeneration();
     }
   }
-  end_ = walkEndOf(record);
+  StackEnd end = walkEndOf(record);
   for (uint32_t i = 0; i < userDepth; ++i) {
     const uint64_t pc = record.data[2 * i];
     const uint64_t methodPtr = record.data[2 * i + 1];
     const bool top = i == 0;
     if (pc == JFRBPF_FRAMES_SKIPPED_PC) {
-      frames.push_back({markerMethod(kFramesSkipped), -1, -1, jfr::FrameType::Native});
+      frames_.push_back({markerMethod(kFramesSkipped), -1, -1, jfr::FrameType::Native});
       continue;
     }
     // Every blob HotSpot generates lives in the code cache: a pc outside it is native code, which most frames
@@ -72,31 +71,31 @@ bool StackResolver::resolve(const jfrbpf_sample_record& record, std::vector<jfr:
     // pc is its bcp.
     const bool inCode = java && inCodeHeaps(*java, pc);
     if (java && (methodPtr != 0 || inCode || java->codeHeaps().empty()) &&
-        appendJavaFrames(*java, pc, methodPtr, record.time_ns, top, record.top_bcp_register, frames)) {
+        appendJavaFrames(resolving, *java, pc, methodPtr, record.time_ns, top, record.top_bcp_register)) {
       continue;
     }
-    if (inCode) complete_ = false;  // JIT code or a stub not reported yet
-    std::optional<jfr::MethodId> method = nativeMethod(static_cast<pid_t>(record.tgid), top ? pc : pc - 1);
+    if (inCode) resolving.complete = false;  // JIT code or a stub not reported yet
+    std::optional<jfr::MethodId> method = nativeMethod(resolving.tgid, top ? pc : pc - 1);
     if (!method) {
       // No mapping holds it: not a return address but what an unwind through a frame it misread took for
       // one. The rest is garbage. Where the walker stopped right there, its reason is the better one.
-      if (end_ == StackEnd::kRoot || end_ == StackEnd::kDepthLimit || i + 1 < userDepth) end_ = StackEnd::kUnmapped;
+      if (end == StackEnd::kRoot || end == StackEnd::kDepthLimit || i + 1 < userDepth) end = StackEnd::kUnmapped;
       break;
     }
-    frames.push_back({*method, -1, -1, jfr::FrameType::Native});
+    frames_.push_back({*method, -1, -1, jfr::FrameType::Native});
   }
-  if (userDepth == 0 && end_ != StackEnd::kNotTaken) end_ = StackEnd::kRoot;  // a failed sample: nothing to mark
-  if (end_ != StackEnd::kRoot && end_ != StackEnd::kDepthLimit && end_ != StackEnd::kNotTaken) {
+  if (userDepth == 0 && end != StackEnd::kNotTaken) end = StackEnd::kRoot;  // a failed sample: nothing to mark
+  if (end != StackEnd::kRoot && end != StackEnd::kDepthLimit && end != StackEnd::kNotTaken) {
     // A sample walked with the JVM's layout just before its Java frames were dropped stops at its first Java
     // frame too, for the same reason.
-    auto missing = javaFramesMissing_.find(currentTgid_);
+    auto missing = javaFramesMissing_.find(resolving.tgid);
     if (missing != javaFramesMissing_.end() &&
         ((record.flags & JFRBPF_SAMPLE_JVM) == 0 || missing->second == StackEnd::kJavaFramesDropped)) {
-      end_ = missing->second;
+      end = missing->second;
     }
   }
-  if (end_ != StackEnd::kRoot) frames.push_back({markerMethod(markerFrameName(end_)), -1, -1, jfr::FrameType::Native});
-  return complete_;
+  if (end != StackEnd::kRoot) frames_.push_back({markerMethod(markerFrameName(end)), -1, -1, jfr::FrameType::Native});
+  return {frames_, end, resolving.complete};
 }
 
 jfr::MethodId StackResolver::markerMethod(std::string_view name) {
@@ -105,8 +104,8 @@ jfr::MethodId StackResolver::markerMethod(std::string_view name) {
   return it->second;
 }
 
-bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr, uint64_t ticks,
-                                     bool top, uint64_t topBcp, std::vector<jfr::StackFrame>& frames) {
+bool StackResolver::appendJavaFrames(Resolving& resolving, const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr,
+                                     uint64_t ticks, bool top, uint64_t topBcp) {
   if (methodPtr != 0) {
     // An interpreted frame: the walker read its Method* and bcp (in `pc`). For the interrupted frame the
     // live bcp is in r13, the slot may be stale: prefer r13 when it lies in the method's bytecode.
@@ -116,11 +115,11 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
     }
     if (frame) {
       // A native method runs in the interpreter's native entry: the JDK calls that frame Native too.
-      frames.push_back({javaMethod(frame->method, frame->methodId), frame->line, frame->bci,
+      frames_.push_back({javaMethod(resolving, frame->method, frame->methodId), frame->line, frame->bci,
                         isNative(frame->method) ? jfr::FrameType::Native : jfr::FrameType::Interpreted});
     } else {
-      complete_ = false;
-      frames.push_back({jvmCodeMethod("Interpreter"), -1, -1, jfr::FrameType::Interpreted});
+      resolving.complete = false;
+      frames_.push_back({jvmCodeMethod("Interpreter"), -1, -1, jfr::FrameType::Interpreted});
     }
     return true;
   }
@@ -136,38 +135,38 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
   switch (info.kind) {
     case jvm::CodeKind::kCompiled: {
       // The frames of a pc in one compiled blob never change while it lives: named once, then copied.
-      JavaCaches& caches = javaCaches_[currentTgid_];
+      JavaCaches& caches = javaCaches_[resolving.tgid];
       auto known = caches.compiledPcs.find(pc);
       if (known != caches.compiledPcs.end() && known->second.blob == info.compiled &&
           known->second.loadTicks == info.compiled->loadTicks) {
-        frames.insert(frames.end(), known->second.frames.begin(), known->second.frames.end());
+        frames_.insert(frames_.end(), known->second.frames.begin(), known->second.frames.end());
         return true;
       }
-      const size_t first = frames.size();
-      const bool completeBefore = complete_;
-      complete_ = true;
+      const size_t first = frames_.size();
+      const bool completeBefore = resolving.complete;
+      resolving.complete = true;
       size_t count = model.compiledFrames(*info.compiled, pc, ticks, inlineScratch_);
       if (count == 0) {
         const jvm::JavaMethod* root = model.methods().byId(info.compiled->methodId, ticks);
-        frames.push_back({javaMethod(root, info.compiled->methodId), -1, -1, jfr::FrameType::JitCompiled});
+        frames_.push_back({javaMethod(resolving, root, info.compiled->methodId), -1, -1, jfr::FrameType::JitCompiled});
       }
       for (size_t i = 0; i < count; ++i) {
         const jvm::JavaFrame& f = inlineScratch_[i];
-        frames.push_back({javaMethod(f.method, f.methodId), f.line, f.bci, frameTypeOf(f)});
+        frames_.push_back({javaMethod(resolving, f.method, f.methodId), f.line, f.bci, frameTypeOf(f)});
       }
-      if (complete_) {  // a method not described yet may be later: only what is fully named is kept
+      if (resolving.complete) {  // a method not described yet may be later: only what is fully named is kept
         if (caches.compiledPcs.size() >= kMaxCachedCompiledPcs) caches.compiledPcs.clear();
-        caches.compiledPcs[pc] = {info.compiled, info.compiled->loadTicks, {frames.begin() + first, frames.end()}};
+        caches.compiledPcs[pc] = {info.compiled, info.compiled->loadTicks, {frames_.begin() + first, frames_.end()}};
       }
-      complete_ = complete_ && completeBefore;
+      resolving.complete = resolving.complete && completeBefore;
       return true;
     }
     case jvm::CodeKind::kInterpreter:
-      frames.push_back({jvmCodeMethod("Interpreter"), -1, -1, jfr::FrameType::Native});
+      frames_.push_back({jvmCodeMethod("Interpreter"), -1, -1, jfr::FrameType::Native});
       return true;
     case jvm::CodeKind::kStub:
     case jvm::CodeKind::kAdapter:
-      frames.push_back({jvmCodeMethod(info.stub->name), -1, -1, jfr::FrameType::Native});
+      frames_.push_back({jvmCodeMethod(info.stub->name), -1, -1, jfr::FrameType::Native});
       return true;
     case jvm::CodeKind::kUnknown:
       return false;
@@ -175,15 +174,15 @@ bool StackResolver::appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, u
   return false;
 }
 
-jfr::MethodId StackResolver::javaMethod(const jvm::JavaMethod* method, uint64_t methodId) {
+jfr::MethodId StackResolver::javaMethod(Resolving& resolving, const jvm::JavaMethod* method, uint64_t methodId) {
   if (!method) {
-    complete_ = false;
+    resolving.complete = false;
     // The agent never described this method (its record was lost): keep the frame, name what we know.
     char name[40];
     std::snprintf(name, sizeof(name), "method@0x%llx", static_cast<unsigned long long>(methodId));
     return out_.internMethod(out_.internClass("[unknown]"), name, "()V");
   }
-  auto [it, inserted] = javaCaches_[currentTgid_].methodIds.try_emplace(method, 0);
+  auto [it, inserted] = javaCaches_[resolving.tgid].methodIds.try_emplace(method, 0);
   if (inserted) {
     const jvm::JavaClass* klass = method->klass;
     jfr::ClassId owner = out_.internClass(klass->name, static_cast<int32_t>(klass->modifiers), klass->hidden);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <array>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -23,17 +24,23 @@
 
 namespace jfrbpf::record {
 
+// What the resolver made of one record.
+struct ResolvedStack {
+  std::span<const jfr::StackFrame> frames;  // leaf first; valid until the resolver's next call
+  // How the stack ended: anything but kRoot means it is truncated (and ends in a marker frame).
+  StackEnd end = StackEnd::kRoot;
+  // False when some Java frame could not be named because the agent has not described its code or method
+  // yet (a class loaded or a method compiled a moment ago): resolving later may do better.
+  bool complete = true;
+  bool truncated() const { return end != StackEnd::kRoot; }
+};
+
 class StackResolver {
  public:
   StackResolver(jfr::Recording& out, const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native);
 
-  // Replaces `frames` with the frames of `record` (whose pcs array holds kernel_depth + user_depth entries).
-  // Returns false when some Java frame could not be named because the agent has not described its code
-  // or method yet (a class loaded or a method compiled a moment ago): resolving later may do better.
-  bool resolve(const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames);
-  // How the stack of the last resolve() ended: anything but kRoot means it is truncated (and ends in a
-  // marker frame), unless the sample has no user frames at all (a failed sample).
-  StackEnd end() const { return end_; }
+  // The frames of `record` (whose data holds its user frames, then its kernel frames).
+  ResolvedStack resolve(const jfrbpf_sample_record& record);
 
   // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
   void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
@@ -51,10 +58,15 @@ class StackResolver {
   void dropCaches();
 
  private:
-  // Appends the Java frames of one walker frame; false if it is not Java code.
-  bool appendJavaFrames(const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr, uint64_t ticks, bool top,
-                        uint64_t topBcp, std::vector<jfr::StackFrame>& frames);
-  jfr::MethodId javaMethod(const jvm::JavaMethod* method, uint64_t methodId);
+  // The record being resolved: its process, and whether every Java frame so far was named.
+  struct Resolving {
+    pid_t tgid;
+    bool complete = true;
+  };
+  // Appends the Java frames of one walker frame to frames_; false if it is not Java code.
+  bool appendJavaFrames(Resolving& resolving, const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr,
+                        uint64_t ticks, bool top, uint64_t topBcp);
+  jfr::MethodId javaMethod(Resolving& resolving, const jvm::JavaMethod* method, uint64_t methodId);
   jfr::MethodId jvmCodeMethod(std::string_view name);
   jfr::MethodId kernelMethod(uint64_t pc);
   // Nothing when no mapping of the process holds `pc`.
@@ -85,9 +97,7 @@ class StackResolver {
   };
   std::unordered_map<pid_t, JavaCaches> javaCaches_;
   uint32_t constantsGeneration_ = 0;  // of out_, when the caches were filled
-  pid_t currentTgid_ = 0;
-  bool complete_ = true;  // of the sample being resolved
-  StackEnd end_ = StackEnd::kRoot;
+  std::vector<jfr::StackFrame> frames_;  // of the last record resolved
   std::unordered_map<std::string_view, jfr::MethodId> markers_;  // by name (static strings)
   std::array<jvm::JavaFrame, 64> inlineScratch_;
 };

@@ -17,13 +17,10 @@
 namespace jfrbpf::record {
 namespace {
 
-// The agent sends what a thread's new code is within milliseconds; a sample waits longer only when its
-// records were lost, and then is written with what is known.
-constexpr jfr::Ticks kSampleWaitNs = 500'000'000;
-constexpr size_t kMaxWaitingSamples = 1u << 16;
 // What a JVM unloaded (classes, compiled code) and threads that ended stay known this long, then go: a
 // long-lived JVM that keeps defining classes keeps a bounded model. Records reach the pipeline within a
-// fraction of a second (waiting samples 0.5 s, pending traces about 1 s); the margin covers a busy host.
+// fraction of a second (and wait for the agent's metadata at most jvm::MetadataWait::kMaxWaitNs); the margin
+// covers a busy host.
 constexpr jfr::Ticks kForgetGoneAfterNs = 30'000'000'000;
 constexpr jfr::Ticks kForgetGoneEveryNs = 5'000'000'000;
 
@@ -69,8 +66,9 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
   timing_ = std::make_unique<timing::MethodTimingWriter>(
       *out_,
       [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
-        stacks_.resolve(record, frames);
-        return stacks_.end() != StackEnd::kRoot;  // truncated
+        ResolvedStack stack = stacks_.resolve(record);
+        frames.assign(stack.frames.begin(), stack.frames.end());
+        return stack.truncated();
       },
       [this](const jfrbpf_sample_record& record) { return threadOf(record); });
   nextTimingBatch_ = timing.timingPeriodNs > 0 ? jfr::Recording::now() + timing.timingPeriodNs : INT64_MAX;
@@ -255,54 +253,50 @@ size_t TargetOutput::handOffCpuFlushToAgents() {
 }
 
 void TargetOutput::onSample(const jfrbpf_sample_record& record) {
-  if (!stacks_.resolve(record, frames_) && waitingSamples_.size() < kMaxWaitingSamples) {
-    const auto* bytes = reinterpret_cast<const uint8_t*>(&record);
-    waitingSamples_.emplace_back(bytes, bytes + JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth));
+  ResolvedStack stack = stacks_.resolve(record);
+  const size_t size = JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth);
+  if (!stack.complete && waitingSamples_.hasRoom(size)) {
+    waitingSamples_.keep(&record, size, jfr::Recording::now());
     return;
   }
-  writeSample(record);
+  writeSample(record, stack);
 }
 
 void TargetOutput::retryWaitingSamples(jfr::Ticks now, bool all) {
-  for (auto it = waitingSamples_.begin(); it != waitingSamples_.end();) {
-    const auto& record = *reinterpret_cast<const jfrbpf_sample_record*>(it->data());
-    const bool expired = now - static_cast<jfr::Ticks>(record.time_ns) > kSampleWaitNs;
-    if (stacks_.resolve(record, frames_) || all || expired) {
-      writeSample(record);
-      it = waitingSamples_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  waitingSamples_.retry(now, all, [this](const void* data, size_t, bool lastChance) {
+    const auto& record = *static_cast<const jfrbpf_sample_record*>(data);
+    ResolvedStack stack = stacks_.resolve(record);
+    if (!stack.complete && !lastChance) return false;
+    writeSample(record, stack);
+    return true;
+  });
 }
 
-void TargetOutput::writeSample(const jfrbpf_sample_record& record) {
+void TargetOutput::writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
   if (record.flags & JFRBPF_SAMPLE_OFF_CPU) {
-    writeOffCpuSample(record);
+    writeOffCpuSample(record, stack);
     return;
   }
-  const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && frames_.empty();
+  const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && stack.frames.empty();
   // A record stands for whole sampling periods of the thread's CPU time, by the kernel's accounting: one
   // sample each, so that readers that count samples see the thread's CPU time as well as those that add up
   // samplingPeriod (bpf/thread_cpu_time.bpf.h).
   const auto count = static_cast<uint32_t>(std::max<uint64_t>(1, record.periods));
   const auto each = record.cpu_time_ns > 0 ? static_cast<jfr::Ticks>(record.cpu_time_ns / count) : periodNs_;
-  const StackEnd end = stacks_.end();
-  truncations_.count(end, count);
-  if (end != StackEnd::kRoot && printTruncatedWalks_) printTruncatedWalk(record, end);
+  truncations_.count(stack.end, count);
+  if (stack.truncated() && printTruncatedWalks_) printTruncatedWalk(record, stack.end);
   jfr::ThreadId thread = threadOf(record);
-  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), frames_, end != StackEnd::kRoot, thread, failed, each, count);
+  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), stack.frames, stack.truncated(), thread, failed, each, count);
   samples_.fetch_add(count, std::memory_order_relaxed);
   cpuNs_.fetch_add(static_cast<uint64_t>(each) * count, std::memory_order_relaxed);
   if (failed) failed_.fetch_add(count, std::memory_order_relaxed);
 }
 
-void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record) {
-  const StackEnd end = stacks_.end();
-  truncations_.count(end);
+void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
+  truncations_.count(stack.end);
   const auto weight = static_cast<jfr::Ticks>(record.cpu_time_ns);
   out_->offCpuSample(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(record.off_cpu_ns), threadOf(record),
-                     frames_, end != StackEnd::kRoot, weight, offCpuStateName(record.off_cpu_state),
+                     stack.frames, stack.truncated(), weight, offCpuStateName(record.off_cpu_state),
                      static_cast<jfr::Ticks>(record.run_delay_ns));
   offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
   offCpuNs_.fetch_add(static_cast<uint64_t>(weight), std::memory_order_relaxed);

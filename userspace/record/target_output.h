@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "formats/jfr/writer/recording.h"
+#include "userspace/jvm/metadata_wait.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/dump_channel.h"
 #include "userspace/record/file_series.h"
@@ -102,9 +102,9 @@ class TargetOutput {
   uint64_t timedInvocationsWritten() const;
 
  private:
-  // Writes `record` as frames_ holds it, resolved.
-  void writeSample(const jfrbpf_sample_record& record);
-  void writeOffCpuSample(const jfrbpf_sample_record& record);
+  // Writes `record` with its stack as resolved.
+  void writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
+  void writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
   // writes every one of them as it resolves now.
   void retryWaitingSamples(jfr::Ticks now, bool all);
@@ -133,8 +133,7 @@ class TargetOutput {
   std::string firstFileError_;
   bool layoutWarned_ = false;
   uint64_t javaFramesDropped_ = 0;  // JVMs whose Java frames the memory budget took away
-  std::vector<jfr::StackFrame> frames_;  // reused for every sample
-  std::deque<std::vector<uint8_t>> waitingSamples_;  // raw records, oldest first
+  jvm::MetadataWait waitingSamples_;  // raw records whose Java frames were not all known yet
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> failed_{0};
   std::atomic<uint64_t> cpuNs_{0};

@@ -34,14 +34,8 @@ jfr::MethodId MethodTimingWriter::methodId(const jvm::TimedMethodInfo& method) {
   return it->second;
 }
 
-namespace {
-// Retries happen once per pipeline turn (about 100 ms): a method's report is given a second to arrive.
-constexpr int kPendingAttempts = 10;
-constexpr size_t kMaxPending = 4096;
-}  // namespace
-
 void MethodTimingWriter::onTrace(const void* data, size_t size) {
-  const bool keep = pending_.size() < kMaxPending;
+  const bool keep = pending_.hasRoom(size);
   Outcome outcome = write(data, size, /*lastChance=*/!keep);
   if (outcome == Outcome::kMalformed) ++counters_.malformed;
   if (outcome != Outcome::kRetry) return;
@@ -49,22 +43,15 @@ void MethodTimingWriter::onTrace(const void* data, size_t size) {
     ++counters_.unknownMethod;
     return;
   }
-  auto* bytes = static_cast<const uint8_t*>(data);
-  pending_.push_back({std::vector<uint8_t>(bytes, bytes + size), 0});
+  pending_.keep(data, size, jfr::Recording::now());
 }
 
 void MethodTimingWriter::retryPending(bool final) {
-  std::vector<Pending> still;
-  for (Pending& p : pending_) {
-    const bool lastChance = final || ++p.attempts >= kPendingAttempts;
-    if (write(p.bytes.data(), p.bytes.size(), lastChance) != Outcome::kRetry) continue;
-    if (lastChance) {
-      ++counters_.unknownMethod;
-    } else {
-      still.push_back(std::move(p));
-    }
-  }
-  pending_ = std::move(still);
+  pending_.retry(jfr::Recording::now(), final, [this](const void* data, size_t size, bool lastChance) {
+    if (write(data, size, lastChance) != Outcome::kRetry) return true;
+    if (lastChance) ++counters_.unknownMethod;
+    return false;
+  });
 }
 
 MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t size, bool lastChance) {

@@ -18,6 +18,7 @@
 #include "bpf/method_timer_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "userspace/jvm/java_model.h"
+#include "userspace/jvm/metadata_wait.h"
 #include "userspace/timing/method_statistics.h"
 
 namespace jfrbpf::timing {
@@ -70,11 +71,6 @@ class MethodTimingWriter {
   const Jvm* jvmOf(pid_t pid) const;
   jfr::MethodId methodId(const jvm::TimedMethodInfo& method);
 
-  struct Pending {
-    std::vector<uint8_t> bytes;
-    int attempts = 0;
-  };
-
   jfr::Recording& out_;
   ResolveStack resolve_;
   ThreadOf threadOf_;
@@ -85,7 +81,7 @@ class MethodTimingWriter {
   std::unique_ptr<jfrbpf_sample_record> trimmed_;  // ~9 KiB: not on the stack
   std::array<jvm::JavaFrame, 64> inlineScratch_;
   TraceCounters counters_;
-  std::vector<Pending> pending_;
+  jvm::MetadataWait pending_;  // traces of methods or code the agent had not described yet
   size_t lastBatch_ = 0;
   uint64_t lastInvocations_ = 0;
 };

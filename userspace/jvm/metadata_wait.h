@@ -1,0 +1,54 @@
+#pragma once
+// Records that name Java code or methods the agent has not described yet (a class loaded or a method
+// compiled a moment ago: the agent's records come through their own channel, moments later), kept for
+// another try. One bound for CPU samples and method traces alike: a record waits at most kMaxWaitNs after it
+// came, and a queue holds at most kMaxBytes; a record that does not fit is written at once, as well as it
+// can be.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace jfrbpf::jvm {
+
+class MetadataWait {
+ public:
+  static constexpr int64_t kMaxWaitNs = 1'000'000'000;
+  static constexpr size_t kMaxBytes = 32u << 20;
+
+  bool hasRoom(size_t size) const { return bytes_ + size <= kMaxBytes; }
+  bool empty() const { return records_.empty(); }
+
+  // Keeps a copy of the record (suitably aligned for any record type), which came at `nowNs`.
+  void keep(const void* data, size_t size, int64_t nowNs) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    records_.push_back({std::vector<uint8_t>(bytes, bytes + size), nowNs});
+    bytes_ += size;
+  }
+
+  // Offers each record kept to `attempt(data, size, lastChance)`, oldest first, lastChance when `all` or
+  // when it waited kMaxWaitNs; a record stays only when `attempt` returns false (which it must not on its
+  // last chance).
+  template <typename Attempt>
+  void retry(int64_t nowNs, bool all, Attempt&& attempt) {
+    for (auto it = records_.begin(); it != records_.end();) {
+      const bool lastChance = all || nowNs - it->since >= kMaxWaitNs;
+      if (attempt(static_cast<const void*>(it->bytes.data()), it->bytes.size(), lastChance) || lastChance) {
+        bytes_ -= it->bytes.size();
+        it = records_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+ private:
+  struct Waiting {
+    std::vector<uint8_t> bytes;
+    int64_t since;
+  };
+  std::deque<Waiting> records_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace jfrbpf::jvm
