@@ -149,9 +149,10 @@ void TargetOutput::reportProbePaths(jfr::Ticks now) {
     std::string message = "JVM " + std::to_string(jvm->pid()) + ": method trace uprobe: " + timing::describe(state);
     if (state == timing::ProbeSiteState::kTrap) {
       message += ": every traced call traps (~3.5 us); Linux 6.18+ on x86_64 optimizes uprobes on 5-byte NOPs";
-      std::fprintf(stderr, "jfrbpf: %s\n", message.c_str());
+      warn(now, message);
+    } else {
+      out_->note(now, "info", message);
     }
-    out_->note(now, state == timing::ProbeSiteState::kTrap ? "warning" : "info", message);
   }
 }
 
@@ -238,9 +239,7 @@ bool TargetOutput::dropJavaFrames(pid_t pid, jfr::Ticks now, const std::string& 
   stacks_.dropJavaFrames(pid);
   (*jvm)->dropJavaFrames(sampler_, why);
   ++javaFramesDropped_;
-  const std::string note = "JVM " + std::to_string(pid) + ": Java frames dropped, native frames go on: " + why;
-  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
-  out_->note(now, "warning", note);
+  warn(now, "JVM " + std::to_string(pid) + ": Java frames dropped, native frames go on: " + why);
   return true;
 }
 
@@ -386,9 +385,13 @@ void TargetOutput::continueInNextFile(jfr::Ticks now) {
   if (moved) ++files_;
   if (!error) return;
   // The recording goes on; what a finished file misses is told now and in the exit status at the end.
-  std::fprintf(stderr, "jfrbpf: %s\n", error->c_str());
-  out_->note(now, "warning", *error);
+  warn(now, *error);
   if (moved && filesIncomplete_++ == 0) firstFileError_ = *error;
+}
+
+void TargetOutput::warn(jfr::Ticks now, const std::string& text) {
+  std::fprintf(stderr, "jfrbpf: %s\n", text.c_str());
+  out_->note(now, "warning", text);
 }
 
 void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count) {

@@ -102,6 +102,8 @@ class TargetOutput {
   uint64_t timedInvocationsWritten() const;
 
  private:
+  // Says `text` on the terminal and in the file (a jfrbpf.Note warning).
+  void warn(jfr::Ticks now, const std::string& text);
   // Writes `record` with its stack as resolved.
   void writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   void writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
