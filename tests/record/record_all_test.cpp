@@ -293,5 +293,27 @@ TEST_P(RecordAllHostile, AJvmWithALyingLibraryNeitherBloatsTheRecorderNorHidesTh
 
 INSTANTIATE_TEST_SUITE_P(RecordAll, RecordAllHostile, ::testing::Values("root", "offered"));
 
+// Without root, with exactly the capabilities `jfrbpf record --help` lists for another user's JVM (what a
+// container policy that drops ALL must add back): the JVM is found, attached, and recorded with its Java
+// frames, and nothing on the terminal is a library's complaint about what it may not open.
+TEST(RecordAll, TheCapabilitiesHelpListsRecordAnotherUsersJvmWithJavaFrames) {
+  JFRBPF_REQUIRE_BPF();
+  if (access(demoClasses().c_str(), R_OK) != 0) GTEST_SKIP() << "demo app not built";
+  ScratchDir dir("record-all-capabilities");
+  auto jvm = startDemo({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, 60, true);
+  const std::string caps = "+bpf,+perfmon,+sys_ptrace,+syslog,+dac_read_search,+setuid,+setgid,+kill";
+  RunResult r = run({"setpriv", "--inh-caps=-all," + caps, "--ambient-caps=-all," + caps, "--bounding-set=-all," + caps,
+                     "--", jfrbpfBinary(), "record", "--all", "-d", "4s", "-o", dir.file("jvms")},
+                    std::chrono::seconds(120));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(r.output.find("libbpf:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Java frames unavailable"), std::string::npos) << r.output;
+  std::map<pid_t, std::string> files = filesByPid(dir.file("jvms"));
+  ASSERT_TRUE(files.count(jvm->pid())) << r.output;
+  Recorded recorded = readRecording(files[jvm->pid()]);
+  EXPECT_GT(recorded.samples.size(), 5u) << r.output;
+  EXPECT_TRUE(hasDemoFrames(recorded)) << r.output;
+}
+
 }  // namespace
 }  // namespace jfrbpf::test

@@ -26,8 +26,10 @@ constexpr size_t kMapsLimit = 64 * 1024 * 1024;
     throw AttachError(AttachFailure::NoSuchProcess, "process " + std::to_string(pid) + " has exited; check the pid");
   }
   if (err == EACCES || err == EPERM) {
-    throw AttachError(AttachFailure::PermissionDenied, "cannot read " + what + ": " + std::strerror(err) +
-                                                           "; run jfrbpf as root (or with CAP_SYS_PTRACE)");
+    // Another user's environ and auxv are 0400: reading them takes the DAC bypass as well as ptrace access.
+    throw AttachError(AttachFailure::PermissionDenied,
+                      "cannot read " + what + ": " + std::strerror(err) +
+                          "; run jfrbpf as root (or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)");
   }
   throw systemError("cannot read " + what, err);
 }

@@ -111,8 +111,9 @@ Examples:
   jfr print --events jdk.CPUTimeSample app.jfr
   jfr view method-timing app.jfr          (JDK 25's jfr)
 
-Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE; method timing also CAP_SYS_ADMIN) and a kernel
-with BTF.
+Needs root and a kernel with BTF. Without root: CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE (CAP_SYSLOG to name
+kernel frames); another user's JVM also CAP_DAC_READ_SEARCH, CAP_SETUID, CAP_SETGID and CAP_KILL; method
+timing and tracing also CAP_SYS_ADMIN.
 Exit codes: 0 recording written; 1 failure while recording; 2 bad command line;
             3 not permitted or not supported here; 4 target unusable (no such process, exited, not found).
 )";

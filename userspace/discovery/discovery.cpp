@@ -34,7 +34,7 @@ constexpr int kSigquit = 3;
 
 Error permissionError(pid_t pid, const char* what) {
   return Error("cannot read /proc/" + std::to_string(pid) + "/" + what +
-                   ": permission denied; run jfrbpf as root (or with CAP_SYS_PTRACE)",
+                   ": permission denied; run jfrbpf as root (or with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH)",
                ErrorKind::Environment);
 }
 

@@ -1,11 +1,15 @@
 #include "userspace/record/hotspot_layout.h"
 
+#include <fcntl.h>
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <limits>
 
 #include "userspace/base/error.h"
+#include "userspace/base/unique_fd.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/paths.h"
 
@@ -177,7 +181,13 @@ std::optional<std::string> libjvmFile(pid_t pid, std::string& whyNot) {
   try {
     for (const proc::Mapping& entry : proc::readMaps(pid)) {
       if (!entry.executable || entry.inode == 0 || entry.deleted || !entry.path.ends_with("/libjvm.so")) continue;
-      return proc::mapFilesPath(pid, entry.start, entry.end);
+      std::string path = proc::mapFilesPath(pid, entry.start, entry.end);
+      // libbpf opens it to find the functions: without CAP_SYS_ADMIN it may not (and would say so itself).
+      if (!UniqueFd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC))) {
+        whyNot = "cannot open " + path + ": " + std::strerror(errno) + " (uprobes need CAP_SYS_ADMIN)";
+        return std::nullopt;
+      }
+      return path;
     }
     whyNot = "process " + std::to_string(pid) + " maps no libjvm.so";
   } catch (const Error& e) {

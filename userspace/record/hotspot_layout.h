@@ -22,7 +22,8 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
 uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfrbpf_hotspot& layout);
 
 // The libjvm.so process `pid` runs, as a path this process can open whatever mount namespace the JVM is in
-// (its /proc/PID/map_files link); nullopt, with `whyNot`, if it is not mapped or the process is gone.
+// (its /proc/PID/map_files link); nullopt, with `whyNot`, if it is not mapped, the process is gone, or that
+// link may not be opened (no CAP_SYS_ADMIN).
 std::optional<std::string> libjvmFile(pid_t pid, std::string& whyNot);
 
 }  // namespace jfrbpf::record
