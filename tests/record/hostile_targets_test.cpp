@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -22,6 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 std::string hostileWorkload() { return std::string(kBinaryDir) + "/tests/record/hostile_library_workload"; }
 std::string hostileLibrary() { return std::string(kBinaryDir) + "/tests/record/libhostile_spin.so"; }
+std::string hostileJvm() { return std::string(kBinaryDir) + "/tests/record/hostile_jvm"; }
 
 const passwd* unprivilegedUser() { return getpwnam("nobody"); }
 
@@ -49,13 +51,16 @@ std::unique_ptr<ChildProcess> startHostileTarget(const std::string& mode, const 
   return target;
 }
 
-// Records `target` for 2 s at 1 ms (with JFRBPF_DEBUG, for the memory line) as GetParam() says, and checks that
+// Records `target` at 1 ms with `options` (for 2 s unless they say otherwise), with JFRBPF_DEBUG for the memory
+// line, with `capabilities` as GetParam() says, and checks that
 // the recording ended on time with a valid file that has the target's samples.
-RunResult recordHostileTarget(const ChildProcess& target, const std::string& out, const std::string& capabilities) {
+RunResult recordHostileTarget(const ChildProcess& target, const std::string& out, const std::string& capabilities,
+                              const std::vector<std::string>& options = {"-d", "2s"}) {
   const auto started = Clock::now();
-  RunResult r = run(withCapabilities(capabilities, {jfrbpfBinary(), "record", "-p", std::to_string(target.pid()), "-d",
-                                                    "2s", "--interval", "1ms", "-o", out}),
-                    std::chrono::seconds(60), {"JFRBPF_DEBUG=1"});
+  std::vector<std::string> argv = {jfrbpfBinary(), "record", "-p", std::to_string(target.pid()), "--interval", "1ms",
+                                   "-o", out};
+  argv.insert(argv.end(), options.begin(), options.end());
+  RunResult r = run(withCapabilities(capabilities, argv), std::chrono::seconds(60), {"JFRBPF_DEBUG=1"});
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   EXPECT_EQ(r.exitCode, 0) << r.output;
   // 2 s of recording plus start-up (BPF load and verification: up to ~3 s on a busy VM) and the stop.
@@ -71,6 +76,12 @@ RunResult recordHostileTarget(const ChildProcess& target, const std::string& out
   RunResult summary = run({jdkTool("jfr"), "summary", out});
   EXPECT_EQ(summary.exitCode, 0) << summary.output;
   return r;
+}
+
+// The "memory   peak N MiB" line of a JFRBPF_DEBUG run.
+int peakMebibytes(const RunResult& r) {
+  const size_t peak = r.output.find("memory   peak ");
+  return peak == std::string::npos ? -1 : std::stoi(r.output.substr(peak + 14));
 }
 
 // The target maps a library and mounts a FIFO over its path in a mount namespace of its own: opening that
@@ -100,14 +111,67 @@ TEST_P(HostileTargets, ALibraryWithLyingSectionHeadersCannotBloatTheRecorder) {
   ScratchDir dir("hostile-lying-elf-" + GetParam());
   std::unique_ptr<ChildProcess> target = startHostileTarget("lying-elf", dir, *user);
   RunResult r = recordHostileTarget(*target, dir.file("hostile.jfr"), GetParam());
-  const size_t peak = r.output.find("memory   peak ");
-  ASSERT_NE(peak, std::string::npos) << r.output;
-  const int peakMiB = std::stoi(r.output.substr(peak + 14));
   // The recorder of one native target peaks at 33 MiB here (BPF rings, kernel symbols); the lie would add 900.
-  EXPECT_LT(peakMiB, 128) << r.output.substr(peak, r.output.find('\n', peak) - peak);
+  const int peak = peakMebibytes(r);
+  EXPECT_GT(peak, 0) << r.output;
+  EXPECT_LT(peak, 128) << r.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Record, HostileTargets, ::testing::Values("root", "offered"));
+
+// A process that poses as a JVM (hostile_jvm) and attacks through the attach protocol or the agent channel,
+// as an unprivileged user: each attack costs it its Java frames (it has none) and the recording goes on with
+// native frames, on time, under the smallest memory budget.
+struct JvmAttack {
+  std::string mode;
+  std::string said;  // what the recorder says of it
+};
+
+void PrintTo(const JvmAttack& attack, std::ostream* os) { *os << attack.mode; }
+
+class HostileJvms : public ::testing::TestWithParam<std::tuple<JvmAttack, std::string>> {};
+
+TEST_P(HostileJvms, AnAttackThroughTheAttachOrTheAgentChannelCostsOnlyItsJavaFrames) {
+  JFRBPF_REQUIRE_BPF();
+  const auto& [attack, capabilities] = GetParam();
+  const passwd* user = unprivilegedUser();
+  ASSERT_NE(user, nullptr);
+  ScratchDir dir("hostile-jvm-" + attack.mode + "-" + capabilities);
+  const std::filesystem::path own = dir.path() / "target";
+  std::filesystem::create_directories(own);
+  std::filesystem::copy_file(hostileLibrary(), own / "libjvm.so");
+  ASSERT_EQ(::chown(own.c_str(), user->pw_uid, user->pw_gid), 0);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms(0755));
+  ChildProcess target({"setpriv", "--reuid=" + std::to_string(user->pw_uid), "--regid=" + std::to_string(user->pw_gid),
+                       "--clear-groups", "--pdeathsig=SIGKILL", "--", hostileJvm(), (own / "libjvm.so").string(),
+                       attack.mode});
+  auto ready = target.readLine(std::chrono::seconds(10));
+  ASSERT_TRUE(ready && *ready == "ready") << (ready ? *ready : "no line");
+
+  // 4 s: a flood reaches a JVM's share of 128 MiB (32 MiB) in about 2 s here.
+  RunResult r = recordHostileTarget(target, dir.file("hostile.jfr"), capabilities,
+                                    {"-d", "4s", "--memory-limit", "128m"});
+  EXPECT_NE(r.output.find("Java frames unavailable"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(attack.said), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "no escape sequence from the target reaches the terminal";
+  // One native target peaks at 33 MiB here; a flood that the budget did not stop would pass 128.
+  const int peak = peakMebibytes(r);
+  EXPECT_GT(peak, 0) << r.output;
+  EXPECT_LT(peak, 128) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Record, HostileJvms,
+    ::testing::Combine(::testing::Values(JvmAttack{"huge-reply", "reply over 4 MiB"},
+                                         JvmAttack{"garbled-reply", "does not start with a status line"},
+                                         JvmAttack{"agent-flood", "more than 32 MiB of metadata"},
+                                         JvmAttack{"agent-garbage", "above the limit"}),
+                       ::testing::Values("root", "offered")),
+    [](const auto& info) {
+      std::string name = std::get<0>(info.param).mode + "_" + std::get<1>(info.param);
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
 
 // Recordings hold other users' stacks, thread names and classes: private files in private directories, and
 // under sudo the invoking user's, handed over before the file gets its name.

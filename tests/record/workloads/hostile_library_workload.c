@@ -21,10 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "fifo_over_path.h"
 
 static void copyFile(const char* from, const char* to) {
   int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
@@ -39,15 +39,6 @@ static void copyFile(const char* from, const char* to) {
   }
   close(in);
   close(out);
-}
-
-static void writeText(const char* path, const char* text) {
-  int fd = open(path, O_WRONLY);
-  if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
-    perror(path);
-    exit(2);
-  }
-  close(fd);
 }
 
 __attribute__((noreturn)) static void spinForever(uint64_t (*spin)(uint64_t)) {
@@ -111,25 +102,7 @@ int main(int argc, char** argv) {
   }
   char fifo[4096];
   snprintf(fifo, sizeof fifo, "%s/fifo", argv[2]);
-  if (!spin || mkfifo(fifo, 0644) != 0) {
-    perror("fifo");
-    return 2;
-  }
-  const uid_t uid = getuid();
-  const gid_t gid = getgid();
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
-    perror("unshare");
-    return 2;
-  }
-  char map[64];
-  snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
-  writeText("/proc/self/uid_map", map);
-  writeText("/proc/self/setgroups", "deny");
-  snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
-  writeText("/proc/self/gid_map", map);
-  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 || mount(fifo, path, NULL, MS_BIND, NULL) != 0) {
-    perror("mount");
-    return 2;
-  }
+  if (!spin) return 2;
+  mountFifoOverPath(fifo, path);
   spinForever(spin);
 }
