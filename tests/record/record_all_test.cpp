@@ -292,9 +292,8 @@ TEST_P(RecordAllHostile, AJvmWithALyingLibraryNeitherBloatsTheRecorderNorHidesTh
   EXPECT_LT(seconds, 30.0) << r.output;
   const size_t peak = r.output.find("memory   peak ");
   ASSERT_NE(peak, std::string::npos) << r.output;
-  // Two demo JVMs and the posers under `record --all` peaked at 56..81 MiB in six runs here; the lie would add
-  // 900, the flood
-  // and the reply 96.
+  // Two demo JVMs and the posers under `record --all` peaked at 56..81 MiB in six runs here; unbounded, the lie
+  // would add 900 MiB, the flood and the reply 96.
   EXPECT_LT(std::stoi(r.output.substr(peak + 14)), 128) << r.output.substr(peak, r.output.find('\n', peak) - peak);
   EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "no escape sequence from a target reaches the terminal";
 
