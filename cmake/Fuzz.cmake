@@ -15,3 +15,8 @@ endfunction()
 # How long each fuzz test runs under ctest. Longer runs belong to dedicated fuzzing sessions:
 #   cmake -DJFRBPF_FUZZ_SECONDS=600 ... && ctest -R Fuzz
 set(JFRBPF_FUZZ_SECONDS 5 CACHE STRING "Seconds each libFuzzer test runs under ctest")
+
+# The fuzzers of what a target controls (its files, /proc text, attach replies, agent records) fail on any single
+# allocation above what a recording at the default --memory-limit (256 MiB) gives one object: a quarter, 64 MiB.
+# RSS limits stay loose: AddressSanitizer's quarantine alone holds up to 256 MiB.
+set(JFRBPF_FUZZ_MALLOC_LIMIT -malloc_limit_mb=64)

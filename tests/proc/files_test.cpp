@@ -1,8 +1,10 @@
-// Bounded reading of files a process shapes: lines longer than the limit are skipped without holding them.
+// Bounded reading of files a process shapes: lines longer than the limit are skipped without holding them, and
+// holes are told from data.
 #include "userspace/proc/files.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -54,6 +56,26 @@ TEST_F(ProcLineReader, StopsWhenAsked) {
 
 TEST_F(ProcLineReader, ReportsOpenErrors) {
   EXPECT_EQ(forEachLineOfFile(AT_FDCWD, "/nonexistent/jfrbpf", 100, [](std::string_view) { return true; }), ENOENT);
+}
+
+// A table a file claims in a hole (a sparse file made long to look large) is told from one with data.
+TEST(MostlyHole, TellsAHoleFromData) {
+  int fd = memfd_create("holes", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  constexpr off_t kMiB = 1 << 20;
+  const std::vector<char> data(2 * kMiB, 'd');
+  // [0, 2 MiB) data, [2, 10 MiB) hole, [10, 12 MiB) data, then a hole to 20 MiB.
+  ASSERT_EQ(pwrite(fd, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+  ASSERT_EQ(pwrite(fd, data.data(), data.size(), 10 * kMiB), static_cast<ssize_t>(data.size()));
+  ASSERT_EQ(ftruncate(fd, 20 * kMiB), 0);
+
+  EXPECT_FALSE(mostlyHole(fd, 0, 2 * kMiB));
+  EXPECT_TRUE(mostlyHole(fd, 2 * kMiB, 8 * kMiB));
+  EXPECT_TRUE(mostlyHole(fd, 0, 10 * kMiB)) << "2 MiB of data in 10";
+  EXPECT_FALSE(mostlyHole(fd, 1 * kMiB, 2 * kMiB)) << "half data is not mostly a hole";
+  EXPECT_TRUE(mostlyHole(fd, 12 * kMiB, 8 * kMiB)) << "a hole to the end of the file";
+  EXPECT_FALSE(mostlyHole(fd, 3 * kMiB, kMiB - 1)) << "under 1 MiB: not judged";
+  ::close(fd);
 }
 
 }  // namespace

@@ -1,16 +1,17 @@
 // Fuzzes the ELF symbol parser on both of its input paths: an in-memory image (how the vDSO is read) and a
-// file descriptor read with pread (how every mapped file is read), then uses what it parsed the way the
-// symbolizer does: lookups, file offset translation, demangling of the (hostile) names.
+// file descriptor read with pread (how every mapped file is read, here a file the input may make sparse), then
+// uses what it parsed the way the symbolizer does: lookups, file offset translation, demangling of the
+// (hostile) names. The file is read with the limits of a recording at the default --memory-limit.
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
+#include "tests/fuzz/sparse_file.h"
 #include "userspace/base/error.h"
 #include "userspace/base/unique_fd.h"
+#include "userspace/record/memory_budget.h"
 #include "userspace/symbolize/demangle.h"
 #include "userspace/symbolize/elf_file.h"
 #include "userspace/symbolize/elf_symbols.h"
@@ -31,12 +32,6 @@ void exercise(const ElfSymbols& symbols) {
   hexBuildId(symbols.buildId);
 }
 
-int scratchFile() {
-  static const int fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
-  if (fd < 0) std::abort();
-  return fd;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -45,11 +40,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const jfrbpf::Error&) {
   }
 
-  int scratch = scratchFile();
-  if (ftruncate(scratch, 0) != 0 || pwrite(scratch, data, size, 0) != static_cast<ssize_t>(size)) std::abort();
+  static jfrbpf::fuzz::SparseFile scratch;
+  const int fd = scratch.fill(data, size);
   try {
-    ElfFile file = ElfFile::fromFd(jfrbpf::UniqueFd(fcntl(scratch, F_DUPFD_CLOEXEC, 0)));
-    exercise(*buildElfSymbols(file, nullptr));
+    ElfFile file = ElfFile::fromFd(jfrbpf::UniqueFd(fcntl(fd, F_DUPFD_CLOEXEC, 0)));
+    exercise(*buildElfSymbols(file, nullptr, {}, jfrbpf::record::symbolCacheShareOf(jfrbpf::record::kDefaultMemoryLimit)));
   } catch (const jfrbpf::Error&) {
   }
   return 0;

@@ -192,12 +192,16 @@ TEST(SymbolizeElf, SurvivesHostileHeaderFields) {
   }
 }
 
-size_t residentBytes() {
+// The peak resident set since the last call: what a parse cost at its highest, even if it freed it all before
+// it failed. Writing 5 to clear_refs resets the peak (Linux 4.0 and later).
+size_t peakResidentBytesSinceLastCall() {
+  size_t peak = 0;
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6)) * 1024;
+    if (line.rfind("VmHWM:", 0) == 0) peak = std::stoul(line.substr(6)) * 1024;
   }
-  return 0;
+  std::ofstream("/proc/self/clear_refs") << "5";
+  return peak;
 }
 
 // A 20-KB sparse file whose section-name table claims 900 MiB: reading its names must not cost that.
@@ -218,14 +222,80 @@ TEST(SymbolizeElf, ASparseFileCannotMakeTheParserReadAHugeNameTable) {
   ASSERT_EQ(write(fd.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   ASSERT_EQ(ftruncate(fd.get(), static_cast<off_t>(bytes.size() + kClaimed)), 0);  // a hole: no memory
 
-  const size_t before = residentBytes();
+  const size_t before = peakResidentBytesSinceLastCall();
   try {
     ElfFile file = ElfFile::fromFd(std::move(fd));
     auto symbols = buildElfSymbols(file, nullptr);
-    EXPECT_LT(residentBytes(), before + (64u << 20)) << "the parser read the claimed table";
+    EXPECT_LT(peakResidentBytesSinceLastCall(), before + (64u << 20)) << "the parser read the claimed table";
   } catch (const Error&) {
     // refusing the file is as good
   }
+}
+
+// The same lie about the symbol table and its strings, at sizes under any fixed bound (400 MiB each): the
+// tables are a hole, so they are not read, and the symbols of .dynsym remain.
+TEST(SymbolizeElf, SymbolTablesThatAreAHoleAreNotRead) {
+  std::vector<uint8_t> bytes = readBytes(seed("tiny64.so"));
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  constexpr uint64_t kClaimed = 400ull << 20;
+  auto claim = [&](unsigned index) {
+    Elf64_Shdr section;
+    const size_t at = header.e_shoff + size_t{index} * sizeof section;
+    std::memcpy(&section, bytes.data() + at, sizeof section);
+    section.sh_size = kClaimed;
+    std::memcpy(bytes.data() + at, &section, sizeof section);
+  };
+  for (unsigned i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr section;
+    std::memcpy(&section, bytes.data() + header.e_shoff + size_t{i} * sizeof section, sizeof section);
+    if (section.sh_type != SHT_SYMTAB) continue;
+    claim(section.sh_link);
+    claim(i);
+  }
+  UniqueFd fd(memfd_create("sparse-symtab", MFD_CLOEXEC));
+  ASSERT_TRUE(fd);
+  ASSERT_EQ(write(fd.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ASSERT_EQ(ftruncate(fd.get(), static_cast<off_t>(bytes.size() + 2 * kClaimed)), 0);
+
+  const size_t before = peakResidentBytesSinceLastCall();
+  ElfFile file = ElfFile::fromFd(std::move(fd));
+  auto symbols = buildElfSymbols(file, nullptr);
+  EXPECT_LT(peakResidentBytesSinceLastCall(), before + (64u << 20)) << "the parser read the claimed tables";
+  EXPECT_EQ(nameAt(*symbols, 0x400315), "exported") << ".dynsym is still read";
+  EXPECT_EQ(nameAt(*symbols, 0x400322), "<none>") << "the local symbol is only in the .symtab that lies";
+}
+
+// A sparse file whose section 0 gives the extended section count, 50 million, with the file long enough for
+// them: libelf would allocate a descriptor for each (3.2 GB) before we look (found by fuzz_elf_symbols).
+TEST(SymbolizeElf, ASparseFileCannotClaimMillionsOfSections) {
+  std::vector<uint8_t> bytes = readBytes(seed("tiny64.so"));
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  constexpr uint64_t kClaimed = 50'000'000;
+  Elf64_Shdr first;
+  std::memcpy(&first, bytes.data() + header.e_shoff, sizeof first);
+  first.sh_size = kClaimed;
+  std::memcpy(bytes.data() + header.e_shoff, &first, sizeof first);
+  header.e_shnum = 0;
+  std::memcpy(bytes.data(), &header, sizeof header);
+  UniqueFd fd(memfd_create("sparse-sections", MFD_CLOEXEC));
+  ASSERT_TRUE(fd);
+  ASSERT_EQ(write(fd.get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ASSERT_EQ(ftruncate(fd.get(), static_cast<off_t>(header.e_shoff + kClaimed * sizeof first)), 0);
+
+  const size_t before = peakResidentBytesSinceLastCall();
+  EXPECT_THROW(ElfFile::fromFd(std::move(fd)), Error);
+  EXPECT_LT(peakResidentBytesSinceLastCall(), before + (64u << 20));
+}
+
+// A caller with a budget passes what one object's tables may take: larger tables are skipped, not read.
+TEST(SymbolizeElf, SymbolTablesLargerThanTheCallersShareAreSkipped) {
+  UniqueFd fd(open(seed("tiny64.so").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(fd);
+  ElfFile file = ElfFile::fromFd(std::move(fd));
+  EXPECT_EQ(nameAt(*buildElfSymbols(file, nullptr, {}, 1 << 20), 0x400322), "helper");
+  EXPECT_EQ(buildElfSymbols(file, nullptr, {}, 64)->symbols.size(), 0u);
 }
 
 TEST(SymbolizeElf, UnterminatedStringTableYieldsNoGarbageNames) {

@@ -1,10 +1,13 @@
-// Fuzz target for the unwind table builder (bytes -> tables). The first byte picks what the rest is:
-//   0: a whole ELF file;  1: a raw .eh_frame at vaddr 0x1000;  2: a raw .debug_frame;  3: an .eh_frame_hdr.
+// Fuzz target for the unwind table builder (bytes -> tables), with the limits the recorder uses. The first
+// byte picks what the rest is:
+//   0: a whole ELF file, read from a file the input may make sparse (tests/fuzz/sparse_file.h);
+//   1: a raw .eh_frame at vaddr 0x1000;  2: a raw .debug_frame;  3: an .eh_frame_hdr.
 // Beyond "no crash", every table must keep the invariants the BPF walker relies on.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "tests/fuzz/sparse_file.h"
 #include "userspace/base/error.h"
 #include "userspace/unwind/table_compiler.h"
 
@@ -32,15 +35,12 @@ void checkInvariants(const UnwindTable& table, const CompileLimits& limits) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   std::span<const uint8_t> bytes(data + 1, size - 1);
-  CompileLimits limits;
-  limits.maxSectionBytes = 1u << 20;
-  limits.maxEntries = 1u << 12;
-  limits.maxRows = 1u << 12;
-  limits.maxInstructions = 1u << 16;
+  const CompileLimits limits;
   try {
     switch (data[0] % 4) {
       case 0: {
-        ByteSource source = ByteSource::fromBytes(bytes);
+        static jfrbpf::fuzz::SparseFile file;
+        ByteSource source = ByteSource::fromFd(file.fill(bytes.data(), bytes.size()));
         ElfImage image(source);
         checkInvariants(compileUnwindTable(image, limits), limits);
         image.buildId();

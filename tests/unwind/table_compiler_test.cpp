@@ -1,12 +1,16 @@
 #include "userspace/unwind/table_compiler.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "tests/unwind/cfi_builder.h"
 #include "tests/unwind/elf_builder.h"
 #include "userspace/unwind/dwarf_constants.h"
 #include "userspace/base/error.h"
+#include "userspace/base/unique_fd.h"
+#include "userspace/unwind/byte_source.h"
 #include "userspace/unwind/row_classifier.h"
 
 namespace jfrbpf::unwind {
@@ -215,6 +219,19 @@ TEST(UnwindTableCompiler, FindsEhFrameThroughTheHeaderWithoutSectionHeaders) {
   UnwindTable table = compileUnwindTable(image);
   EXPECT_EQ(ruleAt(table, 0x4000), "cfa=rsp+16");
   EXPECT_EQ(table.stats.headerFdeCount, 1u);
+}
+
+// A .eh_frame a sparse file claims in a hole would be read whole (64 MiB of zeros per section): it is refused.
+TEST(UnwindTableCompiler, RefusesAnEhFrameThatIsAHole) {
+  const std::vector<uint8_t> data(2 << 20, 0xee);
+  UniqueFd fd(memfd_create("sparse-eh-frame", MFD_CLOEXEC));
+  ASSERT_TRUE(fd);
+  ASSERT_EQ(write(fd.get(), data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  ByteSource whole = ByteSource::fromFd(fd.get());
+  EXPECT_NO_THROW(whole.readVector(0, data.size()));
+  ASSERT_EQ(ftruncate(fd.get(), static_cast<off_t>(data.size()) + (32 << 20)), 0);
+  ByteSource sparse = ByteSource::fromFd(fd.get());
+  EXPECT_THROW(sparse.readVector(0, sparse.size()), Error);
 }
 
 TEST(UnwindTableCompiler, RejectsWhatIsNotX8664Elf) {

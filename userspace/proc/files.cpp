@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <memory>
 
 #include "userspace/base/unique_fd.h"
@@ -87,6 +88,33 @@ int forEachLineOfFile(int dirFd, const char* path, size_t maxLine, const std::fu
       filled = rest.size();
     }
   }
+}
+
+bool mostlyHole(int fd, uint64_t offset, uint64_t length) {
+  constexpr uint64_t kJudgedFrom = 1 << 20;
+  // A file of many small extents is judged on the part these steps covered.
+  constexpr int kMaxExtents = 256;
+  if (length < kJudgedFrom || offset > static_cast<uint64_t>(INT64_MAX) - length) return false;
+  const uint64_t end = offset + length;
+  uint64_t at = offset;
+  uint64_t data = 0;
+  for (int extent = 0; extent < kMaxExtents && at < end; ++extent) {
+    const off_t dataStart = ::lseek(fd, static_cast<off_t>(at), SEEK_DATA);
+    if (dataStart < 0) {
+      if (errno != ENXIO) return false;  // cannot tell
+      at = end;                          // no data from `at` to the end of the file
+      break;
+    }
+    if (static_cast<uint64_t>(dataStart) >= end) {
+      at = end;
+      break;
+    }
+    const off_t holeStart = ::lseek(fd, dataStart, SEEK_HOLE);
+    if (holeStart < 0) return false;
+    data += std::min(static_cast<uint64_t>(holeStart), end) - static_cast<uint64_t>(dataStart);
+    at = static_cast<uint64_t>(holeStart);
+  }
+  return data * 2 < std::min(at, end) - offset;
 }
 
 FileData readRegularFile(int fd, size_t limit) {

@@ -26,6 +26,8 @@ inline constexpr size_t kMinimumMemoryLimit = size_t{128} << 20;
 
 // What one JVM's model may hold of `limit`: a quarter.
 inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 4; }
+// What the ELF symbol cache may hold of `limit`, and one object's symbol tables while they are read.
+inline constexpr size_t symbolCacheShareOf(size_t limit) { return limit / 4; }
 
 // The loader's resident set size now (/proc/self/statm), 0 if it cannot be read.
 size_t residentSetBytes();
@@ -45,8 +47,7 @@ class MemoryBudget {
   explicit MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes = residentSetBytes);
 
   size_t limit() const { return limit_; }
-  // What the ELF symbol cache may hold.
-  size_t symbolCacheShare() const { return limit_ / 4; }
+  size_t symbolCacheShare() const { return symbolCacheShareOf(limit_); }
 
   // Once a second, on the thread that owns what `consumers` touch.
   void check(const Consumers& consumers);

@@ -3,17 +3,18 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <utility>
 
 #include "userspace/base/error.h"
+#include "userspace/proc/files.h"
 
 namespace jfrbpf::symbolize {
 namespace {
 
 // Bounds that no sane object reaches; a hostile file claiming more would make us allocate without limit.
-constexpr uint64_t kMaxSymbolSectionBytes = 512ull << 20;
 constexpr uint64_t kMaxNoteBytes = 1 << 20;
 constexpr size_t kMaxBuildIdBytes = 64;
 constexpr size_t kMaxSections = 1 << 16;
@@ -55,6 +56,34 @@ std::string buildIdFrom(Elf_Data* data) {
   return {};
 }
 
+// libelf's elf_begin allocates a descriptor per section the header claims, bounded only by the file's length:
+// a sparse file can claim 2^32 sections (through the extended count in section 0) and cost gigabytes before any
+// check of ours. The counts are read first, by hand, and a file claiming more than any real object is refused.
+template <typename Ehdr, typename Shdr>
+void checkTableCounts(int fd) {
+  Ehdr header;
+  if (::pread(fd, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) return;  // libelf says why
+  uint64_t sections = header.e_shnum;
+  uint64_t segments = header.e_phnum;
+  if (header.e_shoff != 0 && (sections == 0 || segments == PN_XNUM)) {
+    Shdr first;
+    if (::pread(fd, &first, sizeof first, static_cast<off_t>(header.e_shoff)) != static_cast<ssize_t>(sizeof first)) {
+      return;
+    }
+    if (sections == 0) sections = first.sh_size;
+    if (segments == PN_XNUM) segments = first.sh_info;
+  }
+  if (sections > kMaxSections) throw Error("malformed ELF object: too many sections");
+  if (segments > kMaxSegments) throw Error("malformed ELF object: too many program headers");
+}
+
+void checkTableCounts(int fd) {
+  unsigned char ident[EI_NIDENT];
+  if (::pread(fd, ident, sizeof ident, 0) != static_cast<ssize_t>(sizeof ident)) return;
+  if (ident[EI_CLASS] == ELFCLASS64) checkTableCounts<Elf64_Ehdr, Elf64_Shdr>(fd);
+  if (ident[EI_CLASS] == ELFCLASS32) checkTableCounts<Elf32_Ehdr, Elf32_Shdr>(fd);
+}
+
 }  // namespace
 
 ElfFile ElfFile::fromFd(UniqueFd fd) {
@@ -65,6 +94,7 @@ ElfFile ElfFile::fromFd(UniqueFd fd) {
   ElfFile file;
   file.fd_ = std::move(fd);
   file.fileSize_ = static_cast<uint64_t>(st.st_size);
+  checkTableCounts(file.fd_.get());
   file.elf_ = elf_begin(file.fd_.get(), ELF_C_READ, nullptr);
   if (file.elf_ == nullptr) fail("unreadable");
   file.parseHeaders();
@@ -197,22 +227,28 @@ void ElfFile::parseHeaders() {
   if (!sectionBuildId.empty()) buildId_ = std::move(sectionBuildId);
 }
 
-void ElfFile::addFunctionsTo(SymbolTable& table) const {
+void ElfFile::addFunctionsTo(SymbolTable& table, uint64_t maxTableBytes) const {
   for (size_t i = 0; i < sections_.size(); ++i) {
-    if (sections_[i].type == SHT_SYMTAB || sections_[i].type == SHT_DYNSYM) addSymbolsOf(i, table);
+    if (sections_[i].type == SHT_SYMTAB || sections_[i].type == SHT_DYNSYM) addSymbolsOf(i, table, maxTableBytes);
   }
 }
 
-void ElfFile::addSymbolsOf(size_t sectionIndex, SymbolTable& table) const {
+bool ElfFile::readable(const Section& section) const {
+  return inFile(section.offset, section.size) && !(fd_ && proc::mostlyHole(fd_.get(), section.offset, section.size));
+}
+
+void ElfFile::addSymbolsOf(size_t sectionIndex, SymbolTable& table, uint64_t maxTableBytes) const {
   const Section& section = sections_[sectionIndex];
   size_t entrySize = gelf_fsize(elf_, ELF_T_SYM, 1, EV_CURRENT);
-  if (entrySize == 0 || section.entrySize != entrySize || section.size > kMaxSymbolSectionBytes ||
-      !inFile(section.offset, section.size)) {
+  if (entrySize == 0 || section.entrySize != entrySize || section.link == SHN_UNDEF ||
+      section.link >= sections_.size()) {
     return;
   }
-  if (section.link == SHN_UNDEF || section.link >= sections_.size()) return;
+  // libelf reads both tables whole: together they stay within the caller's share of memory, and a table that
+  // is a hole of a sparse file is not read at all.
   const Section& strings = sections_[section.link];
-  if (strings.type != SHT_STRTAB || strings.size > kMaxSymbolSectionBytes || !inFile(strings.offset, strings.size)) {
+  if (strings.type != SHT_STRTAB || section.size > maxTableBytes || strings.size > maxTableBytes - section.size ||
+      !readable(section) || !readable(strings)) {
     return;
   }
   Elf_Scn* scn = elf_getscn(elf_, sectionIndex);

@@ -28,6 +28,10 @@ struct DebugLink {
   uint32_t crc;
 };
 
+// A symbol table and its strings together: no real object comes near (libLLVM's are 4 MiB); a caller with a
+// memory budget passes less.
+inline constexpr uint64_t kMaxSymbolTableBytes = 512ull << 20;
+
 class ElfFile {
  public:
   static ElfFile fromFd(UniqueFd fd);
@@ -46,8 +50,9 @@ class ElfFile {
   uint64_t fileSize() const { return fileSize_; }
   int fd() const { return fd_.get(); }  // -1 for in-memory objects
 
-  // Adds the FUNC and IFUNC symbols of .symtab and .dynsym to `table`.
-  void addFunctionsTo(SymbolTable& table) const;
+  // Adds the FUNC and IFUNC symbols of .symtab and .dynsym to `table`, from tables that, with their strings,
+  // hold at most maxTableBytes (larger ones are skipped).
+  void addFunctionsTo(SymbolTable& table, uint64_t maxTableBytes = kMaxSymbolTableBytes) const;
 
  private:
   struct Section {
@@ -62,8 +67,10 @@ class ElfFile {
 
   ElfFile() = default;
   void parseHeaders();
-  void addSymbolsOf(size_t sectionIndex, SymbolTable& table) const;
+  void addSymbolsOf(size_t sectionIndex, SymbolTable& table, uint64_t maxTableBytes) const;
   bool inFile(uint64_t offset, uint64_t size) const;
+  // In the file, and (for a file) not mostly a hole.
+  bool readable(const Section& section) const;
 
   Elf* elf_ = nullptr;
   UniqueFd fd_;

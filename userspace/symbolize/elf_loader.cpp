@@ -24,7 +24,7 @@ std::vector<uint8_t> vdsoImageOf(int pid, const proc::Mapping& mapping) {
 }  // namespace
 
 ElfLoader::ElfLoader(std::vector<std::string> debugRoots, size_t cacheBytes)
-    : debugFiles_(std::move(debugRoots)), cache_(cacheBytes) {}
+    : debugFiles_(std::move(debugRoots)), cache_(cacheBytes), maxTableBytes_(cacheBytes) {}
 
 std::shared_ptr<const ElfSymbols> ElfLoader::loadMappedFile(int pid, const proc::Mapping& mapping, int rootFd) {
   UniqueFd fd = openMappedFile(pid, mapping, rootFd);
@@ -72,7 +72,8 @@ std::shared_ptr<const ElfSymbols> ElfLoader::parseAndCache(ElfFile object, const
   std::optional<FoundDebugFile> debug;
   if (!object.hasSymtab()) debug = debugFiles_.find(object, objectPath, rootFd);
   std::shared_ptr<const ElfSymbols> symbols =
-      debug ? buildElfSymbols(object, &debug->file, debug->path) : buildElfSymbols(object, nullptr);
+      debug ? buildElfSymbols(object, &debug->file, debug->path, maxTableBytes_)
+            : buildElfSymbols(object, nullptr, {}, maxTableBytes_);
   ++stats_.objectsParsed;
   if (debug) ++stats_.debugFilesUsed;
   cache_.insert(idKey, symbols);

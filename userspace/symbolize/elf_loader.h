@@ -23,6 +23,7 @@ class ElfLoader {
     uint64_t debugFilesUsed = 0;
   };
 
+  // What one object's symbol tables may take while they are read is what the cache may hold.
   ElfLoader(std::vector<std::string> debugRoots, size_t cacheBytes);
 
   // Symbols of the file behind `mapping` of process `pid`; nullptr when it cannot be read or is not ELF.
@@ -41,6 +42,7 @@ class ElfLoader {
 
   DebugFileFinder debugFiles_;
   ElfCache cache_;
+  uint64_t maxTableBytes_;
   Stats stats_;
 };
 

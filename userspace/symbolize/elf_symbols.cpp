@@ -24,15 +24,15 @@ size_t ElfSymbols::memoryBytes() const {
 }
 
 std::shared_ptr<ElfSymbols> buildElfSymbols(const ElfFile& object, const ElfFile* debugFile,
-                                            std::string debugFilePath) {
+                                            std::string debugFilePath, uint64_t maxTableBytes) {
   static std::atomic<uint32_t> nextId{1};
   auto result = std::make_shared<ElfSymbols>();
   result->id = nextId.fetch_add(1, std::memory_order_relaxed);
   result->buildId = object.buildId();
   result->segments = object.loadSegments();
-  object.addFunctionsTo(result->symbols);
+  object.addFunctionsTo(result->symbols, maxTableBytes);
   if (debugFile != nullptr) {
-    debugFile->addFunctionsTo(result->symbols);
+    debugFile->addFunctionsTo(result->symbols, maxTableBytes);
     result->debugFile = std::move(debugFilePath);
   }
   result->symbols.finalize();

@@ -26,9 +26,11 @@ struct ElfSymbols {
   size_t memoryBytes() const;
 };
 
-// Builds the symbols of `object`, merged with `debugFile`'s when given (which must belong to `object`).
+// Builds the symbols of `object`, merged with `debugFile`'s when given (which must belong to `object`), from
+// symbol tables of at most maxTableBytes each with their strings.
 std::shared_ptr<ElfSymbols> buildElfSymbols(const ElfFile& object, const ElfFile* debugFile,
-                                            std::string debugFilePath = {});
+                                            std::string debugFilePath = {},
+                                            uint64_t maxTableBytes = kMaxSymbolTableBytes);
 
 // Parses an ELF image held in memory, without looking for debug files. Throws jfrbpf::Error on malformed
 // input. This is the entry point the fuzzer drives.

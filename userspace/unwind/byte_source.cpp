@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "userspace/base/error.h"
+#include "userspace/proc/files.h"
 
 namespace jfrbpf::unwind {
 
@@ -45,6 +46,9 @@ bool ByteSource::read(uint64_t offset, std::span<uint8_t> out) const {
 
 std::vector<uint8_t> ByteSource::readVector(uint64_t offset, uint64_t length) const {
   if (offset > size_ || length > size_ - offset) throw Error("ELF file is truncated: a section lies past its end");
+  if (fd_ >= 0 && proc::mostlyHole(fd_, offset, length)) {
+    throw Error("ELF file claims a section of " + std::to_string(length >> 20) + " MiB where it has a hole");
+  }
   std::vector<uint8_t> bytes(static_cast<size_t>(length));
   if (!read(offset, bytes)) throw Error("ELF file could not be read completely (did it shrink while being read?)");
   return bytes;
