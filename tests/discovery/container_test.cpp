@@ -104,6 +104,30 @@ TEST_F(DiscoveryManifestLint, ShippedManifestsAreValid) {
   EXPECT_NE(result.output.find("ok: "), std::string::npos) << result.output;
 }
 
+// pin-image writes deployable copies with jfrbpf's image by digest: every jfrbpf image is pinned (the init
+// container's too), the copies are still valid, and a tag is refused.
+TEST_F(DiscoveryManifestLint, PinnedCopiesNameJfrbpfsImageByDigest) {
+  const fs::path out = lintDir_ / "pinned";
+  fs::remove_all(out);
+  const std::string digest = "registry.example.com/jfrbpf@sha256:" + std::string(64, 'c');
+  CommandResult pinned = runShell(quoted((kContainerDir / "pin-image").string()) + " " + digest + " " +
+                                  quoted(out.string()));
+  ASSERT_EQ(pinned.status, 0) << pinned.output;
+  std::vector<fs::path> copies = yamlFilesIn(out);
+  ASSERT_EQ(copies.size(), yamlFilesIn(kContainerDir / "k8s").size());
+  for (const fs::path& copy : copies) {
+    const std::string text = readText(copy);
+    EXPECT_EQ(text.find("jfrbpf:0"), std::string::npos) << copy;
+    EXPECT_NE(text.find("image: " + digest), std::string::npos) << copy;
+  }
+  CommandResult result = lint(copies);
+  EXPECT_EQ(result.status, 0) << result.output;
+  CommandResult tag = runShell(quoted((kContainerDir / "pin-image").string()) +
+                               " registry.example.com/jfrbpf:0.1.0 " + quoted((lintDir_ / "tagged").string()));
+  EXPECT_EQ(tag.status, 2) << tag.output;
+  EXPECT_NE(tag.output.find("not an image reference by digest"), std::string::npos) << tag.output;
+}
+
 TEST_F(DiscoveryManifestLint, BrokenManifestsAreRejected) {
   const fs::path bad = fs::path(test::kSourceDir) / "tests/testdata/discovery/bad-manifests";
   const std::vector<std::pair<std::string, std::string>> expectations{

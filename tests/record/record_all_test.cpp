@@ -340,5 +340,80 @@ TEST(RecordAll, TheCapabilitiesHelpListsRecordAnotherUsersJvmWithJavaFrames) {
   EXPECT_TRUE(hasDemoFrames(recorded)) << r.output;
 }
 
+// The container's seccomp profile (scripts/container/seccomp/jfrbpf.json), applied as a runtime applies it
+// (tests/record/seccomp_exec), lets the recorder do all it does in a pod: record --all of a JVM in its own PID,
+// network and mount namespaces (the agent channel is made in the JVM's network namespace) with --off-cpu;
+// record -p with method timing, traces and rotation; dump and list beside it. A copy without bpf() shows the
+// filter is in force.
+std::vector<std::string> underProfile(const std::string& profile, std::vector<std::string> argv) {
+  argv.insert(argv.begin(), {std::string(kBinaryDir) + "/tests/record/seccomp_exec", profile, "--"});
+  return argv;
+}
+
+TEST(RecordAllSeccomp, TheContainerProfileAllowsAllTheRecorderDoes) {
+  JFRBPF_REQUIRE_BPF();
+  if (access(demoClasses().c_str(), R_OK) != 0) GTEST_SKIP() << "demo app not built";
+  ScratchDir dir("record-all-seccomp");
+  const std::string profile = std::string(kSourceDir) + "/scripts/container/seccomp/jfrbpf.json";
+  auto contained = startDemo({"unshare", "--pid", "--net", "--mount", "--fork", "--kill-child", "--mount-proc",
+                              "--propagation", "private", "sh", "-c", privateTmpMounts() + "exec \"$0\" \"$@\""},
+                             60);
+  const pid_t jvm = javaBelow(contained->pid());
+  ASSERT_GT(jvm, 0);
+
+  RunResult all = run(underProfile(profile, {jfrbpfBinary(), "record", "--all", "-d", "4s", "--off-cpu", "-o",
+                                             dir.file("all")}),
+                      std::chrono::seconds(120));
+  ASSERT_EQ(all.exitCode, 0) << all.output;
+  EXPECT_EQ(all.output.find("not permitted"), std::string::npos) << all.output;
+  EXPECT_EQ(all.output.find("Java frames unavailable"), std::string::npos) << all.output;
+  std::map<pid_t, std::string> files = filesByPid(dir.file("all"));
+  ASSERT_TRUE(files.count(jvm)) << all.output;
+  EXPECT_TRUE(hasDemoFrames(readRecording(files[jvm]))) << all.output;
+
+  ChildProcess recorder(underProfile(profile, {jfrbpfBinary(), "record", "-p", std::to_string(jvm), "-d", "8s",
+                                               "--method-timing", "demo.DemoApp::multiplyMatrices", "--method-trace",
+                                               "demo.DemoApp::multiplyMatrices", "--rotate", "2s", "-o",
+                                               dir.file("one")}),
+                        {.captureStderr = true});
+  // It says so once its agent has instrumented the method, shortly before it answers dumps.
+  std::optional<std::string> line = recorder.readLine(30s);
+  ASSERT_TRUE(line && line->find("instrumented 1 class") != std::string::npos) << (line ? *line : "no line");
+  RunResult dump;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    dump = run(underProfile(profile, {jfrbpfBinary(), "dump", "-o", dir.file("dump.jfr")}));
+    if (dump.output.find("no jfrbpf recorder is running") == std::string::npos) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  EXPECT_EQ(dump.exitCode, 0) << dump.output;
+  RunResult dumped = run({jdkTool("jfr"), "summary", dir.file("dump.jfr")});
+  EXPECT_EQ(dumped.exitCode, 0) << dumped.output;
+  RunResult list = run(underProfile(profile, {jfrbpfBinary(), "list"}));
+  EXPECT_EQ(list.exitCode, 0) << list.output;
+  EXPECT_NE(list.output.find(std::to_string(jvm)), std::string::npos) << list.output;
+  const std::optional<int> code = recorder.wait(60s);
+  const std::string output = recorder.readAll(1s);
+  EXPECT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("timing   1 method in 1 JVM"), std::string::npos) << output;
+  EXPECT_EQ(output.find("not permitted"), std::string::npos) << output;
+
+  std::string withoutBpf;
+  {
+    std::ifstream in(profile);
+    std::stringstream text;
+    text << in.rdbuf();
+    withoutBpf = text.str();
+  }
+  const size_t bpf = withoutBpf.find("\"bpf\", ");
+  ASSERT_NE(bpf, std::string::npos);
+  withoutBpf.erase(bpf, 7);
+  std::ofstream(dir.file("without-bpf.json")) << withoutBpf;
+  RunResult refused = run(underProfile(dir.file("without-bpf.json"),
+                                       {jfrbpfBinary(), "record", "-p", std::to_string(jvm), "-d", "1s", "-o",
+                                        dir.file("refused.jfr")}));
+  EXPECT_NE(refused.exitCode, 0) << refused.output;
+  EXPECT_NE(refused.output.find("not permitted"), std::string::npos) << refused.output;
+}
+
 }  // namespace
 }  // namespace jfrbpf::test
