@@ -2,6 +2,7 @@
 // result with `java -Xverify:all` on JDK 17 and JDK 25, and check that verification passes, the program
 // prints exactly what the original printed, and the enter/exit hooks were called as often as expected.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -103,14 +104,22 @@ struct Variant {
 
 class ClassfileJvm : public ::testing::Test {
  protected:
+  // ctest runs each test in a process of its own, two at a time: the suite's directories are per process, or
+  // one test's set-up would wipe the classes another is running.
   static void SetUpTestSuite() {
-    fs::path generated = scratchDirectory("generated-sources") / "cases";
+    const std::string process = std::to_string(::getpid());
+    generatedRoot_ = scratchDirectory("generated-sources-" + process);
+    fs::path generated = generatedRoot_ / "cases";
     // 1250 returns in a body of about 31 KB: the 7.5 KB of exit calls overflow its 16-bit branches.
     writeText(generated / "BigMethod.java", bigMethodSource(1250));
     writeText(generated / "WideLocals.java", wideLocalsSource(300));
     generatedSources_ = {generated / "BigMethod.java", generated / "WideLocals.java"};
-    hooksDirectory_ = scratchDirectory("hooks");
+    hooksDirectory_ = scratchDirectory("hooks-" + process);
     hooksError_ = compileJava(jfrbpf::test::kJdkHome, "8", javaSources(javaRoot() / "jfrbpf"), hooksDirectory_);
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(generatedRoot_);
+    fs::remove_all(hooksDirectory_);
   }
 
   static std::vector<fs::path> caseSources(const std::set<std::string>& excluded = {}) {
@@ -124,6 +133,7 @@ class ClassfileJvm : public ::testing::Test {
   static void run(const Variant& variant);
 
   static inline std::vector<fs::path> generatedSources_;
+  static inline fs::path generatedRoot_;
   static inline fs::path hooksDirectory_;
   static inline std::string hooksError_;
 };

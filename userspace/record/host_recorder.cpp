@@ -15,25 +15,20 @@
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/display_text.h"
 #include "userspace/discovery/jvm_watcher.h"
-#include "userspace/record/dump_requests.h"
-#include "userspace/record/rate_budget.h"
 #include "userspace/record/jvm_attachment.h"
 #include "userspace/record/jvm_setup.h"
-#include "userspace/record/output_directory.h"
 #include "userspace/record/privileges.h"
-#include "userspace/record/progress_line.h"
 #include "userspace/record/recorder.h"
-#include "userspace/record/sample_pipeline.h"
-#include "userspace/record/slot_ranges.h"
+#include "userspace/record/recording_session.h"
 #include "userspace/record/stop_conditions.h"
 #include "userspace/record/target_output.h"
 
 namespace jfrbpf::record {
 namespace {
 
-constexpr int kWatchIntervalMs = 250;
-// Method-timing statistics slots per JVM: the recording can time methods in this many JVMs at once.
-constexpr uint32_t kSlotsPerJvm = 1024;
+// How many JVMs may have methods timed at once: each has a range of the statistics slots, which serves the
+// next JVM once its file is finished.
+constexpr size_t kTimedJvmsAtOnce = 64;
 // How long the duration waits for the agents of the JVMs found at the start, so that their files begin with
 // Java frames; slower ones are recorded with native frames until their agents attach.
 constexpr int64_t kInitialAttachWaitNs = 5'000'000'000;
@@ -53,16 +48,8 @@ struct HostJvm {
 
 class HostRecorder {
  public:
-  HostRecorder(const RecordConfig& config, BpfSampler& sampler, SamplingClocks& clocks, SamplePipeline& pipeline,
-               const RateBudget& budget, RecordSummary& summary)
-      : config_(config),
-        sampler_(sampler),
-        clocks_(clocks),
-        pipeline_(pipeline),
-        budget_(budget),
-        summary_(summary),
-        slots_(kMethodSlots, kSlotsPerJvm) {
-  }
+  HostRecorder(RecordingSession& session, RecordSummary& summary)
+      : config_(session.config()), session_(session), summary_(summary) {}
 
   // Starts attaching to each of `pids` that is a JVM we should record into its own file. Once the JVMs
   // found at the start had their turn (beginAll), a JVM's recording begins at once, with native frames
@@ -74,8 +61,8 @@ class HostRecorder {
       if (!info) continue;
       if (!config_.containerFilter.empty() && !info->container.id.starts_with(config_.containerFilter)) continue;
       if (info->optedOut) {
-        tell("JVM " + std::to_string(pid) + " (" + discovery::printableText(info->mainClass) +
-             ") opted out (JFRBPF_OPT_OUT in its environment): not recorded");
+        session_.tell("JVM " + std::to_string(pid) + " (" + discovery::printableText(info->mainClass) +
+                      ") opted out (JFRBPF_OPT_OUT in its environment): not recorded");
         continue;
       }
       auto host = std::make_unique<HostJvm>();
@@ -85,7 +72,7 @@ class HostRecorder {
       if (!config_.rotation.enabled()) {
         host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
       }
-      host->attachment = std::make_unique<JvmAttachment>(pid, permits_, sessionLimitsOf(config_));
+      host->attachment = std::make_unique<JvmAttachment>(pid, session_.attachPermits(), sessionLimitsOf(config_));
       HostJvm& added = *jvms_.emplace(pid, std::move(host)).first->second;
       if (beganAll_) begin(added);
     }
@@ -108,15 +95,15 @@ class HostRecorder {
       if (!host->output) {
         host->jvm = std::move(jvm);
         std::vector<std::string> notes;
-        if (!host->jvm) notes.push_back(tell(attachment->failureNote()));
+        if (!host->jvm) notes.push_back(session_.tell(attachment->failureNote()));
         begin(*host, notes, attachment->isJvm() ? StackEnd::kJavaFramesUnavailable : StackEnd::kRoot);
       } else if (jvm) {
         host->jvm = std::move(jvm);
         std::vector<std::string> notes;
-        prepare(*host, notes);
-        addLateJvm(*host->jvm, *attachment, *host->output, pipeline_, std::move(notes));
+        host->slotBase = session_.prepareJvm(*host->jvm, notes);
+        session_.joinLateJvm(*host->jvm, *attachment, *host->output, std::move(notes));
       } else {
-        refuseLateJvm(*attachment, *host->output, pipeline_);
+        session_.refuseLateJvm(*attachment, *host->output);
       }
     }
     return waiting;
@@ -136,12 +123,11 @@ class HostRecorder {
     for (HostJvm* host : all()) {
       if (!host->attachment) continue;
       if (host->output && !host->attachment->done()) {
-        std::fprintf(stderr, "jfrbpf: JVM %d: the recording ended before its agent attached: native frames only%s\n",
-                     host->pid,
-                     host->attachment->attempting()
-                         ? ("; waiting for the attach under way to end (at most " +
-                            std::to_string(kAgentTimeout.count()) + " s)").c_str()
-                         : "");
+        session_.tell("JVM " + std::to_string(host->pid) +
+                      ": the recording ended before its agent attached: native frames only" +
+                      (host->attachment->attempting() ? "; waiting for the attach under way to end (at most " +
+                                                            std::to_string(kAgentTimeout.count()) + " s)"
+                                                      : ""));
       }
       host->attachment.reset();
     }
@@ -155,13 +141,11 @@ class HostRecorder {
     exited_.push_back(std::move(it->second));  // the pid may come back as another JVM
     jvms_.erase(it);
     if (!host->output) return;  // still waiting for its attach at the start: nothing recorded
-    sampler_.removeTarget(static_cast<uint32_t>(pid));
-    clocks_.removeProcess(pid);
-    pipeline_.retireProcess(pid, [host] {
+    session_.retireTarget(pid, [host] {
       host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
       host->finished.store(true, std::memory_order_release);
     });
-    std::fprintf(stderr, "jfrbpf: JVM %d exited: finishing %s\n", pid, host->path.c_str());
+    session_.tell("JVM " + std::to_string(pid) + " exited: finishing " + host->path);
   }
 
   // JVMs whose files are finished leave nothing behind but their lines in the summary: a host recording
@@ -172,7 +156,7 @@ class HostRecorder {
       if (!host->output) return true;
       if (!host->finished.load(std::memory_order_acquire)) return false;
       account(*host);
-      if (host->slotBase) slots_.release(*host->slotBase);  // its last timings are in its file
+      if (host->slotBase) session_.releaseTimingSlots(*host->slotBase);  // its last timings are in its file
       return true;
     });
   }
@@ -204,21 +188,9 @@ class HostRecorder {
   }
 
  private:
-  static std::string tell(std::string note) {
-    std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
-    return note;
-  }
-
   // What an attach still going on wants the user to know: on the terminal, and in the file once it exists.
   void passOnNotes(HostJvm& host) {
-    for (std::string& note : host.attachment->takeNotes()) {
-      tell(note);
-      if (host.output) {
-        pipeline_.runOnConsumer([output = host.output.get(), note] {
-          output->recording().note(jfr::Recording::now(), "info", note);
-        });
-      }
-    }
+    for (std::string& note : host.attachment->takeNotes()) session_.tell(std::move(note), host.output.get());
   }
 
   void account(const HostJvm& host) {
@@ -252,35 +224,17 @@ class HostRecorder {
     return path;
   }
 
-  // Its walker tables, then its methods instrumented (when asked for): what a JVM needs before its Java
-  // frames can be recorded.
-  void prepare(HostJvm& host, std::vector<std::string>& notes) {
-    publishJvm(*host.jvm, sampler_, notes);
-    if (!config_.methodTiming.enabled()) return;
-    host.slotBase = slots_.acquire();
-    if (host.slotBase) {
-      startTiming(*host.jvm, sampler_, config_.methodTiming, *host.slotBase, *host.slotBase + kSlotsPerJvm, notes);
-    } else {
-      notes.push_back("method timing not started: " + std::to_string(kMethodSlots / kSlotsPerJvm) +
-                      " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
-    }
-  }
-
   // Its file opened and its samples taken from now on; with Java frames if its agent is attached, else with
   // its short stacks marked `withoutAgent` (kRoot: not at all, it is no JVM).
   void begin(HostJvm& host, std::vector<std::string> notes = {}, StackEnd withoutAgent = StackEnd::kJavaFramesPending) {
     const pid_t pid = host.pid;
-    if (host.jvm) prepare(host, notes);
+    if (host.jvm) host.slotBase = session_.prepareJvm(*host.jvm, notes);
     std::optional<FileSeries> series;
     if (config_.rotation.enabled()) {
       series.emplace(config_.outputPath, host.prefix, config_.rotation);
       host.path = series->nextPath(time(nullptr));
     }
-    host.output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, host.path)),
-                                                 sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
-                                                 config_.periodNs, config_.methodTiming);
-    if (series) host.output->rotateThrough(std::move(*series));
-    budget_.applyTo(*host.output, jfr::Recording::now());
+    host.output = session_.openOutput(host.path, std::move(series));
     if (host.jvm) {
       host.output->addJvm(*host.jvm);
     } else if (withoutAgent != StackEnd::kRoot) {
@@ -288,30 +242,20 @@ class HostRecorder {
     }
     for (const std::string& note : notes) host.output->recording().note(jfr::Recording::now(), "warning", note);
     try {
-      clocks_.addProcess(pid);
+      session_.beginTarget(pid, *host.output);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Target) throw;  // it exited while we connected: the watcher tells soon
     }
-    ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
-    host.output->setThreadCpuStart(pid, cpuStart);
-    pipeline_.addProcess(pid, *host.output);
-    sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
-    std::fprintf(stderr, "jfrbpf: recording JVM %d (%s) into %s%s\n", pid,
-                 discovery::printableText(host.mainClass).c_str(), host.path.c_str(),
-                 host.jvm ? "" : " (native frames until its agent attaches)");
+    session_.tell("recording JVM " + std::to_string(pid) + " (" + discovery::printableText(host.mainClass) + ") into " +
+                  host.path + (host.jvm ? "" : " (native frames until its agent attaches)"));
   }
 
   const RecordConfig& config_;
-  BpfSampler& sampler_;
-  SamplingClocks& clocks_;
-  SamplePipeline& pipeline_;
-  const RateBudget& budget_;
+  RecordingSession& session_;
   RecordSummary& summary_;  // of the JVMs finished so far
-  AttachPermits permits_{kConcurrentAttaches};
   bool beganAll_ = false;
   std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // alive: attaching, recording, or both
   std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
-  SlotRanges slots_;
 };
 
 // Begins the JVMs found at the start as their attaches end, for at most kInitialAttachWaitNs, then the
@@ -335,66 +279,44 @@ RecordSummary recordAll(const RecordConfig& config) {
   prepareOutputDirectory(config.outputPath, "--all", config.outputOwner);
   BlockedStopSignals signals;
 
-  BpfSampler sampler(samplerConfigOf(config));
-  SamplingClocks clocks(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler);
-  SamplePipeline pipeline(sampler, clocks, config.memoryLimitBytes);
+  RecordingSession session(config, config.outputPath, kTimedJvmsAtOnce);
   RecordSummary summary;
   summary.outputPath = config.outputPath;
-  RateBudget budget(config.maxRatePerSecond, config.periodNs, sampler, clocks, pipeline);
-  HostRecorder host(config, sampler, clocks, pipeline, budget, summary);
+  HostRecorder host(session, summary);
   discovery::JvmWatcher watcher;
-  RetentionSweeper retention(config.outputPath, config.retention);
 
   int64_t startNs = jfr::Recording::now();
   try {
-    clocks.enable();
+    session.clocks().enable();
     host.start(watcher.poll().appeared);
     std::optional<StopReason> reason = waitForInitialAttaches(host, signals);
     // The duration counts from when the JVMs found at the start are being recorded (or still attaching).
     startNs = jfr::Recording::now();
     StopConditions stop(signals, config.durationNs > 0 ? startNs + config.durationNs : 0);
-    pipeline.start();
-    ProgressLine progress(config.progressLine, "every JVM");
-    std::unique_ptr<DumpServer> dumps = openDumpServer();
-    OutputDirectoryWatch outputDirectory(config.outputPath);
-    int64_t nextProgress = 0;
-    while (!reason && !(reason = stop.wait(kWatchIntervalMs))) {
-      outputDirectory.check();
-      discovery::JvmChanges changes = watcher.poll();
-      for (pid_t pid : changes.gone) host.retire(pid);
-      host.start(changes.appeared);
-      host.takeAttached();
-      host.releaseFinished();
-      int64_t now = jfr::Recording::now();
-      retention.sweepIfDue(now);
-      answerDumpRequests(dumps.get(), pipeline, host.recordingOutputs());
-      budget.update(now, host.recordingOutputs());
-      if (now >= nextProgress) {
-        progress.update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config.durationNs) / 1e9,
-                        pipeline.samples(), pipeline.lost());
-        nextProgress = now + 1'000'000'000;
-      }
+    session.pipeline().start();
+    if (!reason) {
+      reason = session.run(
+          stop, "every JVM", startNs,
+          [&] {
+            discovery::JvmChanges changes = watcher.poll();
+            for (pid_t pid : changes.gone) host.retire(pid);
+            host.start(changes.appeared);
+            host.takeAttached();
+            host.releaseFinished();
+          },
+          [&] { return host.recordingOutputs(); });
     }
-    progress.clear();
     summary.stopReason = *reason;
   } catch (...) {
-    pipeline.abandon();
+    session.abandon();
     host.abandonAll();
     throw;
   }
 
-  pipeline.stopAndDrain();
+  session.endSampling();
   host.finishAll();
-  pipeline.addUnfiledLossesTo(summary);
-  pipeline.addMemoryTo(summary);
-  retention.sweepIfDue(INT64_MAX);
-  summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
-  summary.periodNs = budget.periodNs();
+  session.endRecording(summary, startNs);
   host.endAttaches();
-  SamplerCounters counters = sampler.readCounters();
-  summary.overflows = samplingTicks(counters);
-  summary.counters = counters;
-  summary.sampleCosts = sampler.readSampleCosts();
   return summary;
 }
 

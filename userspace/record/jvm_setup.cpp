@@ -46,34 +46,6 @@ void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string
   }
 }
 
-void addLateJvm(JvmConnection& jvm, const JvmAttachment& attachment, TargetOutput& output, SamplePipeline& pipeline,
-                std::vector<std::string> notes) {
-  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(attachment.waited());
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(waited.count()) / 1000);
-  const std::string since = "JVM " + std::to_string(jvm.pid()) + ": Java frames from now on (its agent attached " +
-                            seconds + " s after the first try" +
-                            (attachment.firstRefusal().empty() ? "" : "; the JVM was still starting") + ")";
-  std::fprintf(stderr, "jfrbpf: %s\n", since.c_str());
-  notes.push_back(since + "; its samples before have native and kernel frames only" +
-                  (attachment.firstRefusal().empty() ? "" : " (first answer: " + attachment.firstRefusal() + ")"));
-  pipeline.runOnConsumer([&output, &jvm, notes = std::move(notes)] {
-    output.addJvm(jvm);
-    for (const std::string& text : notes) output.recording().note(jfr::Recording::now(), "info", text);
-  });
-}
-
-void refuseLateJvm(const JvmAttachment& attachment, TargetOutput& output, SamplePipeline& pipeline) {
-  std::string note = attachment.failureNote();
-  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
-  const pid_t pid = attachment.pid();
-  const bool isJvm = attachment.isJvm();
-  pipeline.runOnConsumer([&output, pid, isJvm, note = std::move(note)] {
-    if (isJvm) output.setJavaFramesMissing(pid, StackEnd::kJavaFramesUnavailable);
-    output.recording().note(jfr::Recording::now(), "warning", note);
-  });
-}
-
 void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
                  uint32_t slotLimit, std::vector<std::string>& notes) {
   try {

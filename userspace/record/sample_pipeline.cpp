@@ -301,6 +301,14 @@ void SamplePipeline::flushOffCpuWaits() {
 }
 
 void SamplePipeline::stopAndDrain() {
+  const std::vector<std::pair<pid_t, ThreadCpuTimes>> cpuEnds = stopSampling();
+  takeOverFromConsumer();
+  flushOffCpuWaits();
+  drainRemaining();
+  writeFinalCpuTimes(cpuEnds);
+}
+
+std::vector<std::pair<pid_t, ThreadCpuTimes>> SamplePipeline::stopSampling() {
   clocks_.disable();
   sampler_.endOffCpuWindow(static_cast<uint64_t>(jfr::Recording::now()));
   // The threads' CPU time at the moment sampling stopped: what the samples can be checked against.
@@ -311,14 +319,23 @@ void SamplePipeline::stopAndDrain() {
   }
   for (const auto& [pid, end] : cpuEnds) sampler_.setOffCpuRunDelayEnds(end);
   sampler_.detach();
-  stopConsumer();  // this thread has the JVM sessions from here on
+  return cpuEnds;
+}
+
+void SamplePipeline::takeOverFromConsumer() {
+  stopConsumer();
   applyChanges();
-  flushOffCpuWaits();
+}
+
+void SamplePipeline::drainRemaining() {
   jfr::Ticks now = jfr::Recording::now();
   for (TargetOutput* output : outputs()) output->serviceJvms(now);
   ring_.drain();
   if (traceRing_) traceRing_->drain();
   periodicWork(jfr::Recording::now());
+}
+
+void SamplePipeline::writeFinalCpuTimes(const std::vector<std::pair<pid_t, ThreadCpuTimes>>& cpuEnds) {
   for (const auto& [pid, end] : cpuEnds) {
     auto route = routes_.find(pid);
     if (route != routes_.end()) route->second->writeThreadCpuTimes(jfr::Recording::now(), pid, end);

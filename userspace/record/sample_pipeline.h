@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "userspace/record/bpf_sampler.h"
@@ -49,9 +50,8 @@ class SamplePipeline {
 
   // Starts the consumer thread; it runs until stopAndDrain() or abandon().
   void start();
-  // The end of a recording, in the order exact accounting needs (no clock overflow after the final
-  // drain): disables the clocks and reads the threads' CPU time at once, detaches the sampler, stops the
-  // consumer, then drains the rest and writes the final loss reports and thread CPU times into every output.
+  // The end of a recording, in the order exact accounting needs (no clock overflow after the final drain),
+  // phase by phase: stopSampling, takeOverFromConsumer, flushOffCpuWaits, drainRemaining, writeFinalCpuTimes.
   void stopAndDrain();
   // After a failure: disables the clocks and stops the consumer; nothing more is drained.
   void abandon();
@@ -73,8 +73,19 @@ class SamplePipeline {
   };
   void runConsumer();
   void stopConsumer();
-  // The off-CPU waits still going on at the stop: by the JVMs' agents where they can, then the rest.
+  // The stop's phases, in their order:
+  // 1. The clocks stop, the off-CPU window ends, and the threads' CPU time is read at that moment (what their
+  //    samples are checked against); the BPF programs are detached. Returns those CPU times.
+  std::vector<std::pair<pid_t, ThreadCpuTimes>> stopSampling();
+  // 2. The consumer thread stops and its queued changes are applied: from here the calling thread owns the
+  //    outputs and the JVM sessions (the agents' off-CPU iterators are read through those sessions).
+  void takeOverFromConsumer();
+  // 3. The off-CPU waits still going on at the stop: by the JVMs' agents where they can, then the rest.
   void flushOffCpuWaits();
+  // 4. Whatever the agents and the rings still hold, and the last periodic work (losses, throttling).
+  void drainRemaining();
+  // 5. Each target thread's CPU time at the stop, into its output.
+  void writeFinalCpuTimes(const std::vector<std::pair<pid_t, ThreadCpuTimes>>& cpuEnds);
   void applyChanges(bool withinDrain = false);
   void onSample(const void* data, size_t size);
   void onTrace(const void* data, size_t size);

@@ -1,0 +1,143 @@
+#include "userspace/record/recording_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "userspace/base/error.h"
+#include "userspace/record/dump_requests.h"
+#include "userspace/record/jvm_setup.h"
+
+namespace jfrbpf::record {
+namespace {
+
+// How often the main loop looks at the stop conditions and does its own work.
+constexpr int kTurnMs = 250;
+
+}  // namespace
+
+RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce)
+    : config_(config),
+      outputDirectory_(std::move(outputDirectory)),
+      sampler_(samplerConfigOf(config)),
+      clocks_(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler_),
+      pipeline_(sampler_, clocks_, config.memoryLimitBytes),
+      budget_(config.maxRatePerSecond, config.periodNs, sampler_, clocks_, pipeline_),
+      retention_(config.outputPath, config.retention),
+      slots_(kMethodSlots, kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, timedJvmsAtOnce))) {}
+
+std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& path, std::optional<FileSeries> series) {
+  auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
+                                               sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
+                                               config_.periodNs, config_.methodTiming);
+  if (series) output->rotateThrough(std::move(*series));
+  budget_.applyTo(*output, jfr::Recording::now());
+  return output;
+}
+
+void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMapped) {
+  clocks_.addProcess(pid);
+  const ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
+  output.setThreadCpuStart(pid, cpuStart);
+  if (codeMapped) pipeline_.addProcess(pid, output);
+  sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
+}
+
+void RecordingSession::followCode(pid_t pid, TargetOutput& output) { pipeline_.addProcess(pid, output); }
+
+void RecordingSession::retireTarget(pid_t pid, std::function<void()> whenDrained) {
+  sampler_.removeTarget(static_cast<uint32_t>(pid));
+  clocks_.removeProcess(pid);
+  pipeline_.retireProcess(pid, std::move(whenDrained));
+}
+
+std::optional<uint32_t> RecordingSession::prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes) {
+  publishJvm(jvm, sampler_, notes);
+  return timeMethods(jvm, notes);
+}
+
+std::optional<uint32_t> RecordingSession::timeMethods(JvmConnection& jvm, std::vector<std::string>& notes) {
+  if (!config_.methodTiming.enabled()) return std::nullopt;
+  std::optional<uint32_t> base = slots_.acquire();
+  if (!base) {
+    notes.push_back("method timing not started: " + std::to_string(kMethodSlots / slots_.rangeSize()) +
+                    " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
+    return std::nullopt;
+  }
+  startTiming(jvm, sampler_, config_.methodTiming, *base, *base + slots_.rangeSize(), notes);
+  return base;
+}
+
+void RecordingSession::joinLateJvm(JvmConnection& jvm, const JvmAttachment& attachment, TargetOutput& output,
+                                   std::vector<std::string> notes) {
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(attachment.waited());
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(waited.count()) / 1000);
+  const std::string since = tell("JVM " + std::to_string(jvm.pid()) + ": Java frames from now on (its agent attached " +
+                                 seconds + " s after the first try" +
+                                 (attachment.firstRefusal().empty() ? "" : "; the JVM was still starting") + ")");
+  notes.push_back(since + "; its samples before have native and kernel frames only" +
+                  (attachment.firstRefusal().empty() ? "" : " (first answer: " + attachment.firstRefusal() + ")"));
+  pipeline_.runOnConsumer([&output, &jvm, notes = std::move(notes)] {
+    output.addJvm(jvm);
+    for (const std::string& text : notes) output.recording().note(jfr::Recording::now(), "info", text);
+  });
+}
+
+void RecordingSession::refuseLateJvm(const JvmAttachment& attachment, TargetOutput& output) {
+  std::string note = tell(attachment.failureNote());
+  const pid_t pid = attachment.pid();
+  const bool isJvm = attachment.isJvm();
+  pipeline_.runOnConsumer([&output, pid, isJvm, note = std::move(note)] {
+    if (isJvm) output.setJavaFramesMissing(pid, StackEnd::kJavaFramesUnavailable);
+    output.recording().note(jfr::Recording::now(), "warning", note);
+  });
+}
+
+std::string RecordingSession::tell(std::string note, TargetOutput* output, const char* level) {
+  if (progress_) progress_->clear();
+  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+  if (output) {
+    pipeline_.runOnConsumer([output, note, level] { output->recording().note(jfr::Recording::now(), level, note); });
+  }
+  return note;
+}
+
+StopReason RecordingSession::run(StopConditions& stop, const std::string& what, int64_t startNs,
+                                 const std::function<void()>& turn,
+                                 const std::function<std::vector<TargetOutput*>()>& outputs) {
+  progress_.emplace(config_.progressLine, what);
+  std::unique_ptr<DumpServer> dumps = openDumpServer();
+  OutputDirectoryWatch outputDirectory(outputDirectory_);
+  std::optional<StopReason> reason;
+  while (!(reason = stop.wait(kTurnMs))) {
+    turn();
+    outputDirectory.check();
+    const int64_t now = jfr::Recording::now();
+    retention_.sweepIfDue(now);
+    const std::vector<TargetOutput*> current = outputs();
+    answerDumpRequests(dumps.get(), pipeline_, current);
+    budget_.update(now, current);
+    progress_->update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config_.durationNs) / 1e9,
+                      pipeline_.samples(), pipeline_.lost());
+  }
+  progress_.reset();
+  return *reason;
+}
+
+void RecordingSession::endSampling() { pipeline_.stopAndDrain(); }
+
+void RecordingSession::endRecording(RecordSummary& summary, int64_t startNs) {
+  retention_.sweepIfDue(INT64_MAX);
+  summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
+  summary.periodNs = budget_.periodNs();
+  pipeline_.addUnfiledLossesTo(summary);
+  pipeline_.addMemoryTo(summary);
+  const SamplerCounters counters = sampler_.readCounters();
+  summary.overflows = samplingTicks(counters);
+  summary.counters = counters;
+  summary.sampleCosts = sampler_.readSampleCosts();
+}
+
+}  // namespace jfrbpf::record
