@@ -165,11 +165,11 @@ class JvmAgentE2E : public testing::TestWithParam<Jdk> {
       size_t n = model.compiledFrames(blob, blob.start + pc.pcOffset, nowTicks(), frames);
       ASSERT_GE(n, 1u);
       EXPECT_EQ(frames[n - 1].method, root);
-      EXPECT_EQ(frames[n - 1].type, FrameType::kJitCompiled);
+      EXPECT_EQ(frames[n - 1].type, jfr::FrameType::JitCompiled);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_NE(frames[i].method, nullptr) << "unknown method in an inline chain";
         if (i + 1 < n) {
-          EXPECT_EQ(frames[i].type, FrameType::kInlined);
+          EXPECT_EQ(frames[i].type, jfr::FrameType::Inlined);
         }
         const JavaMethod* callee = i > 0 ? frames[i - 1].method : nullptr;
         if (frames[i].method == leaf) {

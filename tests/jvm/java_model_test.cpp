@@ -77,13 +77,13 @@ TEST(JvmJavaModel, InlineChainsResolveInnermostFirstWithLines) {
   EXPECT_EQ(frames[0].method->name, "leaf");
   EXPECT_EQ(frames[0].bci, 5);
   EXPECT_EQ(frames[0].line, 11);
-  EXPECT_EQ(frames[0].type, FrameType::kInlined);
+  EXPECT_EQ(frames[0].type, jfr::FrameType::Inlined);
   EXPECT_EQ(frames[1].method->name, "middle");
   EXPECT_EQ(frames[1].line, 21);
-  EXPECT_EQ(frames[1].type, FrameType::kInlined);
+  EXPECT_EQ(frames[1].type, jfr::FrameType::Inlined);
   EXPECT_EQ(frames[2].method->name, "root");
   EXPECT_EQ(frames[2].line, 31);
-  EXPECT_EQ(frames[2].type, FrameType::kJitCompiled);
+  EXPECT_EQ(frames[2].type, jfr::FrameType::JitCompiled);
   EXPECT_EQ(frames[2].method->klass->name, "com/example/Work");
 
   // A return address matches its record exactly.
@@ -235,7 +235,7 @@ TEST(JvmJavaModel, InterpretedFramesTurnBcpIntoBciAndLine) {
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->bci, 0);
   EXPECT_EQ(f->line, 10);
-  EXPECT_EQ(f->type, FrameType::kInterpreted);
+  EXPECT_EQ(f->type, jfr::FrameType::Interpreted);
   f = model.interpretedFrame(0x800010000, 0x800010046, 1);
   EXPECT_EQ(f->bci, 6);
   EXPECT_EQ(f->line, 11);

@@ -270,7 +270,7 @@ size_t JavaModel::compiledFrames(const CompiledBlob& blob, uint64_t pc, uint64_t
     f.method = methods_.byId(blob.methodId, ticks);
     f.bci = -1;
     f.line = f.method != nullptr ? f.method->lineForBci(-1) : -1;
-    f.type = FrameType::kJitCompiled;
+    f.type = jfr::FrameType::JitCompiled;
     return 1;
   }
   std::span<const InlineStep> chain = blob.chain(static_cast<size_t>(index));
@@ -281,7 +281,7 @@ size_t JavaModel::compiledFrames(const CompiledBlob& blob, uint64_t pc, uint64_t
     f.method = methods_.byId(chain[i].methodId, ticks);
     f.bci = chain[i].bci;
     f.line = f.method != nullptr ? f.method->lineForBci(chain[i].bci) : -1;
-    f.type = i + 1 == chain.size() ? FrameType::kJitCompiled : FrameType::kInlined;
+    f.type = i + 1 == chain.size() ? jfr::FrameType::JitCompiled : jfr::FrameType::Inlined;
   }
   return n;
 }
@@ -294,7 +294,7 @@ std::optional<JavaFrame> JavaModel::interpretedFrame(uint64_t methodPtr, uint64_
   f.methodId = method->methodId;
   f.bci = method->bciForBcp(bcp);
   f.line = f.bci >= 0 ? method->lineForBci(f.bci) : -1;
-  f.type = FrameType::kInterpreted;
+  f.type = jfr::FrameType::Interpreted;
   return f;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/jfr/writer/types.h"
 #include "jvmsupport/protocol/records.h"
 #include "userspace/jvm/code_map.h"
 #include "userspace/jvm/method_table.h"
@@ -23,15 +24,12 @@
 
 namespace jfrbpf::jvm {
 
-// JFR's frame types ("Interpreted", "JIT compiled", "Inlined").
-enum class FrameType : uint8_t { kInterpreted, kJitCompiled, kInlined };
-
 struct JavaFrame {
   const JavaMethod* method = nullptr;  // null if the agent never described methodId
   uint64_t methodId = 0;
   int32_t bci = -1;
   int32_t line = -1;
-  FrameType type = FrameType::kJitCompiled;
+  jfr::FrameType type = jfr::FrameType::JitCompiled;  // Interpreted, JitCompiled or Inlined
 };
 
 struct PcInfo {

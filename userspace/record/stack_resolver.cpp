@@ -15,7 +15,7 @@ bool isNative(const jvm::JavaMethod* method) { return method && (method->modifie
 // As the JDK reports them: a Java native method's own frame (its compiled wrapper) is "Native".
 jfr::FrameType frameTypeOf(const jvm::JavaFrame& frame) {
   if (isNative(frame.method)) return jfr::FrameType::Native;
-  return frame.type == jvm::FrameType::kInlined ? jfr::FrameType::Inlined : jfr::FrameType::JitCompiled;
+  return frame.type;
 }
 
 bool inCodeHeaps(const jvm::JavaModel& model, uint64_t pc) {
