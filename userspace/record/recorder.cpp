@@ -128,10 +128,12 @@ RecordSummary record(const RecordConfig& config) {
   if (timing && jvms.empty() && attaching.empty() && !launchesJava) {
     throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
   }
-  // Asked to stop while attaching: the JVMs' code is left alone.
-  const bool instrument = !signals.stopPending();
-  if (timing && !instrument) notes.push_back(session.tell("stopped before method timing began: no method was instrumented"));
+  bool instrument = timing;
   for (auto& jvm : jvms) {
+    if (instrument && signals.stopPending()) {  // asked to stop while attaching: the JVMs' code is left alone
+      instrument = false;
+      notes.push_back(session.tell("stopped before method timing began: no method was instrumented"));
+    }
     if (instrument) {
       session.prepareJvm(*jvm, notes);
     } else {
@@ -217,7 +219,8 @@ RecordSummary record(const RecordConfig& config) {
       for (pid_t pid : stop.takeExited()) {
         std::function<void()> noteInFile;
         if (othersGoOn) {
-          const std::string note = session.tell("process " + std::to_string(pid) + " exited; recording the other targets");
+          const std::string note =
+              session.tell("process " + std::to_string(pid) + " exited; recording the other targets");
           noteInFile = [&output, note] { output->recording().note(jfr::Recording::now(), "info", note); };
         }
         session.retireTarget(pid, std::move(noteInFile));
