@@ -10,7 +10,7 @@
 //   auto output = session.openOutput(path);            // a file (or series) targets are written into
 //   session.beginTarget(pid, *output);                  // sampled from now on
 //   session.prepareJvm(jvm, notes); output->addJvm(jvm) // its Java frames, its methods timed
-//   reason = session.run(stop, startNs, turn, outputs); // until the duration, a signal or the targets end
+//   reason = session.run(stop, what, startNs, turn, outputs); // until the duration, a signal, the targets end
 //   session.endSampling();                              // 1. nothing more is sampled; all is drained
 //   output->finish(...);                                // 2. the caller finishes its files
 //   session.endRecording(summary, startNs);             // 3. retention, and the session's counts
