@@ -51,9 +51,15 @@ jfr::ThreadId ThreadRegistry::threadFor(pid_t tgid, pid_t tid) {
 void ThreadRegistry::setJavaIdentity(pid_t tgid, pid_t tid, const std::string& javaName, int64_t javaThreadId,
                                      bool isVirtual) {
   Entry& entry = entryFor(tgid, tid);
-  if (entry.id != 0 && entry.info.javaName == javaName && entry.info.javaThreadId == javaThreadId) return;
-  if (entry.info.osName.empty()) entry.info.osName = threadComm(tgid, tid);
+  // HotSpot names a thread's native thread after its Java name (cut to the kernel's 15 bytes) only once the
+  // thread runs, after it reported the thread: an OS name read before is the launcher's ("java"), so it is
+  // read again until it is that (the main thread keeps the launcher's name, and costs a read each time).
+  const bool sameIdentity = entry.info.javaName == javaName && entry.info.javaThreadId == javaThreadId;
+  if (entry.id != 0 && sameIdentity && entry.info.osName == javaName.substr(0, 15)) return;
+  const std::string osNameBefore = entry.info.osName;
+  if (std::string comm = threadComm(tgid, tid); !comm.empty()) entry.info.osName = std::move(comm);
   if (entry.info.osName.empty()) entry.info.osName = javaName;
+  if (entry.id != 0 && sameIdentity && entry.info.osName == osNameBefore) return;
   entry.info.javaName = javaName;
   entry.info.javaThreadId = javaThreadId;
   entry.info.isVirtual = isVirtual;
