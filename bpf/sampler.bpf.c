@@ -5,9 +5,12 @@
  * keeps those that interrupted a profiled process. It walks the user stack (native, interpreted, compiled
  * and stub frames) and the kernel stack, and sends each sample to userspace. Nothing is aggregated here: JFR
  * wants every sample with its own timestamp. Every way a sample can be lost has its own counter.
- * The object also holds the uprobes on a watched JVM's code heap frees (on_code_freed: the blob and code
- * bytes caches no longer hold), from method_timer.bpf.h, the method-trace uprobe, whose invocations'
- * stacks the same walker takes, and from off_cpu.bpf.h the scheduler hooks of --off-cpu. */
+ * The object also holds:
+ *   on_thread_exit   with --sampler cpu, an ending thread's CPU time no clock caught, into its loss ledger;
+ *   on_code_freed    the uprobes on a watched JVM's code heap frees (the blob and code bytes caches no longer
+ *                    hold);
+ * from method_timer.bpf.h the method-trace uprobe, whose invocations' stacks the same walker takes, and from
+ * off_cpu.bpf.h the scheduler hooks and task iterators of --off-cpu. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>

@@ -1,6 +1,9 @@
 #include "jvmsupport/agent/code_cache.h"
 
 #include <cstring>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "jvmsupport/agent/safe_memory.h"
 
@@ -15,34 +18,38 @@ constexpr int kMaxSegmentHops = 64;
 void CodeCacheLayout::init(const VmStructs& vm) {
   enabled_ = false;
   if (!vm.available() || !safeMemoryAvailable()) return;
-  uint64_t headerOffset = 0, usedOffset = 0;
   bool ok = vm.staticAddress("CodeCache", "_heaps", heapsAddress_) &&
             vm.fieldOffset("GrowableArray<int>", "_data", arrayData_) &&
             vm.fieldOffset("CodeHeap", "_memory", heapMemory_) && vm.fieldOffset("CodeHeap", "_segmap", heapSegmap_) &&
             vm.fieldOffset("VirtualSpace", "_low_boundary", vsLowBoundary_) &&
             vm.fieldOffset("VirtualSpace", "_high_boundary", vsHighBoundary_) &&
             vm.fieldOffset("VirtualSpace", "_low", vsLow_) && vm.fieldOffset("VirtualSpace", "_high", vsHigh_) &&
-            vm.typeSize("HeapBlock", heapBlockSize_) && vm.fieldOffset("HeapBlock", "_header", headerOffset) &&
-            vm.fieldOffset("HeapBlock::Header", "_used", usedOffset) && vm.fieldOffset("CodeBlob", "_name", blobName_);
+            vm.fieldOffset("CodeBlob", "_name", blobName_);
   if (!ok) return;
-  heapBlockUsed_ = headerOffset + usedOffset;
+  auto field = [&vm](const char* type, const char* name) -> std::optional<std::pair<uint64_t, std::string_view>> {
+    uint64_t offset = 0;
+    const char* typeString = nullptr;
+    if (!vm.fieldOffset(type, name, offset, &typeString) || typeString == nullptr) return std::nullopt;
+    return std::pair<uint64_t, std::string_view>(offset, typeString);
+  };
+  auto typeSize = [&vm](std::string_view type) -> uint64_t {
+    char name[128];
+    if (type.size() >= sizeof name) return 0;
+    std::memcpy(name, type.data(), type.size());
+    name[type.size()] = '\0';
+    uint64_t size = 0;
+    return vm.typeSize(name, size) ? size : 0;
+  };
+  const char* whyNot = nullptr;
+  std::optional<hotspot::CodeBlobFields> blob = hotspot::codeBlobFields(field, typeSize, whyNot);
+  if (!blob) return;
+  blob_ = *blob;
   arrayLength_ = findIntField(vm, "GrowableArrayBase", "_len");
   heapLog2Segment_ = findIntField(vm, "CodeHeap", "_log2_segment_size");
-  frameSize_ = findIntField(vm, "CodeBlob", "_frame_size");
-  frameComplete_ = findIntField(vm, "CodeBlob", "_frame_complete_offset");
-  if (vm.fieldOffset("CodeBlob", "_code_begin", codeBeginPtr_) && vm.fieldOffset("CodeBlob", "_code_end", codeEndPtr_)) {
-    codeAsOffsets_ = false;
-  } else {
-    codeOffset_ = findIntField(vm, "CodeBlob", "_code_offset");
-    dataOffset_ = findIntField(vm, "CodeBlob", "_data_offset");
-    if (!codeOffset_.present() || !dataOffset_.present()) return;
-    codeAsOffsets_ = true;
-  }
   compileId_ = findIntField(vm, "nmethod", "_compile_id");
   compLevel_ = findIntField(vm, "nmethod", "_comp_level");
   if (!compLevel_.present()) compLevel_ = findIntField(vm, "CompiledMethod", "_comp_level");
-  enabled_ = arrayLength_.present() && heapLog2Segment_.present() && frameSize_.present() &&
-             frameComplete_.present() && heapBlockSize_ > 0 && heapBlockSize_ < 256;
+  enabled_ = arrayLength_.present() && heapLog2Segment_.present();
 }
 
 size_t CodeCacheLayout::heaps(protocol::CodeHeap* out, size_t max) const {
@@ -82,9 +89,9 @@ bool CodeCacheLayout::heapFor(uint64_t pc, protocol::CodeHeap& heap) const {
 }
 
 bool CodeCacheLayout::codeRange(uint64_t blob, uint64_t& begin, uint64_t& end) const {
-  if (!codeAsOffsets_) return safeRead(blob + codeBeginPtr_, begin) && safeRead(blob + codeEndPtr_, end);
+  if (!blob_.codeAsOffsets) return safeRead(blob + blob_.codeBegin.offset, begin) && safeRead(blob + blob_.codeEnd.offset, end);
   int64_t codeOffset = 0, dataOffset = 0;
-  if (!codeOffset_.read(blob, codeOffset) || !dataOffset_.read(blob, dataOffset)) return false;
+  if (!IntField(blob_.codeBegin).read(blob, codeOffset) || !IntField(blob_.codeEnd).read(blob, dataOffset)) return false;
   if (codeOffset < 0 || dataOffset < codeOffset) return false;
   begin = blob + static_cast<uint64_t>(codeOffset);
   end = blob + static_cast<uint64_t>(dataOffset);
@@ -104,13 +111,15 @@ bool CodeCacheLayout::blobAt(uint64_t pc, protocol::BlobInfo& out) const {
   }
   uint64_t block = heap.committedLow + (segment << heap.log2SegmentSize);
   uint8_t used = 0;
-  if (!safeRead(block + heapBlockUsed_, used) || used == 0) return false;
-  uint64_t blob = block + heapBlockSize_;
+  if (!safeRead(block + blob_.heapBlockUsed.offset, used) || used == 0) return false;
+  uint64_t blob = block + blob_.heapBlockSize;
   uint64_t begin = 0, end = 0;
   if (!codeRange(blob, begin, end) || pc < begin || pc >= end) return false;
 
   int64_t frameSize = -1, frameComplete = -1;
-  if (!frameSize_.read(blob, frameSize) || !frameComplete_.read(blob, frameComplete)) return false;
+  if (!IntField(blob_.frameSize).read(blob, frameSize) || !IntField(blob_.frameCompleteOffset).read(blob, frameComplete)) {
+    return false;
+  }
   out = protocol::BlobInfo{};
   out.blobAddress = blob;
   out.frameSizeWords = static_cast<int32_t>(frameSize);

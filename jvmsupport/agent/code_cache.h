@@ -8,6 +8,7 @@
 
 #include "jvmsupport/agent/jvm_layout.h"
 #include "jvmsupport/agent/vm_structs.h"
+#include "jvmsupport/hotspot/code_blob_fields.h"
 #include "jvmsupport/protocol/records.h"
 
 namespace jfrbpf::agent {
@@ -33,12 +34,7 @@ class CodeCacheLayout {
   uint64_t heapMemory_ = 0, heapSegmap_ = 0;
   IntField heapLog2Segment_;
   uint64_t vsLowBoundary_ = 0, vsHighBoundary_ = 0, vsLow_ = 0, vsHigh_ = 0;
-  uint64_t heapBlockSize_ = 0, heapBlockUsed_ = 0;
-  // JDK <= 22 store code begin/end as pointers, JDK 23+ as offsets from the blob.
-  bool codeAsOffsets_ = false;
-  uint64_t codeBeginPtr_ = 0, codeEndPtr_ = 0;
-  IntField codeOffset_, dataOffset_;
-  IntField frameSize_, frameComplete_;
+  hotspot::CodeBlobFields blob_;
   uint64_t blobName_ = 0;
   IntField compileId_, compLevel_;
 };

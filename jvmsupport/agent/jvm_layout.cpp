@@ -9,22 +9,6 @@ namespace jfrbpf::agent {
 
 namespace {
 
-struct KnownWidth {
-  const char* type;
-  uint8_t width;
-  bool isSigned;
-};
-// Declared types that VMTypes may not list (qualifiers, enums).
-constexpr KnownWidth kKnownWidths[] = {
-    {"int", 4, true},          {"jint", 4, true},         {"int32_t", 4, true},  {"uint32_t", 4, false},
-    {"u4", 4, false},          {"unsigned int", 4, false}, {"pid_t", 4, true},    {"u2", 2, false},
-    {"uint16_t", 2, false},    {"int16_t", 2, true},      {"short", 2, true},    {"jshort", 2, true},
-    {"u1", 1, false},          {"bool", 1, false},        {"int8_t", 1, true},   {"uint8_t", 1, false},
-    {"signed char", 1, true},  {"volatile signed char", 1, true},              {"char", 1, true},
-    {"intx", 8, true},         {"uintx", 8, false},       {"size_t", 8, false},  {"uint64_t", 8, false},
-    {"int64_t", 8, true},      {"jlong", 8, true},
-};
-
 constexpr size_t kMaxPlausibleOffset = 1u << 16;
 
 }  // namespace
@@ -34,28 +18,19 @@ bool IntField::read(uintptr_t object, int64_t& out) const {
 }
 
 IntField findIntField(const VmStructs& vm, const char* typeName, const char* fieldName) {
-  IntField f;
   uint64_t offset = 0;
   const char* typeString = nullptr;
   if (!vm.fieldOffset(typeName, fieldName, offset, &typeString) || typeString == nullptr ||
       offset >= kMaxPlausibleOffset) {
-    return f;
+    return {};
   }
-  for (const KnownWidth& known : kKnownWidths) {
-    if (std::strcmp(known.type, typeString) == 0) {
-      f.offset = offset;
-      f.width = known.width;
-      f.isSigned = known.isSigned;
-      return f;
-    }
-  }
+  hotspot::IntFieldAt field = hotspot::integerOfType(typeString);
   uint64_t size = 0;
-  if (vm.typeSize(typeString, size) && (size == 1 || size == 2 || size == 4 || size == 8)) {
-    f.offset = offset;
-    f.width = static_cast<uint8_t>(size);
-    f.isSigned = true;  // enums (CompLevel, JavaThreadState): small non-negative values either way
+  if (!field.present() && vm.typeSize(typeString, size) && (size == 1 || size == 2 || size == 4 || size == 8)) {
+    field = {0, static_cast<uint8_t>(size), true};  // enums (CompLevel, JavaThreadState): small non-negative values
   }
-  return f;
+  if (field.present()) field.offset = offset;
+  return field;
 }
 
 void JvmLayout::init(const VmStructs& vm, int jdkMajor) {

@@ -8,16 +8,14 @@
 #include <cstdint>
 
 #include "jvmsupport/agent/vm_structs.h"
+#include "jvmsupport/hotspot/code_blob_fields.h"
 
 namespace jfrbpf::agent {
 
 // An integer field of a HotSpot structure: where it is and how wide.
-struct IntField {
-  uint64_t offset = 0;
-  uint8_t width = 0;  // 0: not present in this JVM
-  bool isSigned = false;
-
-  bool present() const { return width != 0; }
+struct IntField : hotspot::IntFieldAt {
+  IntField() = default;
+  IntField(const hotspot::IntFieldAt& field) : hotspot::IntFieldAt(field) {}  // NOLINT: a widening
   bool read(uintptr_t object, int64_t& out) const;
 };
 

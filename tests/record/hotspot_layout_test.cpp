@@ -30,11 +30,13 @@ const std::vector<Field> kJdk17 = {
     {"HeapBlock", "_header", "HeapBlock::Header", 0},     {"HeapBlock::Header", "_length", "size_t", 0},
     {"HeapBlock::Header", "_used", "bool", 8},            {"CodeBlob", "_frame_size", "int", 56},
     {"CodeBlob", "_frame_complete_offset", "int", 24},    {"CodeBlob", "_code_begin", "address", 64},
+    {"CodeBlob", "_code_end", "address", 72},
 };
 const std::vector<Field> kJdk25 = {
     {"HeapBlock", "_header", "HeapBlock::Header", 0},     {"HeapBlock::Header", "_length", "uint32_t", 0},
     {"HeapBlock::Header", "_used", "bool", 4},            {"CodeBlob", "_frame_size", "int", 36},
     {"CodeBlob", "_frame_complete_offset", "int16_t", 30}, {"CodeBlob", "_code_offset", "int", 20},
+    {"CodeBlob", "_data_offset", "int", 24},
 };
 
 jvm::JavaModel modelOf(const std::vector<Field>& fields, std::vector<uint32_t> segmentShifts,

@@ -29,6 +29,7 @@
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/probe_sites.h"
 #include "userspace/timing/timing_table_view.h"
+#include "userspace/jvm/walked_frame.h"
 #include "userspace/timing/trace_stack.h"
 
 extern "C" void timing_test_nop5_site();
@@ -331,6 +332,39 @@ jvm::TimedMethodInfo tracedMethod() {
   return m;
 }
 
+// The rules both the stack resolver and the traces name walked frames by (jvm/walked_frame.h).
+TEST(WalkedFrame, TheInterruptedFramesLiveBcpWinsWhereItLiesInTheMethod) {
+  jvm::JavaModel model;
+  ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
+  // compute's bytecode is at kTracedPtr + 0x40, 32 bytes: the slot says bci 0, the live register bci 5.
+  std::optional<jvm::JavaFrame> frame = jvm::interpretedJavaFrame(model, kTracedPtr, kTracedPtr + 0x40, 100, kTracedPtr + 0x45);
+  ASSERT_TRUE(frame);
+  EXPECT_EQ(frame->bci, 5);
+  frame = jvm::interpretedJavaFrame(model, kTracedPtr, kTracedPtr + 0x40, 100, 0x1234);  // a stale register
+  ASSERT_TRUE(frame);
+  EXPECT_EQ(frame->bci, 0);
+  EXPECT_FALSE(jvm::interpretedJavaFrame(model, 0x800090000, 0x800090040, 100)) << "a Method* never described";
+}
+
+TEST(WalkedFrame, CompiledCodeGivesItsInlineChainThenItsOwnMethod) {
+  jvm::JavaModel model;
+  ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
+  uint64_t ticks = 100;
+  jvm::PcInfo info = jvm::codeAtWalkedPc(model, 0x7020, ticks, 200);
+  ASSERT_EQ(info.kind, jvm::CodeKind::kCompiled);
+  std::array<jvm::JavaFrame, 8> scratch;
+  size_t count = jvm::compiledJavaFrames(model, *info.compiled, 0x7020, ticks, scratch);
+  ASSERT_EQ(count, 2u);
+  EXPECT_EQ(scratch[0].method->name, "compute") << "the inlined callee first";
+  EXPECT_EQ(scratch[1].method->name, "main") << "the blob's own method last";
+  count = jvm::compiledJavaFrames(model, *info.compiled, 0x70f0, ticks, scratch);  // no debug info there
+  ASSERT_EQ(count, 1u);
+  ASSERT_NE(scratch[0].method, nullptr);
+  EXPECT_EQ(scratch[0].method->name, "main");
+  EXPECT_EQ(scratch[0].bci, -1);
+  EXPECT_EQ(jvm::codeAtWalkedPc(model, 0x9000, ticks, 200).kind, jvm::CodeKind::kUnknown);
+}
+
 TEST(TimingTraceStack, DropsAnInterpretedTracedFrameWhole) {
   jvm::JavaModel model;
   ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
@@ -343,7 +377,7 @@ TEST(TimingTraceStack, DropsAnInterpretedTracedFrameWhole) {
                        kTracedPtr + 0x45, kTracedPtr, kCallerPtr + 0x48, kCallerPtr};
   std::memcpy(record->data, frames, sizeof frames);
   std::array<jvm::JavaFrame, 8> scratch;
-  CallerFrames caller = findCaller(model, *record, tracedMethod(), scratch);
+  CallerFrames caller = findCaller(model, *record, tracedMethod(), /*now=*/100, scratch);
   ASSERT_TRUE(caller.found);
   EXPECT_EQ(caller.rawFrames, 4u);
   EXPECT_EQ(caller.resolvedFrames, 0u);
@@ -361,14 +395,14 @@ TEST(TimingTraceStack, DropsOnlyTheInlinedPartOfACompiledFrame) {
   uint64_t frames[] = {0x5000, 0, 0x7020, 0};  // stub, then the caller's code with compute inlined at 0x20
   std::memcpy(record->data, frames, sizeof frames);
   std::array<jvm::JavaFrame, 8> scratch;
-  CallerFrames caller = findCaller(model, *record, tracedMethod(), scratch);
+  CallerFrames caller = findCaller(model, *record, tracedMethod(), /*now=*/100, scratch);
   ASSERT_TRUE(caller.found);
   EXPECT_EQ(caller.rawFrames, 1u) << "the stub goes";
   EXPECT_EQ(caller.resolvedFrames, 1u) << "then the inlined compute, keeping main from the same frame";
 
   frames[2] = 0x7040;  // a pc of main itself: compute is not in this stack
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_FALSE(findCaller(model, *record, tracedMethod(), scratch).found);
+  EXPECT_FALSE(findCaller(model, *record, tracedMethod(), /*now=*/100, scratch).found);
 }
 
 TEST(TimingTraceStack, WithoutTheTracedFrameDropsOnlyTheHooksFrames) {
@@ -381,10 +415,11 @@ TEST(TimingTraceStack, WithoutTheTracedFrameDropsOnlyTheHooksFrames) {
   // trace stub, exit stub, MethodHooks.exit, unknown code
   uint64_t frames[] = {0x5000, 0, 0x5100, 0, hookPtr + 0x40, hookPtr, 0x9000, 0};
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 3u);
+  std::array<jvm::JavaFrame, 8> scratch;
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", /*now=*/100, scratch), 3u);
   frames[5] = kCallerPtr;  // not the hook's frame after all
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks"), 1u) << "only the trace stub is certain";
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", /*now=*/100, scratch), 1u) << "only the trace stub is certain";
 }
 
 // ---- the agent's stubs and the shared timing table -------------------------------------------------------------

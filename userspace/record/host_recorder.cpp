@@ -195,10 +195,10 @@ class HostRecorder {
 
   void account(const HostJvm& host) {
     const TargetOutput& output = *host.output;
-    summary_.files.push_back({host.pid, output.path(), output.files(), host.mainClass, output.samples(),
+    summary_.files.push_back({host.pid, output.files().path(), output.files().files(), host.mainClass, output.samples(),
                               output.lost(), host.jvm != nullptr});
     output.addCountsTo(summary_);
-    summary_.fileCount += output.files();
+    summary_.fileCount += output.files().files();
     summary_.javaProcesses += host.jvm ? 1 : 0;
   }
 

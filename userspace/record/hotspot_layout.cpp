@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "jvmsupport/hotspot/code_blob_fields.h"
 #include "userspace/base/error.h"
 #include "userspace/base/unique_fd.h"
 #include "userspace/proc/maps.h"
@@ -15,9 +16,6 @@
 
 namespace jfrbpf::record {
 namespace {
-
-// Offsets come from the target and are only as trustworthy as it is: bound them by sane object sizes.
-constexpr uint64_t kMaxFieldOffset = 1u << 16;
 
 // Interpreter frame slots in words from rbp (frame_x86.hpp): not in VMStructs, unchanged since JDK 9.
 constexpr int32_t kInterpreterMethodSlot = -3;
@@ -27,7 +25,7 @@ constexpr int32_t kInterpreterSenderSpSlot = -1;
 
 bool offset(const jvm::VmStructsTable& vm, const char* type, const char* field, uint32_t& out, std::string& whyNot) {
   auto value = vm.fieldOffset(type, field);
-  if (!value || *value > kMaxFieldOffset) {
+  if (!value || *value >= hotspot::kMaxFieldOffset) {
     whyNot = std::string("VMStructs has no usable ") + type + "::" + field;
     return false;
   }
@@ -80,50 +78,42 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
   });
 
   const jvm::VmStructsTable& vm = model.vmStructs();
-  const jvm::VmTypeInfo* heapBlock = vm.type("HeapBlock");
-  if (!heapBlock || heapBlock->size == 0 || heapBlock->size > 256) {
-    whyNot = "VMStructs has no HeapBlock size";
+  auto field = [&vm](const char* type, const char* name) -> std::optional<std::pair<uint64_t, std::string_view>> {
+    const jvm::VmField* found = vm.field(type, name);
+    if (found == nullptr || found->isStatic) return std::nullopt;
+    return std::pair<uint64_t, std::string_view>(found->offset, found->typeString);
+  };
+  auto typeSize = [&vm](std::string_view type) -> uint64_t {
+    const jvm::VmTypeInfo* info = vm.type(type);
+    return info ? info->size : 0;
+  };
+  const char* missing = nullptr;
+  std::optional<hotspot::CodeBlobFields> blobFields = hotspot::codeBlobFields(field, typeSize, missing);
+  if (!blobFields) {
+    whyNot = missing;
     return std::nullopt;
   }
-  layout.heap_block_header_size = static_cast<uint32_t>(heapBlock->size);
-  if (!offset(vm, "CodeBlob", "_frame_size", layout.blob_frame_size, whyNot) ||
-      !offset(vm, "CodeBlob", "_frame_complete_offset", layout.blob_frame_complete, whyNot)) {
+  const hotspot::CodeBlobFields& fields = *blobFields;
+  // The widths the walker reads each field at (hotspot_frames.bpf.h's read_blob_header).
+  if (fields.heapBlockUsed.width != 1 || (fields.heapBlockLength.width != 4 && fields.heapBlockLength.width != 8) ||
+      fields.frameSize.width != 4 || (fields.frameCompleteOffset.width != 2 && fields.frameCompleteOffset.width != 4) ||
+      fields.codeBegin.width != (fields.codeAsOffsets ? 4 : 8)) {
+    whyNot = "VMStructs declares a HeapBlock or CodeBlob field the walker reads at a width it does not read";
     return std::nullopt;
   }
-  // Narrowed from int to int16_t in JDK 23 (smaller nmethod headers): read it at its declared width.
-  const jvm::VmField* frameComplete = vm.field("CodeBlob", "_frame_complete_offset");
-  layout.blob_frame_complete_size =
-      frameComplete && (frameComplete->typeString == "int16_t" || frameComplete->typeString == "short") ? 2 : 4;
-  std::string ignored;
-  if (offset(vm, "CodeBlob", "_code_begin", layout.blob_code_begin, ignored)) {
-    layout.blob_code_begin_is_offset = 0;
-  } else if (offset(vm, "CodeBlob", "_code_offset", layout.blob_code_begin, whyNot)) {
-    layout.blob_code_begin_is_offset = 1;  // JDK 23+: an int offset from the blob
-  } else {
-    return std::nullopt;
-  }
-  uint32_t header = 0, length = 0, used = 0;
-  if (!offset(vm, "HeapBlock", "_header", header, whyNot) ||
-      !offset(vm, "HeapBlock::Header", "_length", length, whyNot) ||
-      !offset(vm, "HeapBlock::Header", "_used", used, whyNot)) {
-    return std::nullopt;
-  }
-  layout.heap_block_length = header + length;
-  layout.heap_block_used = header + used;
-  // size_t before JDK 24, uint32_t since: read it at its declared width.
-  const jvm::VmField* lengthField = vm.field("HeapBlock::Header", "_length");
-  bool narrow = lengthField && (lengthField->typeString == "uint32_t" || lengthField->typeString == "uint" ||
-                                lengthField->typeString == "int");
-  layout.heap_block_length_size = narrow ? 4 : 8;
-  if (layout.heap_block_length + layout.heap_block_length_size > layout.heap_block_header_size ||
-      layout.heap_block_used >= layout.heap_block_header_size) {
-    whyNot = "VMStructs puts HeapBlock::Header fields outside the HeapBlock";
-    return std::nullopt;
-  }
+  layout.heap_block_header_size = static_cast<uint32_t>(fields.heapBlockSize);
+  layout.heap_block_length = static_cast<uint32_t>(fields.heapBlockLength.offset);
+  layout.heap_block_length_size = fields.heapBlockLength.width;
+  layout.heap_block_used = static_cast<uint32_t>(fields.heapBlockUsed.offset);
+  layout.blob_frame_size = static_cast<uint32_t>(fields.frameSize.offset);
+  layout.blob_frame_complete = static_cast<uint32_t>(fields.frameCompleteOffset.offset);
+  layout.blob_frame_complete_size = fields.frameCompleteOffset.width;
+  layout.blob_code_begin = static_cast<uint32_t>(fields.codeBegin.offset);
+  layout.blob_code_begin_is_offset = fields.codeAsOffsets ? 1 : 0;
   // The walker checks a blob with one read: from its HeapBlock header up to the last CodeBlob field it uses.
   uint32_t fieldsEnd = std::max({layout.blob_frame_size + 4,
                                  layout.blob_frame_complete + layout.blob_frame_complete_size,
-                                 layout.blob_code_begin + (layout.blob_code_begin_is_offset ? 4u : 8u)});
+                                 layout.blob_code_begin + fields.codeBegin.width});
   layout.blob_header_bytes = layout.heap_block_header_size + fieldsEnd;
   if (layout.blob_header_bytes > JFRBPF_BLOB_HEADER_MAX) {
     whyNot = "the HeapBlock and CodeBlob fields the walker reads span " + std::to_string(layout.blob_header_bytes) +
@@ -136,7 +126,7 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
                                    std::pair{layout.heap_block_used, 1u},
                                    std::pair{blob + layout.blob_frame_size, 4u},
                                    std::pair{blob + layout.blob_frame_complete, layout.blob_frame_complete_size},
-                                   std::pair{blob + layout.blob_code_begin, layout.blob_code_begin_is_offset ? 4u : 8u}}) {
+                                   std::pair{blob + layout.blob_code_begin, uint32_t{fields.codeBegin.width}}}) {
     if (fieldOffset % 8 + size > 8) {
       whyNot = "a HeapBlock or CodeBlob field the walker reads spans two words (offset " + std::to_string(fieldOffset) +
                ", " + std::to_string(size) + " bytes)";
@@ -155,6 +145,7 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
     }
   }
 
+  std::string ignored;
   uint32_t anchor = 0, sp = 0, fp = 0, pc = 0;
   if (offset(vm, "JavaThread", "_anchor", anchor, ignored) &&
       offset(vm, "JavaFrameAnchor", "_last_Java_sp", sp, ignored) &&

@@ -266,17 +266,13 @@ RecordSummary record(const RecordConfig& config) {
   session.endSampling();
   output->finish(jfr::Recording::now(), /*finalTraces=*/true);
   session.endRecording(summary, startNs);
-  if (config.rotation.enabled()) summary.outputPath = output->path();
-  summary.fileCount = output->files();
+  if (config.rotation.enabled()) summary.outputPath = output->files().path();
+  summary.fileCount = output->files().files();
   output->addCountsTo(summary);
   summary.javaProcesses = jvms.size() + (launchedJvm ? 1 : 0);
   if (timing) {
     for (auto& jvm : jvms) summary.timedJvms += jvm->timingStarted() ? 1 : 0;
     if (launchedJvm && launchedJvm->timingStarted()) ++summary.timedJvms;
-    summary.timedMethods = output->timedMethodsWritten();
-    summary.timedInvocations = output->timedInvocationsWritten();
-    summary.tracesWritten = output->traceCounters().written;
-    summary.tracesUnknown = output->traceCounters().unknownMethod;
     summary.traceCounters = session.sampler().readTimerCounters();
     auto addStubCounters = [&summary](const JvmConnection& jvm) {
       if (const timing::TimingTableView* table = jvm.timingTable()) summary.stubCounters += table->counters();

@@ -31,7 +31,7 @@ std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& pa
   auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
                                                sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
                                                config_.periodNs, config_.methodTiming);
-  if (series) output->rotateThrough(std::move(*series));
+  if (series) output->files().rotateThrough(std::move(*series));
   budget_.applyTo(*output, jfr::Recording::now());
   return output;
 }
@@ -39,7 +39,7 @@ std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& pa
 void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMapped) {
   clocks_.addProcess(pid);
   const ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
-  output.setThreadCpuStart(pid, cpuStart);
+  output.beginTarget(pid, cpuStart);
   if (codeMapped) pipeline_.addProcess(pid, output);
   sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
 }

@@ -209,7 +209,7 @@ void SamplePipeline::checkMemory(jfr::Ticks now) {
   consumers.javaModels = [this] {
     std::vector<std::pair<pid_t, size_t>> models;
     for (TargetOutput* output : outputs()) {
-      for (const auto& model : output->javaModelBytes()) models.push_back(model);
+      for (const auto& model : output->jvms().modelBytes()) models.push_back(model);
     }
     return models;
   };
@@ -289,7 +289,7 @@ void SamplePipeline::flushOffCpuWaits() {
   if (!sampler_.offCpuLoaded()) return;
   const uint64_t passesBefore = sampler_.offCpuFlushPasses();
   size_t handed = 0;
-  for (TargetOutput* output : outputs()) handed += output->handOffCpuFlushToAgents();
+  for (TargetOutput* output : outputs()) handed += output->jvms().handOffCpuFlush();
   // An agent runs its pass as soon as its thread sees the command (milliseconds); one that has not finished
   // in time leaves its threads to the loader's pass below, with kernel frames only.
   const auto deadline = std::chrono::steady_clock::now() + kAgentFlushTimeout;
@@ -338,7 +338,7 @@ void SamplePipeline::drainRemaining() {
 void SamplePipeline::writeFinalCpuTimes(const std::vector<std::pair<pid_t, ThreadCpuTimes>>& cpuEnds) {
   for (const auto& [pid, end] : cpuEnds) {
     auto route = routes_.find(pid);
-    if (route != routes_.end()) route->second->writeThreadCpuTimes(jfr::Recording::now(), pid, end);
+    if (route != routes_.end()) route->second->endTarget(jfr::Recording::now(), pid, end);
   }
 }
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "userspace/jvm/walked_frame.h"
+
 namespace jfrbpf::record {
 namespace {
 
@@ -107,12 +109,8 @@ jfr::MethodId StackResolver::markerMethod(std::string_view name) {
 bool StackResolver::appendJavaFrames(Resolving& resolving, const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr,
                                      uint64_t ticks, bool top, uint64_t topBcp) {
   if (methodPtr != 0) {
-    // An interpreted frame: the walker read its Method* and bcp (in `pc`). For the interrupted frame the
-    // live bcp is in r13, the slot may be stale: prefer r13 when it lies in the method's bytecode.
-    std::optional<jvm::JavaFrame> frame = model.interpretedFrame(methodPtr, pc, ticks);
-    if (top && frame && frame->method && frame->method->bciForBcp(topBcp) >= 0) {
-      frame = model.interpretedFrame(methodPtr, topBcp, ticks);
-    }
+    std::optional<jvm::JavaFrame> frame =
+        jvm::interpretedJavaFrame(model, methodPtr, pc, ticks, top ? std::optional(topBcp) : std::nullopt);
     if (frame) {
       // A native method runs in the interpreter's native entry: the JDK calls that frame Native too.
       frames_.push_back({javaMethod(resolving, frame->method, frame->methodId), frame->line, frame->bci,
@@ -123,15 +121,7 @@ bool StackResolver::appendJavaFrames(Resolving& resolving, const jvm::JavaModel&
     }
     return true;
   }
-  // Return addresses point after the call; the pc record HotSpot keeps for a call site is at the return
-  // address itself, so compiled code is looked up at the exact pc.
-  jvm::PcInfo info = model.classify(pc, ticks);
-  if (info.kind == jvm::CodeKind::kUnknown) {
-    // JVMTI reports a compiled method only after HotSpot installed it, and threads may run it before that
-    // report's timestamp: code unknown at the sample's time is looked up as it is now (moments later).
-    ticks = static_cast<uint64_t>(jfr::Recording::now());
-    info = model.classify(pc, ticks);
-  }
+  jvm::PcInfo info = jvm::codeAtWalkedPc(model, pc, ticks, static_cast<uint64_t>(jfr::Recording::now()));
   switch (info.kind) {
     case jvm::CodeKind::kCompiled: {
       // The frames of a pc in one compiled blob never change while it lives: named once, then copied.
@@ -145,11 +135,7 @@ bool StackResolver::appendJavaFrames(Resolving& resolving, const jvm::JavaModel&
       const size_t first = frames_.size();
       const bool completeBefore = resolving.complete;
       resolving.complete = true;
-      size_t count = model.compiledFrames(*info.compiled, pc, ticks, inlineScratch_);
-      if (count == 0) {
-        const jvm::JavaMethod* root = model.methods().byId(info.compiled->methodId, ticks);
-        frames_.push_back({javaMethod(resolving, root, info.compiled->methodId), -1, -1, jfr::FrameType::JitCompiled});
-      }
+      const size_t count = jvm::compiledJavaFrames(model, *info.compiled, pc, ticks, inlineScratch_);
       for (size_t i = 0; i < count; ++i) {
         const jvm::JavaFrame& f = inlineScratch_[i];
         frames_.push_back({javaMethod(resolving, f.method, f.methodId), f.line, f.bci, frameTypeOf(f)});

@@ -74,12 +74,14 @@ MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t s
   const uint32_t slot = head.hook_index & JFRBPF_HOOK_SLOT_MASK;
   const jvm::TimedMethodInfo* method = jvm ? jvm->model->timedMethods().bySlot(slot) : nullptr;
   if (method == nullptr || !method->traced()) return Outcome::kRetry;
-  CallerFrames caller = findCaller(*jvm->model, record, *method, inlineScratch_);
+  const auto now = static_cast<uint64_t>(jfr::Recording::now());
+  CallerFrames caller = findCaller(*jvm->model, record, *method, now, inlineScratch_);
   if (!caller.found && !lastChance) return Outcome::kRetry;
   if (!caller.found) {
     ++counters_.callerNotFound;
     const std::optional<jvm::HookSiteAddresses>& sites = jvm->model->timedMethods().hookSites();
-    caller.rawFrames = hookFrames(*jvm->model, record, sites ? std::string_view(sites->hookClass) : std::string_view());
+    caller.rawFrames =
+        hookFrames(*jvm->model, record, sites ? std::string_view(sites->hookClass) : std::string_view(), now, inlineScratch_);
   }
   dropTopFrames(*trimmed_, caller.rawFrames);
   const bool truncated = resolve_(*trimmed_, frames_);

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "userspace/jvm/walked_frame.h"
+
 namespace jfrbpf::timing {
 
 namespace {
@@ -19,20 +21,20 @@ bool isTracedMethod(const jvm::JavaMethod* method, const jvm::TimedMethodInfo& t
 }  // namespace
 
 CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record& record,
-                        const jvm::TimedMethodInfo& method, std::span<jvm::JavaFrame> scratch) {
+                        const jvm::TimedMethodInfo& method, uint64_t now, std::span<jvm::JavaFrame> scratch) {
   const uint32_t depth = std::min<uint32_t>({record.user_depth, JFRBPF_MAX_USER_FRAMES, kMaxFramesToSearch});
-  const uint64_t ticks = record.time_ns;
   for (uint32_t i = 0; i < depth; ++i) {
     const uint64_t pc = record.data[2 * i];
     const uint64_t methodPtr = record.data[2 * i + 1];
+    uint64_t ticks = record.time_ns;
     if (methodPtr != 0) {
-      std::optional<jvm::JavaFrame> frame = model.interpretedFrame(methodPtr, pc, ticks);
+      std::optional<jvm::JavaFrame> frame = jvm::interpretedJavaFrame(model, methodPtr, pc, ticks);
       if (frame && isTracedMethod(frame->method, method)) return {true, i + 1, 0};
       continue;
     }
-    jvm::PcInfo info = model.classify(pc, ticks);
+    jvm::PcInfo info = jvm::codeAtWalkedPc(model, pc, ticks, now);
     if (info.kind != jvm::CodeKind::kCompiled) continue;
-    size_t count = model.compiledFrames(*info.compiled, pc, ticks, scratch);
+    const size_t count = jvm::compiledJavaFrames(model, *info.compiled, pc, ticks, scratch);
     for (size_t k = 0; k < count; ++k) {
       if (!isTracedMethod(scratch[k].method, method)) continue;
       // The last of the chain is the physical frame's own method: drop the frame whole.
@@ -43,15 +45,19 @@ CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record&
   return {};
 }
 
-uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass) {
+uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass,
+                    uint64_t now, std::span<jvm::JavaFrame> scratch) {
   const uint32_t depth = std::min<uint32_t>({record.user_depth, JFRBPF_MAX_USER_FRAMES, kMaxFramesToSearch});
   for (uint32_t i = 1; i < depth; ++i) {  // frame 0 is the trace stub
     const uint64_t pc = record.data[2 * i], methodPtr = record.data[2 * i + 1];
-    const jvm::JavaMethod* method = nullptr;
+    uint64_t ticks = record.time_ns;
+    const jvm::JavaMethod* method = nullptr;  // the physical frame's own
     if (methodPtr != 0) {
-      method = model.methods().byPointer(methodPtr, record.time_ns);
-    } else if (const jvm::CompiledBlob* blob = model.code().compiledAt(pc, record.time_ns)) {
-      method = model.methods().byId(blob->methodId, record.time_ns);
+      std::optional<jvm::JavaFrame> frame = jvm::interpretedJavaFrame(model, methodPtr, pc, ticks);
+      method = frame ? frame->method : nullptr;
+    } else if (jvm::PcInfo info = jvm::codeAtWalkedPc(model, pc, ticks, now); info.kind == jvm::CodeKind::kCompiled) {
+      const size_t count = jvm::compiledJavaFrames(model, *info.compiled, pc, ticks, scratch);
+      method = count > 0 ? scratch[count - 1].method : nullptr;
     }
     if (method != nullptr && method->klass != nullptr && method->klass->name == hookClass) return i + 1;
   }

@@ -3,7 +3,7 @@
 // method. The walk starts in the exit stub, so the raw stack is: the stub (native), the hook's native method
 // frame, then the traced method, which C2 may have inlined into its caller's physical frame. The frames
 // up to and including the traced method are dropped by locating its frame among the first few physical
-// frames with the same rules the stack resolver applies (interpreted by Method*, compiled by inline chain).
+// frames with the rules the stack resolver names frames by (jvm/walked_frame.h).
 #include <cstdint>
 #include <span>
 
@@ -20,14 +20,16 @@ struct CallerFrames {
 };
 
 // Where the caller's stack starts in `record` (a trace record's stack), or found = false when the traced
-// method is not among the top frames (the walk failed early, or code the model does not know yet).
+// method is not among the top frames (the walk failed early, or code the model does not know yet). `now`:
+// the model's time now, at which code unknown at the record's time is looked up (jvm::codeAtWalkedPc).
 CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record& record,
-                        const jvm::TimedMethodInfo& method, std::span<jvm::JavaFrame> scratch);
+                        const jvm::TimedMethodInfo& method, uint64_t now, std::span<jvm::JavaFrame> scratch);
 
 // When the traced method cannot be found: the frames that are certainly the hook's own, the stubs down to
 // the hook class's native method (or the trace stub alone when that is not found among the top frames), so
 // that the stack at least starts at the traced method.
-uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass);
+uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass,
+                    uint64_t now, std::span<jvm::JavaFrame> scratch);
 
 // Removes the first `frames` user frames of `record`, in place.
 void dropTopFrames(jfrbpf_sample_record& record, uint32_t frames);
