@@ -287,6 +287,7 @@ TEST(TimingHookClass, IsAValidClassWithTwoStaticNatives) {
 
 // ---- finding the caller in a traced stack -------------------------------------------------------------------
 
+const jvm::ModelNow kNow = [] { return uint64_t{200}; };
 constexpr uint64_t kTraced = 0x100, kCaller = 0x200, kHook = 0x300;
 constexpr uint64_t kTracedPtr = 0x800010000, kCallerPtr = 0x800020000;
 
@@ -350,7 +351,7 @@ TEST(WalkedFrame, CompiledCodeGivesItsInlineChainThenItsOwnMethod) {
   jvm::JavaModel model;
   ASSERT_NO_FATAL_FAILURE(loadTracingModel(model));
   uint64_t ticks = 100;
-  jvm::PcInfo info = jvm::codeAtWalkedPc(model, 0x7020, ticks, 200);
+  jvm::PcInfo info = jvm::codeAtWalkedPc(model, 0x7020, ticks, kNow);
   ASSERT_EQ(info.kind, jvm::CodeKind::kCompiled);
   std::array<jvm::JavaFrame, 8> scratch;
   size_t count = jvm::compiledJavaFrames(model, *info.compiled, 0x7020, ticks, scratch);
@@ -362,7 +363,7 @@ TEST(WalkedFrame, CompiledCodeGivesItsInlineChainThenItsOwnMethod) {
   ASSERT_NE(scratch[0].method, nullptr);
   EXPECT_EQ(scratch[0].method->name, "main");
   EXPECT_EQ(scratch[0].bci, -1);
-  EXPECT_EQ(jvm::codeAtWalkedPc(model, 0x9000, ticks, 200).kind, jvm::CodeKind::kUnknown);
+  EXPECT_EQ(jvm::codeAtWalkedPc(model, 0x9000, ticks, kNow).kind, jvm::CodeKind::kUnknown);
 }
 
 TEST(TimingTraceStack, DropsAnInterpretedTracedFrameWhole) {
@@ -377,7 +378,7 @@ TEST(TimingTraceStack, DropsAnInterpretedTracedFrameWhole) {
                        kTracedPtr + 0x45, kTracedPtr, kCallerPtr + 0x48, kCallerPtr};
   std::memcpy(record->data, frames, sizeof frames);
   std::array<jvm::JavaFrame, 8> scratch;
-  CallerFrames caller = findCaller(model, *record, tracedMethod(), /*now=*/100, scratch);
+  CallerFrames caller = findCaller(model, *record, tracedMethod(), kNow, scratch);
   ASSERT_TRUE(caller.found);
   EXPECT_EQ(caller.rawFrames, 4u);
   EXPECT_EQ(caller.resolvedFrames, 0u);
@@ -395,14 +396,14 @@ TEST(TimingTraceStack, DropsOnlyTheInlinedPartOfACompiledFrame) {
   uint64_t frames[] = {0x5000, 0, 0x7020, 0};  // stub, then the caller's code with compute inlined at 0x20
   std::memcpy(record->data, frames, sizeof frames);
   std::array<jvm::JavaFrame, 8> scratch;
-  CallerFrames caller = findCaller(model, *record, tracedMethod(), /*now=*/100, scratch);
+  CallerFrames caller = findCaller(model, *record, tracedMethod(), kNow, scratch);
   ASSERT_TRUE(caller.found);
   EXPECT_EQ(caller.rawFrames, 1u) << "the stub goes";
   EXPECT_EQ(caller.resolvedFrames, 1u) << "then the inlined compute, keeping main from the same frame";
 
   frames[2] = 0x7040;  // a pc of main itself: compute is not in this stack
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_FALSE(findCaller(model, *record, tracedMethod(), /*now=*/100, scratch).found);
+  EXPECT_FALSE(findCaller(model, *record, tracedMethod(), kNow, scratch).found);
 }
 
 TEST(TimingTraceStack, WithoutTheTracedFrameDropsOnlyTheHooksFrames) {
@@ -416,10 +417,10 @@ TEST(TimingTraceStack, WithoutTheTracedFrameDropsOnlyTheHooksFrames) {
   uint64_t frames[] = {0x5000, 0, 0x5100, 0, hookPtr + 0x40, hookPtr, 0x9000, 0};
   std::memcpy(record->data, frames, sizeof frames);
   std::array<jvm::JavaFrame, 8> scratch;
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", /*now=*/100, scratch), 3u);
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", kNow, scratch), 3u);
   frames[5] = kCallerPtr;  // not the hook's frame after all
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", /*now=*/100, scratch), 1u) << "only the trace stub is certain";
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", kNow, scratch), 1u) << "only the trace stub is certain";
 }
 
 // ---- the agent's stubs and the shared timing table -------------------------------------------------------------

@@ -2,10 +2,10 @@
 
 namespace jfrbpf::jvm {
 
-PcInfo codeAtWalkedPc(const JavaModel& model, uint64_t pc, uint64_t& ticks, uint64_t now) {
+PcInfo codeAtWalkedPc(const JavaModel& model, uint64_t pc, uint64_t& ticks, ModelNow now) {
   PcInfo info = model.classify(pc, ticks);
   if (info.kind != CodeKind::kUnknown) return info;
-  ticks = now;
+  ticks = now();
   return model.classify(pc, ticks);
 }
 

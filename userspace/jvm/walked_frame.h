@@ -10,11 +10,15 @@
 
 namespace jfrbpf::jvm {
 
-// The code a walked pc is in, as it was at the record's time `ticks` or, unknown then, as it is at `now`:
+// The model's time now, asked only when needed (a clock read per frame would be a good part of a sample's
+// cost).
+using ModelNow = uint64_t (*)();
+
+// The code a walked pc is in, as it was at the record's time `ticks` or, unknown then, as it is `now()`:
 // JVMTI reports a compiled method only after HotSpot installed it, and threads may run it before that
 // report's timestamp. `ticks` becomes the time the code was looked up at. Return addresses are looked up
 // at the exact pc: the pc record HotSpot keeps for a call site is at the return address itself.
-PcInfo codeAtWalkedPc(const JavaModel& model, uint64_t pc, uint64_t& ticks, uint64_t now);
+PcInfo codeAtWalkedPc(const JavaModel& model, uint64_t pc, uint64_t& ticks, ModelNow now);
 
 // The Java frames of a compiled frame at `pc`, innermost (inlined) first and the blob's own method last;
 // its own method alone (line and bci unknown) where the blob's debug information says nothing about `pc`.

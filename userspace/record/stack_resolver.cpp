@@ -12,6 +12,8 @@ namespace {
 
 constexpr uint32_t kAccNative = 0x0100;
 
+uint64_t modelNow() { return static_cast<uint64_t>(jfr::Recording::now()); }
+
 bool isNative(const jvm::JavaMethod* method) { return method && (method->modifiers & kAccNative); }
 
 // As the JDK reports them: a Java native method's own frame (its compiled wrapper) is "Native".
@@ -121,7 +123,7 @@ bool StackResolver::appendJavaFrames(Resolving& resolving, const jvm::JavaModel&
     }
     return true;
   }
-  jvm::PcInfo info = jvm::codeAtWalkedPc(model, pc, ticks, static_cast<uint64_t>(jfr::Recording::now()));
+  jvm::PcInfo info = jvm::codeAtWalkedPc(model, pc, ticks, modelNow);
   switch (info.kind) {
     case jvm::CodeKind::kCompiled: {
       // The frames of a pc in one compiled blob never change while it lives: named once, then copied.

@@ -74,7 +74,7 @@ MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t s
   const uint32_t slot = head.hook_index & JFRBPF_HOOK_SLOT_MASK;
   const jvm::TimedMethodInfo* method = jvm ? jvm->model->timedMethods().bySlot(slot) : nullptr;
   if (method == nullptr || !method->traced()) return Outcome::kRetry;
-  const auto now = static_cast<uint64_t>(jfr::Recording::now());
+  const jvm::ModelNow now = [] { return static_cast<uint64_t>(jfr::Recording::now()); };
   CallerFrames caller = findCaller(*jvm->model, record, *method, now, inlineScratch_);
   if (!caller.found && !lastChance) return Outcome::kRetry;
   if (!caller.found) {

@@ -21,7 +21,7 @@ bool isTracedMethod(const jvm::JavaMethod* method, const jvm::TimedMethodInfo& t
 }  // namespace
 
 CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record& record,
-                        const jvm::TimedMethodInfo& method, uint64_t now, std::span<jvm::JavaFrame> scratch) {
+                        const jvm::TimedMethodInfo& method, jvm::ModelNow now, std::span<jvm::JavaFrame> scratch) {
   const uint32_t depth = std::min<uint32_t>({record.user_depth, JFRBPF_MAX_USER_FRAMES, kMaxFramesToSearch});
   for (uint32_t i = 0; i < depth; ++i) {
     const uint64_t pc = record.data[2 * i];
@@ -46,7 +46,7 @@ CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record&
 }
 
 uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass,
-                    uint64_t now, std::span<jvm::JavaFrame> scratch) {
+                    jvm::ModelNow now, std::span<jvm::JavaFrame> scratch) {
   const uint32_t depth = std::min<uint32_t>({record.user_depth, JFRBPF_MAX_USER_FRAMES, kMaxFramesToSearch});
   for (uint32_t i = 1; i < depth; ++i) {  // frame 0 is the trace stub
     const uint64_t pc = record.data[2 * i], methodPtr = record.data[2 * i + 1];

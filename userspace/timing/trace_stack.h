@@ -10,6 +10,7 @@
 #include "bpf/sampler_abi.h"
 #include "userspace/jvm/java_model.h"
 #include "userspace/jvm/timed_methods.h"
+#include "userspace/jvm/walked_frame.h"
 
 namespace jfrbpf::timing {
 
@@ -21,15 +22,15 @@ struct CallerFrames {
 
 // Where the caller's stack starts in `record` (a trace record's stack), or found = false when the traced
 // method is not among the top frames (the walk failed early, or code the model does not know yet). `now`:
-// the model's time now, at which code unknown at the record's time is looked up (jvm::codeAtWalkedPc).
+// the model's time, at which code unknown at the record's time is looked up (jvm::codeAtWalkedPc).
 CallerFrames findCaller(const jvm::JavaModel& model, const jfrbpf_sample_record& record,
-                        const jvm::TimedMethodInfo& method, uint64_t now, std::span<jvm::JavaFrame> scratch);
+                        const jvm::TimedMethodInfo& method, jvm::ModelNow now, std::span<jvm::JavaFrame> scratch);
 
 // When the traced method cannot be found: the frames that are certainly the hook's own, the stubs down to
 // the hook class's native method (or the trace stub alone when that is not found among the top frames), so
 // that the stack at least starts at the traced method.
 uint32_t hookFrames(const jvm::JavaModel& model, const jfrbpf_sample_record& record, std::string_view hookClass,
-                    uint64_t now, std::span<jvm::JavaFrame> scratch);
+                    jvm::ModelNow now, std::span<jvm::JavaFrame> scratch);
 
 // Removes the first `frames` user frames of `record`, in place.
 void dropTopFrames(jfrbpf_sample_record& record, uint32_t frames);
