@@ -18,6 +18,9 @@
 #define JFRBPF_HOOK_SLOT_MASK 0x00ffffffu
 #define JFRBPF_HOOK_TIMED (1u << 24)  /* jdk.MethodTiming: counted by the stubs */
 #define JFRBPF_HOOK_TRACED (1u << 25) /* jdk.MethodTrace: one record per invocation over the threshold */
+/* jdk.ObjectAllocationSample: the slot is the object's class id, the duration its weight in bytes
+ * (jvmsupport/protocol/allocation_records.h). */
+#define JFRBPF_HOOK_ALLOCATION (1u << 26)
 
 /* One per-CPU counter each. */
 enum jfrbpf_timer_counter {

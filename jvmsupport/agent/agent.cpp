@@ -83,6 +83,7 @@ const char* Agent::initEnvironment(JavaVM* vm, jint phase) {
   if (vmStructs_.init(jvmti_)) {
     layout_.init(vmStructs_, jdkMajor_);
     codeCache_.init(vmStructs_);
+    allocationSampler_.init(vmStructs_);
   }
   return nullptr;
 }

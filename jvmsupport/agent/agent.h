@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "jvmsupport/agent/agent_options.h"
+#include "jvmsupport/agent/allocation_sampler.h"
 #include "jvmsupport/agent/code_cache.h"
 #include "jvmsupport/agent/command_reader.h"
 #include "jvmsupport/agent/jvm_layout.h"
@@ -25,6 +26,7 @@
 #include "jvmsupport/agent/thread_identity.h"
 #include "jvmsupport/agent/thread_reporter.h"
 #include "jvmsupport/agent/vm_structs.h"
+#include "jvmsupport/protocol/allocation_records.h"
 
 namespace jfrbpf::agent {
 
@@ -46,6 +48,7 @@ class Agent {
   const CodeCacheLayout& codeCache() const { return codeCache_; }
   const ThreadIdentity& threadIdentity() const { return threadIdentity_; }
   MethodTimer& methodTimer() { return methodTimer_; }
+  AllocationSampler& allocationSampler() { return allocationSampler_; }
   bool sessionActive() const { return sessionActive_.load(std::memory_order_acquire); }
   bool onAgentThread() const;
   // True while the agent thread replays existing state (its own GenerateEvents callbacks see this).
@@ -109,6 +112,7 @@ class Agent {
   CodeCacheLayout codeCache_;
   ThreadIdentity threadIdentity_;
   MethodTimer methodTimer_;
+  AllocationSampler allocationSampler_;
   RecordRing ring_;
   int wakeFd_ = -1;
 

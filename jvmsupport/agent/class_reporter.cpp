@@ -2,6 +2,7 @@
 
 #include <jvmti.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -98,6 +99,37 @@ uint64_t classIdOf(Agent& agent, jclass klass) {
 }
 
 }  // namespace
+
+uint64_t allocatedClassId(Agent& agent, jclass klass) {
+  jvmtiEnv* jvmti = agent.jvmti();
+  jlong tag = 0;
+  if (agent.tagsClasses() && jvmti->GetTag(klass, &tag) == JVMTI_ERROR_NONE && tag > 0) {
+    return static_cast<uint64_t>(tag);
+  }
+  JvmtiString signature(jvmti);
+  if (jvmti->GetClassSignature(klass, signature.out(), nullptr) != JVMTI_ERROR_NONE || signature.get() == nullptr) {
+    return 0;
+  }
+  char name[kMaxClassName];
+  size_t nameLength = 0;
+  bool hidden = false;
+  if (signature.get()[0] == '[') {  // arrays keep their descriptor as JFR names them: "[B", "[Ljava/lang/String;"
+    nameLength = std::min(std::strlen(signature.get()), sizeof name - 1);
+    std::memcpy(name, signature.get(), nameLength);
+  } else if (!internalName(signature.get(), name, sizeof name, nameLength, hidden)) {
+    return 0;
+  }
+  jint modifiers = 0;
+  if (jvmti->GetClassModifiers(klass, &modifiers) != JVMTI_ERROR_NONE) modifiers = 0;
+  protocol::ClassInfo r;
+  r.classId = classIdOf(agent, klass);
+  r.time = monotonicNs();
+  r.modifiers = static_cast<uint32_t>(modifiers);
+  r.flags = hidden ? protocol::kHidden : 0;
+  r.name = std::string_view(name, nameLength);
+  emitRecord(agent, protocol::RecordType::kClass, r);
+  return r.classId;
+}
 
 void reportClassUnload(Agent& agent, uint64_t classId) {
   emitRecord(agent, protocol::RecordType::kClassUnload, protocol::ClassUnload{classId, monotonicNs()});

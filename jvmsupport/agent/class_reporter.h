@@ -14,6 +14,10 @@ class Agent;
 // primitives). `methodsSent` receives the number of Method records.
 bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSent);
 
+// The class id of an allocated object's class (any thread): a class not reported yet (an array class) is
+// reported first, with no methods. 0 if JVMTI cannot name it.
+uint64_t allocatedClassId(Agent& agent, jclass klass);
+
 // A ClassUnload record: the mirror tagged with `classId` was freed.
 void reportClassUnload(Agent& agent, uint64_t classId);
 

@@ -72,6 +72,10 @@ void JNICALL onDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* add
   if (Agent* agent = activeAgent()) reportDynamicCode(*agent, name, address, length);
 }
 
+void JNICALL onSampledObjectAlloc(jvmtiEnv*, JNIEnv* jni, jthread, jobject, jclass klass, jlong size) {
+  if (Agent* agent = activeAgent()) agent->allocationSampler().onSampledObject(*agent, jni, klass, size);
+}
+
 }  // namespace
 
 void fillEventCallbacks(jvmtiEventCallbacks& callbacks) {
@@ -86,6 +90,7 @@ void fillEventCallbacks(jvmtiEventCallbacks& callbacks) {
   callbacks.CompiledMethodUnload = onCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = onDynamicCodeGenerated;
   callbacks.ObjectFree = onObjectFree;
+  callbacks.SampledObjectAlloc = onSampledObjectAlloc;
 }
 
 }  // namespace jfrbpf::agent

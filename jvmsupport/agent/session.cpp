@@ -122,6 +122,7 @@ void Agent::runSession(JNIEnv* jni, int fd, const AgentOptions& options) {
   sessionActive_.store(false, std::memory_order_release);
   if (!vmDying_.load(std::memory_order_acquire)) {
     methodTimer_.stop(*this, jni);  // before events go off: classes loading meanwhile stay as they are
+    allocationSampler_.stop(*this);
     setEventsEnabled(false);
   }
   if (goodbye && !channelBroken_) {
@@ -143,6 +144,7 @@ bool Agent::receiveCommands(JNIEnv* jni) {
   while (status == CommandReader::Status::kOpen && commands_.next(type, payload)) {
     // Unknown commands come from a newer loader: nothing this agent can do for them.
     if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, payload);
+    if (type == protocol::CommandType::kStartAllocations) allocationSampler_.start(*this, jni, payload);
     if (type == protocol::CommandType::kResume) releaseLaunchHold();
     if (type == protocol::CommandType::kReadIterator) readIterator(commands_.takeFd());
   }
@@ -173,7 +175,7 @@ void Agent::sendHello(const AgentOptions& options) {
                 (layout_.methodPointersEnabled() ? protocol::kHelloMethodPointers : 0) |
                 (layout_.threadTidsEnabled() ? protocol::kHelloThreadTids : 0) |
                 (codeCache_.enabled() ? protocol::kHelloCodeBlobInfo : 0) | protocol::kHelloMethodHooks |
-                protocol::kHelloReadsIterators;
+                protocol::kHelloReadsIterators | protocol::kHelloAllocations;
   hello.monotonicNs = monotonicNs();
   hello.vmName = property(jvmti_, "java.vm.name", vmName);
   hello.vmVersion = property(jvmti_, "java.vm.version", vmVersion);

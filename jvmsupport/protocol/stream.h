@@ -72,8 +72,9 @@ enum class RecordType : uint16_t {
   kTimingSkipped = 20,
   kTimingStatus = 21,
   kClassUnload = 22,  // method_records.h
+  kAllocationStatus = 23,  // allocation_records.h
 };
-inline constexpr uint16_t kLastRecordType = 22;
+inline constexpr uint16_t kLastRecordType = 23;
 
 // Flag of Class, Method and DynamicCode records: sent by a replay of existing state, not at the event itself.
 inline constexpr uint32_t kReplayed = 1u << 0;

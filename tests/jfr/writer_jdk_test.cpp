@@ -106,6 +106,7 @@ class JfrWriterJdk17 : public ::testing::Test {
     r.note(t0 + 11 * kMs, "warning", kNoteMessage);
     r.offCpuSample(t0 + 12 * kMs, 3'000'000, worker, mixed, false, 4'000'000, "uninterruptible", 250'000);
     r.offCpuSamplesLost(t0 + 13 * kMs, pool, 3, 9'000'000);
+    r.objectAllocationSample(t0 + 14 * kMs, worker, std::span(mixed).subspan(2), false, r.internClass("[B"), 1'048'576);
     r.close();
     stats = r.stats();
   }
@@ -142,10 +143,10 @@ TEST_F(JfrWriterJdk17, ToolsAcceptTheFile) {
   EXPECT_EQ(metadata.exitCode, 0) << metadata.err;
   EXPECT_EQ(printErrors.find("Exception"), std::string::npos) << printErrors;
   EXPECT_EQ(text.err.find("Exception"), std::string::npos) << text.err;
-  EXPECT_EQ(stats.events, 14u);
+  EXPECT_EQ(stats.events, 15u);
   EXPECT_EQ(stats.chunks, 1u);
   EXPECT_EQ(stats.bytesWritten, test::readFile(path).size());
-  EXPECT_EQ(stats.stackTraces, 4u);  // mixed, deep, invalid, and the trace's caller stack
+  EXPECT_EQ(stats.stackTraces, 5u);  // mixed, deep, invalid, the trace's caller stack, the allocation's
 }
 
 TEST_F(JfrWriterJdk17, SummaryCountsEveryEventType) {
@@ -164,7 +165,8 @@ TEST_F(JfrWriterJdk17, SummaryCountsEveryEventType) {
   EXPECT_EQ(counts["jdk.OSInformation"], 1);
   EXPECT_EQ(counts["jdk.CPUInformation"], 1);
   EXPECT_EQ(counts["jdk.JVMInformation"], 1);
-  EXPECT_EQ(counts["jdk.ActiveSetting"], 3 + 7);  // the caller's 3 + enabled=true for the 7 other types in use
+  EXPECT_EQ(counts["jdk.ObjectAllocationSample"], 1);
+  EXPECT_EQ(counts["jdk.ActiveSetting"], 3 + 8);  // the caller's 3 + enabled=true for the 8 other types in use
   EXPECT_EQ(counts["jdk.CheckPoint"], 1);
   EXPECT_EQ(counts["jdk.Metadata"], 1);
 }
@@ -269,6 +271,19 @@ TEST_F(JfrWriterJdk17, LostSamplesTimingAndTrace) {
               "Interpreted");
 }
 
+TEST_F(JfrWriterJdk17, AllocationSampleNamesItsClassAndWeight) {
+  auto samples = events("jdk.ObjectAllocationSample");
+  ASSERT_EQ(samples.size(), 1u);
+  const Json& sample = *samples[0];
+  EXPECT_EQ(test::isoInstantNanos(sample["startTime"].string()), instantOf(t0 + 14 * kMs));
+  EXPECT_EQ(sample["objectClass"]["name"].string(), "[B");
+  EXPECT_EQ(sample["weight"].integer(), 1'048'576);
+  EXPECT_EQ(sample["eventThread"]["osThreadId"].integer(), 4242);
+  ASSERT_EQ(sample["stackTrace"]["frames"].size(), 3u);
+  expectFrame(sample["stackTrace"]["frames"][0], kUnicodeClass, kUnicodeMethod, "(Ljava/lang/String;I)V", 12, 5,
+              "Inlined");
+}
+
 TEST_F(JfrWriterJdk17, JfrbpfEvents) {
   auto losses = events("jfrbpf.SampleLoss");
   ASSERT_EQ(losses.size(), 2u);
@@ -326,7 +341,8 @@ TEST_F(JfrWriterJdk17, RecordingSettingsAndHostDescription) {
   EXPECT_EQ(setting(kSampleLossEvent, "enabled"), "true");
   EXPECT_EQ(setting(kOffCpuSampleEvent, "enabled"), "true");
   EXPECT_EQ(setting(kJvmInformationEvent, "enabled"), "<absent>") << "only event types the caller recorded";
-  EXPECT_EQ(settings.size(), 10u);
+  EXPECT_EQ(setting(kObjectAllocationSampleEvent, "enabled"), "true");
+  EXPECT_EQ(settings.size(), 11u);
 
   auto os = events("jdk.OSInformation");
   ASSERT_EQ(os.size(), 1u);

@@ -49,6 +49,16 @@ Recorded readRecording(const std::string& path) {
       wait.state = std::string(event.get("state").asString());
       wait.truncated = readStack(event, wait.frames);
       out.offCpuSamples.push_back(std::move(wait));
+    } else if (type == "jdk.ObjectAllocationSample") {
+      AllocationSample allocation;
+      if (auto thread = threadOf(event)) allocation.osThreadId = thread->osThreadId;
+      allocation.startTime = event.getLong("startTime");
+      allocation.weight = event.getLong("weight");
+      if (const RecordedObject* objectClass = event.get("objectClass").asObject()) {
+        allocation.objectClass = std::string(objectClass->get("name").asString());
+      }
+      allocation.truncated = readStack(event, allocation.frames);
+      out.allocationSamples.push_back(std::move(allocation));
     } else if (type == "jfrbpf.OffCPUSamplesLost") {
       if (auto thread = threadOf(event)) out.offCpuLostNsByThread[thread->osThreadId] += event.getLong("lostTime");
     } else if (type == "jdk.CPUTimeSamplesLost") {

@@ -37,9 +37,20 @@ struct OffCpuSample {
   std::vector<SampleFrame> frames;  // leaf first: kernel, native, Java
 };
 
+// A jdk.ObjectAllocationSample.
+struct AllocationSample {
+  int64_t osThreadId = 0;
+  int64_t startTime = 0;  // ticks
+  std::string objectClass;  // internal form: "[B", "com/example/Particle"
+  int64_t weight = 0;
+  bool truncated = false;
+  std::vector<SampleFrame> frames;  // leaf first: the allocation site first
+};
+
 struct Recorded {
   std::vector<Sample> samples;
   std::vector<OffCpuSample> offCpuSamples;
+  std::vector<AllocationSample> allocationSamples;
   std::map<int64_t, int64_t> offCpuLostNsByThread;  // osThreadId -> jfrbpf.OffCPUSamplesLost lostTime
   std::map<int64_t, int64_t> lostByThread;  // osThreadId -> sum of jdk.CPUTimeSamplesLost.lostSamples
   // osThreadId -> the CPU time its samples stand for (samplingPeriod) and its lost samples stood for

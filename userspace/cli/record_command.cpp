@@ -81,6 +81,12 @@ Options:
                            state (sleeping, uninterruptible, preempted) and its wait for a CPU (run
                            delay); every wait of at least INTERVAL (default 1ms; 0: every wait) and about
                            one per INTERVAL of shorter ones, each weighted by the off-CPU time it stands for
+      --alloc[=INTERVAL]   where memory is allocated: jdk.ObjectAllocationSample events (the object's class,
+                           the allocating thread and its full stack) from the JVM's own heap sampler, each
+                           weighted by what its thread allocated since its previous sample, so a thread's
+                           weights add up to what it allocated. INTERVAL: mean bytes between a thread's
+                           samples (512k), or samples per second per JVM (JFR's throttle: 300/s, the
+                           default); at most 10,000 samples per second per JVM either way
       --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
                            (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
       --rotate TIME        continuous recording: a new file every TIME (at least 1s) while sampling goes
@@ -106,6 +112,7 @@ Examples:
   sudo jfrbpf record --interval 1ms -- ./my-benchmark --iterations 10
   sudo jfrbpf record -p 4242 --method-timing 'com.example.Foo::bar' --method-trace '::<clinit>'
   sudo jfrbpf record -p 4242 --off-cpu -d 30s -o waits.jfr
+  sudo jfrbpf record -p 4242 --alloc -d 30s -o memory.jfr
   sudo jfrbpf record --all -d 60s -o /var/tmp/profiles
   sudo jfrbpf record --all --rotate 1m --max-age 1d -o /var/lib/jfrbpf
   jfr print --events jdk.CPUTimeSample app.jfr
@@ -172,6 +179,34 @@ void printTimingSummary(const record::RecordSummary& s) {
   }
 }
 
+// --alloc=INTERVAL: a rate (JFR's throttle form) or a size (async-profiler's --alloc form).
+record::AllocationOptions parseAllocationInterval(const std::string& value) {
+  record::AllocationOptions options;
+  options.enabled = true;
+  if (value.find('/') != std::string::npos) {
+    const double rate = parseRate(value, "--alloc");
+    if (rate < 1 || rate > record::kMaxAllocationSamplesPerSecond) {
+      throw Error("invalid --alloc '" + value + "': the rate must be from 1/s to " +
+                      std::to_string(record::kMaxAllocationSamplesPerSecond) + "/s per JVM",
+                  ErrorKind::Usage);
+    }
+    options.samplesPerSecond = static_cast<uint32_t>(rate);
+    return options;
+  }
+  options.intervalBytes = parseSize(value, "--alloc");
+  if (options.intervalBytes < 1024 || options.intervalBytes > 0x7fffffff) {
+    throw Error("invalid --alloc '" + value + "': the interval must be from 1k to 2g bytes", ErrorKind::Usage);
+  }
+  return options;
+}
+
+// With --alloc: its events and the bytes they stand for.
+void printAllocations(const record::RecordSummary& s) {
+  if (s.allocationSamples == 0) return;
+  std::printf("  alloc    %s samples (%s allocated)\n", groupThousands(s.allocationSamples).c_str(),
+              record::mebibytes(s.allocatedBytes).c_str());
+}
+
 // With --off-cpu: its events and the off-CPU time they stand for.
 void printOffCpu(const record::RecordSummary& s) {
   if (s.offCpuSamples == 0 && s.offCpuLost == 0) return;
@@ -227,6 +262,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
   printOffCpu(s);
+  printAllocations(s);
   printTruncatedStacks(s);
   if (s.timedJvms > 0) printTimingSummary(s);
   printMemory(s);
@@ -346,6 +382,10 @@ int runRecordCommand(Arguments& args) {
     } else if (args.option("", "--trace-threshold", value)) {
       config.methodTiming.traceThresholdNs = parseDuration(value, "--trace-threshold");
       traceThresholdGiven = true;
+    } else if (args.flag("", "--alloc")) {
+      config.allocation.enabled = true;
+    } else if (args.option("", "--alloc", value)) {
+      config.allocation = parseAllocationInterval(value);
     } else if (args.flag("", "--off-cpu")) {
       config.offCpu = true;
     } else if (args.option("", "--off-cpu", value)) {

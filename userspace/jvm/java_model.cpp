@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/timing_records.h"
 
 namespace jfrbpf::jvm {
@@ -35,6 +36,7 @@ const char* recordName(protocol::RecordType type) {
     case protocol::RecordType::kTimingSkipped: return "TimingSkipped";
     case protocol::RecordType::kTimingStatus: return "TimingStatus";
     case protocol::RecordType::kClassUnload: return "ClassUnload";
+    case protocol::RecordType::kAllocationStatus: return "AllocationStatus";
   }
   return "unknown";
 }
@@ -189,6 +191,11 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       return decodeThen<protocol::TimingSkipped>(payload, what, [&](const auto& r) { timed_.addSkip(r); });
     case protocol::RecordType::kTimingStatus:
       return decodeThen<protocol::TimingStatus>(payload, what, [&](const auto& r) { timed_.setStatus(r); });
+    case protocol::RecordType::kAllocationStatus:
+      return decodeThen<protocol::AllocationStatus>(payload, what, [&](const auto& r) {
+        allocationStatus_ = AllocationStatusInfo{r.state == static_cast<uint32_t>(protocol::AllocationState::kStarted),
+                                                 r.weightFromCounters != 0, r.intervalBytes, std::string(r.message)};
+      });
   }
   return true;
 }

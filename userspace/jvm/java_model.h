@@ -86,6 +86,14 @@ class JavaModel {
 
   // ---- session facts ----
   const std::optional<AgentInfo>& agent() const { return agent_; }
+  // The agent's answer to StartAllocations (allocation_records.h), once it came.
+  struct AllocationStatusInfo {
+    bool started = false;
+    bool weightFromCounters = false;
+    uint64_t intervalBytes = 0;
+    std::string message;
+  };
+  const std::optional<AllocationStatusInfo>& allocationStatus() const { return allocationStatus_; }
   bool initialReplayDone() const { return initialReplayDone_; }
   const protocol::ReplayEnd& lastReplay() const { return lastReplay_; }
   // How long the agent took for its last replay (its own timestamps), in nanoseconds.
@@ -124,6 +132,7 @@ class JavaModel {
   uint64_t replayBeginTime_ = 0;
   uint64_t lastReplayDurationNs_ = 0;
   std::optional<protocol::GoodbyeReason> goodbye_;
+  std::optional<AllocationStatusInfo> allocationStatus_;
   ChannelCounters counters_;
 
   MethodTable methods_;

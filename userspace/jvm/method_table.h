@@ -65,6 +65,11 @@ class MethodTable {
 
   const JavaMethod* byId(uint64_t methodId, uint64_t ticks) const;
   const JavaMethod* byPointer(uint64_t methodPtr, uint64_t ticks) const;
+  // A class by its id (loaded or unloaded but not forgotten yet); null if never reported.
+  const JavaClass* classById(uint64_t classId) const {
+    auto found = classes_.find(classId);
+    return found == classes_.end() || found->second.name.empty() ? nullptr : &found->second;
+  }
 
   size_t methodCount() const { return methods_.size() - freeSlots_.size(); }
   size_t classCount() const { return classes_.size(); }

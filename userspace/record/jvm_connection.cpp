@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/records.h"
 #include "jvmsupport/protocol/timing_records.h"
 #include "userspace/attach/attach_error.h"
@@ -209,6 +210,40 @@ void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingO
   }
   timingTable_ = std::make_unique<timing::TimingTableView>(pid_, status->tableAddress, status->tableBytes, slotBase,
                                                            slotLimit - slotBase);
+}
+
+void JvmConnection::startAllocations(BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+                                     std::chrono::milliseconds timeout) {
+  const std::string jvmName = "JVM " + std::to_string(pid_);
+  const std::optional<jvm::AgentInfo>& agent = model().agent();
+  const std::optional<jvm::HookSiteAddresses>& sites = model().timedMethods().hookSites();
+  if (!agent || (agent->flags & protocol::kHelloAllocations) == 0 || !sites) {
+    throw Error(jvmName + " runs an older jfrbpf agent without allocation sampling (a JVM keeps the first agent "
+                "library it loaded): restart it to sample allocations");
+  }
+  if (!session_->running()) throw Error(jvmName + ": the agent session ended before allocation sampling could start");
+  if (!hookSites_) {
+    timing::ProbeTarget site = timing::locateProbeSite(pid_, sites->traceSite);
+    sampler.attachTraceProbe(static_cast<uint32_t>(pid_), site.path, site.fileOffset);
+    hookSites_ = *sites;
+  }
+  protocol::StartAllocations request;
+  if (intervalBytes > 0) {
+    request.intervalBytes = intervalBytes;
+  } else {
+    request.samplesPerSecond = samplesPerSecond;
+  }
+  CommandBytes command;
+  protocol::WireWriter<CommandBytes> writer(command);
+  protocol::encode(writer, request);
+  if (!session_->sendCommand(protocol::CommandType::kStartAllocations, command.bytes, timeout)) {
+    throw Error(jvmName + ": the agent did not take the allocation sampling request");
+  }
+  bool answered =
+      session_->drainUntil([](const jvm::JavaModel& m) { return m.allocationStatus().has_value(); }, timeout);
+  const std::optional<jvm::JavaModel::AllocationStatusInfo>& status = model().allocationStatus();
+  if (!answered || !status) throw Error(jvmName + ": the agent did not start allocation sampling in time");
+  if (!status->started) throw Error(jvmName + ": allocation sampling unavailable: " + status->message);
 }
 
 timing::ProbeSiteState JvmConnection::probeSiteState() const {

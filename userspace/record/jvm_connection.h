@@ -63,6 +63,10 @@ class JvmConnection {
   void startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
                    uint32_t slotLimit, std::chrono::milliseconds timeout);
   bool timingStarted() const { return timingTable_ != nullptr; }
+  // --alloc: the agent samples allocations (JVMTI SampledObjectAlloc) into the trace probe, attached here
+  // if tracing did not attach it. Throws jfrbpf::Error (an older agent, no answer, the JVM refused).
+  void startAllocations(BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+                        std::chrono::milliseconds timeout);
 
   // As a recording with --off-cpu stops: hands the agent the flush of this JVM's waits still going on
   // (BpfSampler::offCpuFlushIterator), which it runs on its own thread, in the JVM's address space, so that

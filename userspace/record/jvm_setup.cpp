@@ -64,4 +64,20 @@ void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTi
   }
 }
 
+void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+                       std::vector<std::string>& notes) {
+  try {
+    jvm.startAllocations(sampler, intervalBytes, samplesPerSecond, kTimingTimeout);
+    const std::optional<jvm::JavaModel::AllocationStatusInfo>& status = jvm.model().allocationStatus();
+    if (status && !status->weightFromCounters) {
+      notes.push_back("JVM " + std::to_string(jvm.pid()) + ": its threads' allocation counters are not in VMStructs: "
+                      "each allocation sample weighs the sampling interval, as in JFR");
+      std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+    }
+  } catch (const Error& e) {
+    notes.push_back(std::string(e.what()) + ": recording without allocation samples there");
+    std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+  }
+}
+
 }  // namespace jfrbpf::record

@@ -27,4 +27,8 @@ void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string
 void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
                  uint32_t slotLimit, std::vector<std::string>& notes);
 
+// --alloc: `jvm`'s agent samples allocations (a note is appended when it cannot).
+void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+                       std::vector<std::string>& notes);
+
 }  // namespace jfrbpf::record

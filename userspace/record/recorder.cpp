@@ -51,6 +51,13 @@ jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::st
   options.settings = config.settings;
   options.maxChunkAge = config.flushNs;
   options.sampleEvents = config.sampleEvents;
+  if (config.allocation.enabled) {
+    // JFR's throttle is a rate; a fixed interval has none (a note in the file gives the interval).
+    const AllocationOptions& alloc = config.allocation;
+    options.settings.push_back({"jdk.ObjectAllocationSample", "enabled", "true"});
+    options.settings.push_back({"jdk.ObjectAllocationSample", "throttle",
+                                alloc.intervalBytes > 0 ? "off" : std::to_string(alloc.samplesPerSecond) + "/s"});
+  }
   return options;
 }
 
@@ -67,7 +74,7 @@ SamplerConfig samplerConfigOf(const RecordConfig& config) {
   sampler.perCpuClocks = config.clockMode == ClockMode::PerCpu;
   sampler.ringBufferBytes = config.ringBufferBytes;
   sampler.measureSampleCost = config.measureSampleCost;
-  sampler.methodTraces = !config.methodTiming.traceFilter.empty();
+  sampler.methodTraces = !config.methodTiming.traceFilter.empty() || config.allocation.enabled;
   sampler.offCpu = config.offCpu;
   sampler.offCpuIntervalNs = static_cast<uint64_t>(config.offCpuIntervalNs);
   return sampler;
@@ -128,11 +135,12 @@ RecordSummary record(const RecordConfig& config) {
   if (timing && jvms.empty() && attaching.empty() && !launchesJava) {
     throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
   }
-  bool instrument = timing;
+  // Method timing changes the JVMs' code; allocation sampling only switches on the JVM's heap sampler.
+  bool instrument = timing || config.allocation.enabled;
   for (auto& jvm : jvms) {
-    if (instrument && signals.stopPending()) {  // asked to stop while attaching: the JVMs' code is left alone
+    if (instrument && signals.stopPending()) {  // asked to stop while attaching: the JVMs are left alone
       instrument = false;
-      notes.push_back(session.tell("stopped before method timing began: no method was instrumented"));
+      notes.push_back(session.tell("stopped before method timing or allocation sampling began"));
     }
     if (instrument) {
       session.prepareJvm(*jvm, notes);
@@ -185,13 +193,12 @@ RecordSummary record(const RecordConfig& config) {
         // The JVM waits in its VMInit until it is resumed: its threads' first samples have Java frames.
         launchedJvm->acceptLaunched(launched->pid(), kAgentTimeout);
         std::vector<std::string> jvmNotes;
-        publishJvm(*launchedJvm, session.sampler(), jvmNotes);
-        if (timing) {
+        if (timing || config.allocation.enabled) {
           // The agent reports the JVM as it starts; its hook sites come with its first records.
           launchedJvm->session().drainUntil(
               [](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); }, kAgentTimeout);
-          session.timeMethods(*launchedJvm, jvmNotes);
         }
+        session.prepareJvm(*launchedJvm, jvmNotes);
         // The output has the JVM before it goes on: the samples of the threads it then starts are resolved,
         // and their threads named, with the agent's records from the first one on.
         auto added = std::make_shared<std::promise<void>>();

@@ -27,6 +27,15 @@
 
 namespace jfrbpf::record {
 
+// --alloc: jdk.ObjectAllocationSample events (jvmsupport/agent/allocation_sampler.h), at most this many
+// per second per JVM (the agent's bound).
+inline constexpr uint32_t kMaxAllocationSamplesPerSecond = 10'000;
+struct AllocationOptions {
+  bool enabled = false;
+  uint64_t intervalBytes = 0;     // mean bytes a thread allocates between samples, or
+  uint32_t samplesPerSecond = 300;  // samples per second per JVM (JFR's profile.jfc throttle) when no interval
+};
+
 struct RecordConfig {
   std::vector<pid_t> pids;             // -p (one or more)
   std::vector<std::string> command;    // launch mode: CMD ARGS...
@@ -50,6 +59,7 @@ struct RecordConfig {
   bool offCpu = false;                 // --off-cpu: jfrbpf.OffCPUSample events as well
   int64_t offCpuIntervalNs = 1'000'000;  // their mean off-CPU time per event (0: every wait)
   size_t memoryLimitBytes = kDefaultMemoryLimit;  // --memory-limit (memory_budget.h)
+  AllocationOptions allocation;        // --alloc
 };
 
 // The JFR file of a recording with `config` at `path`.
@@ -70,6 +80,8 @@ struct RecordSummary {
   uint64_t offCpuSamples = 0;          // --off-cpu: jfrbpf.OffCPUSample events
   uint64_t offCpuNs = 0;               // the off-CPU time they stand for
   uint64_t offCpuLost = 0;             // off-CPU records lost
+  uint64_t allocationSamples = 0;      // --alloc: jdk.ObjectAllocationSample events
+  uint64_t allocatedBytes = 0;         // their weights, summed
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;

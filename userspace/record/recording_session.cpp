@@ -30,7 +30,7 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
 std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& path, std::optional<FileSeries> series) {
   auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
                                                sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
-                                               config_.periodNs, config_.methodTiming);
+                                               config_.periodNs, config_.methodTiming, config_.allocation.enabled);
   if (series) output->files().rotateThrough(std::move(*series));
   budget_.applyTo(*output, jfr::Recording::now());
   return output;
@@ -54,7 +54,11 @@ void RecordingSession::retireTarget(pid_t pid, std::function<void()> whenDrained
 
 std::optional<uint32_t> RecordingSession::prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes) {
   publishJvm(jvm, sampler_, notes);
-  return timeMethods(jvm, notes);
+  std::optional<uint32_t> slots = timeMethods(jvm, notes);
+  if (config_.allocation.enabled) {
+    sampleAllocations(jvm, sampler_, config_.allocation.intervalBytes, config_.allocation.samplesPerSecond, notes);
+  }
+  return slots;
 }
 
 std::optional<uint32_t> RecordingSession::timeMethods(JvmConnection& jvm, std::vector<std::string>& notes) {

@@ -64,7 +64,8 @@ class RecordingSession {
   // in the rings (its output may be finished there).
   void retireTarget(pid_t pid, std::function<void()> whenDrained = {});
 
-  // What a JVM needs before its Java frames can be recorded: its walker tables in BPF, then timeMethods().
+  // What a JVM needs before its Java frames can be recorded: its walker tables in BPF, then timeMethods(),
+  // then with --alloc its allocations sampled.
   std::optional<uint32_t> prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes);
   // With --method-timing or --method-trace, the JVM's methods instrumented, in a range of slots of its own.
   // Returns that range's first slot, to be given back with releaseTimingSlots() once its file is finished.

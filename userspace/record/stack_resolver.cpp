@@ -39,7 +39,7 @@ StackResolver::StackResolver(jfr::Recording& out, const symbolize::KernelSymboli
                              symbolize::ProcessSymbolizer& native)
     : out_(out), kernel_(kernel), native_(native) {}
 
-ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record) {
+ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record, StackStart start) {
   frames_.clear();
   if (out_.constantsGeneration() != constantsGeneration_) forgetMethodIds();
   const uint32_t userDepth = std::min<uint32_t>(record.user_depth, JFRBPF_MAX_USER_FRAMES);
@@ -62,10 +62,15 @@ ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record) {
     }
   }
   StackEnd end = walkEndOf(record);
+  bool skipping = start == StackStart::kAllocationSite;
   for (uint32_t i = 0; i < userDepth; ++i) {
     const uint64_t pc = record.data[2 * i];
     const uint64_t methodPtr = record.data[2 * i + 1];
     const bool top = i == 0;
+    if (skipping) {
+      if (isJvmOwnFrame(resolving.tgid, java, pc, methodPtr, record.time_ns)) continue;
+      skipping = false;
+    }
     if (pc == JFRBPF_FRAMES_SKIPPED_PC) {
       frames_.push_back({markerMethod(kFramesSkipped), -1, -1, jfr::FrameType::Native});
       continue;
@@ -100,6 +105,23 @@ ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record) {
   }
   if (end != StackEnd::kRoot) frames_.push_back({markerMethod(markerFrameName(end)), -1, -1, jfr::FrameType::Native});
   return {frames_, end, resolving.complete};
+}
+
+bool StackResolver::isJvmOwnFrame(pid_t tgid, const jvm::JavaModel* java, uint64_t pc, uint64_t methodPtr,
+                                  uint64_t ticks) {
+  if (methodPtr != 0) return false;  // an interpreted Java frame
+  if (pc == JFRBPF_FRAMES_SKIPPED_PC) return true;  // between the agent's frames and the JVM's
+  if (java && inCodeHeaps(*java, pc)) {
+    return jvm::codeAtWalkedPc(*java, pc, ticks, modelNow).kind != jvm::CodeKind::kCompiled;
+  }
+  auto& known = jvmOwnPcs_[tgid];
+  if (auto found = known.find(pc); found != known.end()) return found->second;
+  // Return addresses: the call is the byte before (the first frame, the trace stub, is the agent's anyway).
+  const std::string_view library = native_.symbolize(tgid, pc - 1).library;
+  const bool own = library == "libjvm.so" || library.starts_with("libjfrbpf-agent");
+  if (known.size() >= kMaxCachedPcsPerProcess) known.clear();
+  known.emplace(pc, own);
+  return own;
 }
 
 jfr::MethodId StackResolver::markerMethod(std::string_view name) {
@@ -195,6 +217,7 @@ void StackResolver::forgetMethodIds() {
 
 void StackResolver::forgetProcess(pid_t tgid) {
   nativeCache_.erase(tgid);
+  jvmOwnPcs_.erase(tgid);
   javaModels_.erase(tgid);
   javaFramesMissing_.erase(tgid);
   javaCaches_.erase(tgid);
@@ -209,6 +232,7 @@ void StackResolver::dropJavaFrames(pid_t tgid) {
 
 void StackResolver::dropCaches() {
   kernelCache_ = {};
+  jvmOwnPcs_ = {};
   nativeCache_ = {};
   javaCaches_ = {};
 }

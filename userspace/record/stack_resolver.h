@@ -35,12 +35,17 @@ struct ResolvedStack {
   bool truncated() const { return end != StackEnd::kRoot; }
 };
 
+// Where a stack starts: at the walk's first frame, or (an allocation sample, taken in the agent's callback)
+// at the allocation site: the JVM's own frames above it (the agent, libjvm, runtime stubs) left out, native
+// frames of other libraries kept (an object allocated through JNI by native code).
+enum class StackStart { kLeaf, kAllocationSite };
+
 class StackResolver {
  public:
   StackResolver(jfr::Recording& out, const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native);
 
   // The frames of `record` (whose data holds its user frames, then its kernel frames).
-  ResolvedStack resolve(const jfrbpf_sample_record& record);
+  ResolvedStack resolve(const jfrbpf_sample_record& record, StackStart start = StackStart::kLeaf);
 
   // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
   void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
@@ -73,6 +78,9 @@ class StackResolver {
   std::optional<jfr::MethodId> nativeMethod(pid_t tgid, uint64_t pc);
   jfr::MethodId methodFor(const symbolize::NativeFrame& frame);
   jfr::MethodId markerMethod(std::string_view name);
+  // Whether a user frame is the JVM's own code: the agent, libjvm, or code in the code cache that is no
+  // Java method (stubs, the interpreter's runtime entries).
+  bool isJvmOwnFrame(pid_t tgid, const jvm::JavaModel* java, uint64_t pc, uint64_t methodPtr, uint64_t ticks);
   // The writer went on in a new file with no constants: every cached id is void.
   void forgetMethodIds();
 
@@ -83,6 +91,7 @@ class StackResolver {
   std::unordered_map<pid_t, std::unordered_map<uint64_t, jfr::MethodId>> nativeCache_;
   std::unordered_map<pid_t, const jvm::JavaModel*> javaModels_;
   std::unordered_map<pid_t, StackEnd> javaFramesMissing_;
+  std::unordered_map<pid_t, std::unordered_map<uint64_t, bool>> jvmOwnPcs_;  // native pcs: in the JVM's own code
   // Per process: its methods and code blobs die with its model, or earlier when the model forgets what
   // the JVM unloaded (JavaModel::forgetGeneration), and with them what was named from them.
   struct CompiledPcFrames {

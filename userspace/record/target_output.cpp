@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "userspace/base/debug_options.h"
 #include "userspace/record/rate_governor.h"
@@ -38,7 +39,7 @@ void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
 
 TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler,
                            const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native,
-                           int64_t periodNs, const timing::MethodTimingOptions& timing)
+                           int64_t periodNs, const timing::MethodTimingOptions& timing, bool sampleAllocations)
     : out_(std::move(out)),
       periodNs_(periodNs),
       threads_(*out_),
@@ -51,6 +52,11 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       truncations_(*out_),
       printTruncatedWalks_(debugOption("truncated")),
       timingOptions_(timing) {
+  if (sampleAllocations) {
+    allocations_ = std::make_unique<AllocationWriter>(
+        *out_, [this](const jfrbpf_sample_record& record) { return stacks_.resolve(record, StackStart::kAllocationSite); },
+        [this](const jfrbpf_sample_record& record) { return threadOf(record); });
+  }
   if (!timing.enabled()) return;
   timing_ = std::make_unique<timing::MethodTimingWriter>(
       *out_,
@@ -67,6 +73,7 @@ void TargetOutput::addJvm(JvmConnection& jvm) {
   jvms_.add(jvm);
   stacks_.setJavaModel(jvm.pid(), &jvm.model());
   if (timing_) timing_->addJvm(jvm.pid(), jvm.model());
+  if (allocations_) allocations_->addJvm(jvm.pid(), jvm.model());
 }
 
 void TargetOutput::endTarget(jfr::Ticks now, pid_t pid, const ThreadCpuTimes& end) {
@@ -100,6 +107,10 @@ void TargetOutput::addCountsTo(RecordSummary& summary) const {
     if (end != StackEnd::kRoot && truncations_.samples(end) > 0) {
       summary.truncatedByCause[std::string(stackEndCause(end))] += truncations_.samples(end);
     }
+  }
+  if (allocations_) {
+    summary.allocationSamples += allocations_->written();
+    summary.allocatedBytes += allocations_->bytes();
   }
   if (timing_) {
     summary.timedMethods += timing_->timedMethodsWritten();
@@ -183,11 +194,18 @@ void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record, const R
 }
 
 void TargetOutput::onTrace(const void* data, size_t size) {
-  if (timing_) timing_->onTrace(data, size);
+  jfrbpf_trace_head head{};
+  if (size >= sizeof head) std::memcpy(&head, data, sizeof head);
+  if (head.hook_index & JFRBPF_HOOK_ALLOCATION) {
+    if (allocations_) allocations_->onRecord(data, size);
+  } else if (timing_) {
+    timing_->onTrace(data, size);
+  }
 }
 
 void TargetOutput::afterTraces() {
   if (timing_) timing_->retryPending();
+  if (allocations_) allocations_->retryPending();
 }
 
 void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses) {
@@ -230,6 +248,7 @@ void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   retryWaitingSamples(now, /*all=*/true);
   truncations_.report(now);
   if (timing_ && finalTraces) timing_->retryPending(/*final=*/true);
+  if (allocations_) allocations_->retryPending(/*final=*/true);
   jvms_.nameThreads(threads_);
   if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here
   out_->close();

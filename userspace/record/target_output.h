@@ -15,6 +15,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "userspace/jvm/metadata_wait.h"
+#include "userspace/record/allocation_writer.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/file_rotation.h"
 #include "userspace/record/jvm_connection.h"
@@ -33,7 +34,8 @@ namespace jfrbpf::record {
 class TargetOutput {
  public:
   TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler, const symbolize::KernelSymbolizer& kernel,
-               symbolize::ProcessSymbolizer& native, int64_t periodNs, const timing::MethodTimingOptions& timing);
+               symbolize::ProcessSymbolizer& native, int64_t periodNs, const timing::MethodTimingOptions& timing,
+               bool sampleAllocations);
 
   jfr::Recording& recording() { return *out_; }
   TargetJvms& jvms() { return jvms_; }
@@ -54,8 +56,9 @@ class TargetOutput {
   void forgetProcess(pid_t pid);
 
   void onSample(const jfrbpf_sample_record& record);
+  // A record of the traces ring: a traced call, or an allocation sample.
   void onTrace(const void* data, size_t size);
-  // After a batch of traces: those that waited for their method's metadata are tried again.
+  // After a batch of traces: those that waited for their method's or class's metadata are tried again.
   void afterTraces();
 
   // The JVMs serviced (TargetJvms::service); samples that waited for their metadata tried again.
@@ -117,6 +120,7 @@ class TargetOutput {
 
   timing::MethodTimingOptions timingOptions_;
   std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing
+  std::unique_ptr<AllocationWriter> allocations_;       // null without --alloc
   jfr::Ticks nextTimingBatch_ = 0;
 };
 

@@ -40,6 +40,12 @@ class ConstantPools {
     if (thread.mark != generation_) markThreadSlow(id);
     return thread.key;
   }
+  bool isClass(ClassId id) const { return id != 0 && id <= classes_.size(); }
+  // Marks a class an event refers to directly (not through a method) and returns its pool key.
+  uint64_t markClassKey(ClassId id) {
+    markClass(id);
+    return id;
+  }
   void markFrameType(FrameType type) { frameTypesUsed_ |= 1u << static_cast<unsigned>(type); }
   // The pool key of jdk.types.ThreadState "STATE_RUNNABLE" (the JVMTI value, as the JDK keys it), marked.
   uint64_t markRunnableState() {

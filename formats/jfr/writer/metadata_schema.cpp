@@ -22,6 +22,7 @@ constexpr std::string_view kSettingSuperType = "jdk.jfr.SettingControl";
 constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jdk.CPUTimeSample", kCpuTimeSampleEvent},
     {"jdk.ExecutionSample", kExecutionSampleEvent},
+    {"jdk.ObjectAllocationSample", kObjectAllocationSampleEvent},
     {"jdk.CPUTimeSamplesLost", kCpuTimeSamplesLostEvent},
     {"jdk.MethodTiming", kMethodTimingEvent},
     {"jdk.MethodTrace", kMethodTraceEvent},
@@ -251,6 +252,21 @@ void addJdkEvents(Element& metadata) {
                    "emission rate, e.g. 100/s, or the cpu-time period, e.g. 10ms, with s, ms, us and ns "
                    "supported as time units."),
        annotation(kExperimentalAnnotation)}));
+  metadata.child(eventType(
+      kObjectAllocationSampleEvent,
+      {setting("throttle", kThrottleSetting, "150/s"), setting("stackTrace", kStackTraceSetting, "true"),
+       enabledSetting(), startTime(), threadField("Event Thread", {description("Thread in which event was committed in")}),
+       field("stackTrace", kStackTraceType,
+             {label("Stack Trace"), description("Stack Trace starting from the method the event was committed in")},
+             Ref::ConstantPool),
+       field("objectClass", kClassType, {label("Object Class"), description("Class of allocated object")},
+             Ref::ConstantPool),
+       field("weight", kLongType,
+             {annotation(kDataAmountAnnotation, "BYTES"), label("Sample Weight"),
+              description("The relative weight of the sample. Aggregating the weights for a large number of "
+                          "samples, for a particular class, thread or stack trace, gives a statistically accurate "
+                          "representation of the allocation pressure")}),
+       category({"Java Application"}), label("Object Allocation Sample")}));
   metadata.child(eventType(
       kExecutionSampleEvent,
       {setting("period", kPeriodSetting, "20 ms"), enabledSetting(), startTime(),

@@ -276,6 +276,21 @@ void Recording::methodTrace(Ticks startTime, Ticks duration, ThreadId thread, st
   s.recorded(kMethodTraceEvent, startTime);
 }
 
+void Recording::objectAllocationSample(Ticks startTime, ThreadId thread, std::span<const StackFrame> frames,
+                                       bool truncated, ClassId objectClass, int64_t weight) {
+  State& s = *state_;
+  if (s.closed) return;
+  uint64_t stackTrace = s.stackTraceKey(frames, truncated);
+  SmallRecord(s.chunk.events(), kObjectAllocationSampleEvent)
+      .longValue(startTime)
+      .varint(s.threadKey(thread))
+      .varint(stackTrace)
+      .varint(s.pools.isClass(objectClass) ? s.pools.markClassKey(objectClass) : 0)
+      .longValue(weight)
+      .commit();
+  s.recorded(kObjectAllocationSampleEvent, startTime);
+}
+
 void Recording::sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples,
                            Ticks lostCpuTime) {
   State& s = *state_;

@@ -57,6 +57,10 @@ class Recording {
   void cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread, bool failed,
                  Ticks samplingPeriod, uint32_t count = 1);
   void cpuTimeSamplesLost(Ticks startTime, int32_t lostSamples, ThreadId thread);
+  // jdk.ObjectAllocationSample: `thread` allocated an `objectClass` at `startTime` with `frames` on its stack (from
+  // the allocating method), standing for `weight` bytes of what it allocated.
+  void objectAllocationSample(Ticks startTime, ThreadId thread, std::span<const StackFrame> frames, bool truncated,
+                              ClassId objectClass, int64_t weight);
   // minimum/average/maximum in ticks (ns); Long.MIN_VALUE where unknown, as the JDK writes them.
   void methodTiming(Ticks startTime, MethodId method, int64_t invocations, int64_t minimum, int64_t average,
                     int64_t maximum);

@@ -25,6 +25,7 @@ enum TypeId : uint64_t {
   kOffCpuSampleEvent,
   kOffCpuSamplesLostEvent,
   kExecutionSampleEvent,
+  kObjectAllocationSampleEvent,
 
   kBooleanType = 40,
   kIntType,
