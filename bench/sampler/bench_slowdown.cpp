@@ -1,7 +1,8 @@
 // 4. Target slowdown: throughput (ops/s per thread) of a CPU-bound Java benchmark unprofiled and profiled,
-// by jfrbpf and by the JDKs' own samplers at the same rates. Every configuration runs once per round, in
-// an order rotated from round to round, and is compared with the unprofiled run of the same JDK in the
-// same round, so that slow drifts of the machine's load affect both sides alike.
+// by jfrbpf and by the JDKs' own samplers at the same rates; and of an allocating one with allocation samples,
+// jfrbpf's (--alloc) beside the JDK's own jdk.ObjectAllocationSample. Every configuration runs once per
+// round, in an order rotated from round to round, and is compared with the unprofiled run of the same JDK in
+// the same round, so that slow drifts of the machine's load affect both sides alike.
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -32,9 +33,16 @@ struct Config {
   std::string label;
   const Jdk* jdk;
   Profiler profiler;
-  std::string setting;  // jfrbpf: --interval; JDK: -XX:StartFlightRecording options (filename added)
+  std::vector<std::string> setting;  // jfrbpf: its options; JDK: -XX:StartFlightRecording's (filename added)
   size_t baseline;      // index of the unprofiled configuration of the same JDK
   std::string target;   // "" for none
+};
+
+// What a table measures: its workload, what the profilers' rate counts, and what its figures are called.
+struct Table {
+  ThroughputMix mix;
+  bool allocations;  // the rate is of allocation samples per second per JVM, else CPU samples per thread
+  std::string title;  // of a failure
 };
 
 struct Outcome {
@@ -48,24 +56,48 @@ struct Outcome {
 std::vector<Config> configurations(const BenchEnv& env) {
   std::vector<Config> configs;
   const std::string profile = "settings=profile";
-  configs.push_back({"JDK 17, unprofiled", &env.jdk17, Profiler::None, "", 0, ""});
+  configs.push_back({"JDK 17, unprofiled", &env.jdk17, Profiler::None, {}, 0, ""});
+  configs.push_back({"JDK 17 + jfrbpf at 100 Hz (--interval 10ms)", &env.jdk17, Profiler::Jfrbpf,
+                     {"--interval", "10ms"}, 0, "below noise"});
   configs.push_back(
-      {"JDK 17 + jfrbpf at 100 Hz (--interval 10ms)", &env.jdk17, Profiler::Jfrbpf, "10ms", 0, "below noise"});
-  configs.push_back({"JDK 17 + jfrbpf at 1 kHz (--interval 1ms)", &env.jdk17, Profiler::Jfrbpf, "1ms", 0, "≤ 2 %"});
+      {"JDK 17 + jfrbpf at 1 kHz (--interval 1ms)", &env.jdk17, Profiler::Jfrbpf, {"--interval", "1ms"}, 0, "≤ 2 %"});
   configs.push_back(
-      {"JDK 17 + own JFR, profile.jfc (jdk.ExecutionSample 10 ms)", &env.jdk17, Profiler::JdkJfr, profile, 0, ""});
+      {"JDK 17 + own JFR, profile.jfc (jdk.ExecutionSample 10 ms)", &env.jdk17, Profiler::JdkJfr, {profile}, 0, ""});
   configs.push_back({"JDK 17 + own JFR, profile.jfc with jdk.ExecutionSample 1 ms", &env.jdk17, Profiler::JdkJfr,
-                     profile + ",jdk.ExecutionSample#period=1ms", 0, ""});
+                     {profile + ",jdk.ExecutionSample#period=1ms"}, 0, ""});
   if (env.jdk25) {
     size_t base = configs.size();
     const std::string cpuTime = profile + ",jdk.ExecutionSample#enabled=false,jdk.CPUTimeSample#enabled=true";
-    configs.push_back({"JDK 25, unprofiled", &*env.jdk25, Profiler::None, "", base, ""});
+    configs.push_back({"JDK 25, unprofiled", &*env.jdk25, Profiler::None, {}, base, ""});
     configs.push_back({"JDK 25 + own JFR, profile.jfc with jdk.CPUTimeSample 10 ms instead of ExecutionSample",
-                       &*env.jdk25, Profiler::JdkJfr, cpuTime + ",jdk.CPUTimeSample#throttle=10ms", base, ""});
+                       &*env.jdk25, Profiler::JdkJfr, {cpuTime + ",jdk.CPUTimeSample#throttle=10ms"}, base, ""});
     configs.push_back({"JDK 25 + own JFR, profile.jfc with jdk.CPUTimeSample 1 ms instead of ExecutionSample",
-                       &*env.jdk25, Profiler::JdkJfr, cpuTime + ",jdk.CPUTimeSample#throttle=1ms", base, ""});
+                       &*env.jdk25, Profiler::JdkJfr, {cpuTime + ",jdk.CPUTimeSample#throttle=1ms"}, base, ""});
   }
   return configs;
+}
+
+// The allocating workload: jfrbpf's CPU sampling alone (what --alloc adds to), then with allocation samples
+// at JFR's profile rate and at a byte interval (about 10,000 samples/s here); the JDK's profile.jfc, which
+// samples allocations at the same 300/s, then at 10,000/s, then without jdk.ObjectAllocationSample: the
+// differences are its allocation sampling's cost.
+std::vector<Config> allocationConfigurations(const BenchEnv& env) {
+  const std::string profile = "settings=profile";
+  return {
+      {"allocating, JDK 17, unprofiled", &env.jdk17, Profiler::None, {}, 0, ""},
+      {"allocating, JDK 17 + jfrbpf CPU samples only (--interval 10ms)", &env.jdk17, Profiler::Jfrbpf,
+       {"--interval", "10ms"}, 0, ""},
+      {"allocating, JDK 17 + jfrbpf --alloc (300/s)", &env.jdk17, Profiler::Jfrbpf, {"--interval", "10ms", "--alloc"}, 0,
+       ""},
+      {"allocating, JDK 17 + jfrbpf --alloc=512k", &env.jdk17, Profiler::Jfrbpf, {"--interval", "10ms", "--alloc=512k"},
+       0, ""},
+      {"allocating, JDK 17 + own JFR, profile.jfc (jdk.ObjectAllocationSample 300/s)", &env.jdk17, Profiler::JdkJfr,
+       {profile}, 0, ""},
+      {"allocating, JDK 17 + own JFR, profile.jfc with jdk.ObjectAllocationSample 10000/s", &env.jdk17,
+       Profiler::JdkJfr, {profile + ",jdk.ObjectAllocationSample#throttle=10000/s"}, 0, ""},
+      {"allocating, JDK 17 + own JFR, profile.jfc without jdk.ObjectAllocationSample", &env.jdk17, Profiler::JdkJfr,
+       {profile + ",jdk.ObjectAllocationSample#enabled=false"}, 0, ""},
+  };
 }
 
 struct RunResult {
@@ -74,18 +106,20 @@ struct RunResult {
   double samplesPerSecond = 0;  // the profiler's, per thread
 };
 
-RunResult runOnce(const BenchEnv& env, const Config& c, const std::string& tag) {
+RunResult runOnce(const BenchEnv& env, const Table& table, const Config& c, const std::string& tag) {
   const int warmup = static_cast<int>(env.seconds(8, 5).count());
   const auto measure = env.seconds(15, 5);
   std::vector<std::string> options;
   std::string recording = env.scratch(tag + ".jfr");
   if (c.profiler == Profiler::JdkJfr)
-    options.push_back("-XX:StartFlightRecording:" + c.setting + ",filename=" + recording);
+    options.push_back("-XX:StartFlightRecording:" + c.setting.front() + ",filename=" + recording);
   auto started = std::chrono::steady_clock::now();
-  ChildProcess workload = startJavaThroughput(env, *c.jdk, kThreads, warmup, options, tag + ".log");
+  ChildProcess workload = startJavaThroughput(env, *c.jdk, kThreads, warmup, options, tag + ".log", table.mix);
   std::optional<JfrbpfRun> jfrbpf;
   if (c.profiler == Profiler::Jfrbpf) {
-    jfrbpf.emplace(env, std::vector<std::string>{"-p", std::to_string(workload.pid()), "--interval", c.setting}, tag);
+    std::vector<std::string> args{"-p", std::to_string(workload.pid())};
+    args.insert(args.end(), c.setting.begin(), c.setting.end());
+    jfrbpf.emplace(env, args, tag);
     if (!jfrbpf->awaitFirstSample(180s)) {
       jfrbpf->stop();
       jfrbpf->finish(60s);
@@ -102,25 +136,24 @@ RunResult runOnce(const BenchEnv& env, const Config& c, const std::string& tag) 
     result.opsPerSecond += t.opsPerSecond / kThreads;
     result.opsPerCpuSecond += t.opsPerCpuSecond / kThreads;
   }
+  double seconds = 0;
   if (jfrbpf) {
     jfrbpf->stop();
-    JfrbpfSummary summary = jfrbpf->finish(120s);
-    result.samplesPerSecond = static_cast<double>(summary.samples) / summary.seconds / kThreads;
+    seconds = jfrbpf->finish(120s).seconds;
   }
   workload.wait(60s);  // the JDK writes its recording at exit
-  if (c.profiler == Profiler::JdkJfr) {
-    double lifetime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (c.profiler == Profiler::JdkJfr) seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (c.profiler != Profiler::None && seconds > 0) {
     RecordingFacts facts = readRecordingFacts(recording);
-    result.samplesPerSecond = static_cast<double>(facts.cpuTimeSamples + facts.executionSamples) / lifetime / kThreads;
+    result.samplesPerSecond = table.allocations ? static_cast<double>(facts.allocationSamples) / seconds
+                                                : static_cast<double>(facts.cpuTimeSamples + facts.executionSamples) /
+                                                      seconds / kThreads;
   }
   return result;
 }
 
-}  // namespace
-
-void benchSlowdown(const BenchEnv& env, Report& report) {
+void slowdownTable(const BenchEnv& env, Report& report, const Table& table, const std::vector<Config>& configs) {
   BpfStatsSwitch stats;  // awaitFirstSample watches run_cnt
-  std::vector<Config> configs = configurations(env);
   std::vector<Outcome> outcomes(configs.size());
   try {
     for (int round = 0; round < env.repeats; ++round) {
@@ -130,7 +163,9 @@ void benchSlowdown(const BenchEnv& env, Report& report) {
         progress("slowdown, round " + std::to_string(round + 1) + "/" + std::to_string(env.repeats) + ": " +
                  configs[i].label);
         outcomes[i].loads.push_back(loadAverage());
-        results[i] = runOnce(env, configs[i], "slowdown-" + std::to_string(round) + "-" + std::to_string(i));
+        results[i] = runOnce(env, table, configs[i],
+                             "slowdown-" + std::to_string(table.allocations) + "-" + std::to_string(round) + "-" +
+                                 std::to_string(i));
         outcomes[i].opsPerThread.push_back(results[i].opsPerSecond);
         if (configs[i].profiler != Profiler::None) outcomes[i].sampleRate.push_back(results[i].samplesPerSecond);
       }
@@ -142,7 +177,7 @@ void benchSlowdown(const BenchEnv& env, Report& report) {
       }
     }
   } catch (const Error& e) {
-    report.failed("Target slowdown", e.what());
+    report.failed(table.title, e.what());
     return;
   }
 
@@ -158,7 +193,9 @@ void benchSlowdown(const BenchEnv& env, Report& report) {
       f.measure = "Throughput, " + c.label;
       f.result = describe(ops, 0, "ops/s per thread");
       if (ops.count >= 2) f.result += "; noise ±" + fixed(noise, 1) + " %";
-      f.how = "SamplerWorkload throughput, " + std::to_string(kThreads) + " threads, " +
+      f.how = std::string(table.allocations ? "SamplerWorkload allocating throughput (about 1 GB/s per thread), "
+                                             : "SamplerWorkload throughput, ") +
+              std::to_string(kThreads) + " threads, " +
               std::to_string(env.seconds(15, 5).count()) + "-s window after a warm-up of at least " +
               std::to_string(env.seconds(8, 5).count()) +
               " s that ends once the JIT has been idle for 1 s; configurations interleaved, order rotated per "
@@ -173,7 +210,8 @@ void benchSlowdown(const BenchEnv& env, Report& report) {
     f.measure = "Slowdown, " + c.label;
     f.result = describe(slowdown, 1, "%") + "; per CPU second of the worker threads " +
                describe(distributionOf(o.cpuSlowdown), 1, "%") + "; " + describe(ops, 0, "ops/s per thread") +
-               "; profiler took ≈" + fixed(distributionOf(o.sampleRate).median, 0) + " samples/s per thread";
+               "; profiler took ≈" + fixed(distributionOf(o.sampleRate).median, 0) +
+               (table.allocations ? " allocation samples/s" : " samples/s per thread");
     f.target = c.target;
     if (!c.target.empty()) {
       // A verdict needs a noise floor that was measured (3+ rounds) and is small enough to tell 2 % apart.
@@ -192,6 +230,17 @@ void benchSlowdown(const BenchEnv& env, Report& report) {
         "sampler thread's CPU), robust to a busy machine; profiler running before the window";
     report.add(f);
   }
+}
+
+}  // namespace
+
+void benchSlowdown(const BenchEnv& env, Report& report) {
+  slowdownTable(env, report, {ThroughputMix::Java, false, "Target slowdown"}, configurations(env));
+}
+
+void benchAllocationSlowdown(const BenchEnv& env, Report& report) {
+  slowdownTable(env, report, {ThroughputMix::Allocating, true, "Allocating target slowdown"},
+                allocationConfigurations(env));
 }
 
 }  // namespace jfrbpf::bench

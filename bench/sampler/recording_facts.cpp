@@ -23,6 +23,8 @@ RecordingFacts readRecordingFacts(const std::string& path) {
           StackTraceView trace(event.get("stackTrace"));
           if (trace.present() && trace.truncated()) facts.truncatedStacks += 1;
           depths.push_back(static_cast<double>(trace.size()));
+        } else if (type == "jdk.ObjectAllocationSample") {
+          facts.allocationSamples += 1;
         } else if (type == "jdk.CPUTimeSamplesLost") {
           facts.lostSamples += static_cast<uint64_t>(lost.of(event).asLong());
         } else if (type == "jfrbpf.SampleLoss") {
@@ -31,7 +33,8 @@ RecordingFacts readRecordingFacts(const std::string& path) {
       },
       [](const TypeInfo& type) {
         return type.name == "jdk.CPUTimeSample" || type.name == "jdk.ExecutionSample" ||
-               type.name == "jdk.CPUTimeSamplesLost" || type.name == "jfrbpf.SampleLoss";
+               type.name == "jdk.CPUTimeSamplesLost" || type.name == "jfrbpf.SampleLoss" ||
+               type.name == "jdk.ObjectAllocationSample";
       });
   facts.medianFrames = distributionOf(std::move(depths)).median;
   return facts;

@@ -10,6 +10,7 @@ namespace jfrbpf::bench {
 struct RecordingFacts {
   uint64_t cpuTimeSamples = 0;    // jdk.CPUTimeSample (jfrbpf, JDK 25)
   uint64_t executionSamples = 0;  // jdk.ExecutionSample (JDK's own sampler)
+  uint64_t allocationSamples = 0;  // jdk.ObjectAllocationSample
   double medianFrames = 0;        // per sample of either kind
   uint64_t truncatedStacks = 0;
   uint64_t failedSamples = 0;

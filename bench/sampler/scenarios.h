@@ -16,6 +16,9 @@ void benchLoaderCpu(const BenchEnv& env, Report& report);
 void benchMaxRate(const BenchEnv& env, Report& report);
 // 4. A CPU-bound Java benchmark's throughput unprofiled and profiled (jfrbpf, JDK 17 JFR, JDK 25 JFR).
 void benchSlowdown(const BenchEnv& env, Report& report);
+// 4b. An allocating Java benchmark's throughput unprofiled and with allocation samples (jfrbpf --alloc, JDK 17
+//     JFR's jdk.ObjectAllocationSample).
+void benchAllocationSlowdown(const BenchEnv& env, Report& report);
 // 5. jfrbpf's peak RSS over a long 1 kHz recording; BPF map memory; unwind table sizes.
 void benchMemory(const BenchEnv& env, Report& report);
 // 6. From `jfrbpf record -p` to the first sample, for a JVM and a C program.

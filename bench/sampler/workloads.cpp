@@ -54,6 +54,7 @@ ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int thread
   std::vector<std::string> command = javaCommand(env, jdk, jvmOptions);
   command.insert(command.end(), {"throughput", std::to_string(threads), std::to_string(warmupSeconds)});
   if (mix == ThroughputMix::JavaAndZlib) command.push_back("zlib");
+  if (mix == ThroughputMix::Allocating) command.push_back("alloc");
   std::string log = env.scratch(logName);
   ChildProcess::Options options = ChildProcess::Options::stderrTo(log);
   options.writableStdin = true;

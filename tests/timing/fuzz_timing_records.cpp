@@ -1,5 +1,5 @@
 // libFuzzer target for what method timing parses from others: the agent's timing records (loader side),
-// the loader's StartTiming command with its filters (agent side), and trace records from the BPF ring
+// the loader's StartTiming and StartAllocations commands (agent side), and trace records from the BPF ring
 // buffer, whose stacks may point anywhere. The first byte picks the parser.
 #include <stdlib.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "jvmsupport/filter/filter.h"
+#include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/timing_records.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/jvm/java_model.h"
@@ -23,7 +24,8 @@ using namespace jfrbpf;
 
 constexpr protocol::RecordType kTimingRecords[] = {protocol::RecordType::kHookSites, protocol::RecordType::kTimedMethod,
                                                    protocol::RecordType::kTimingSkipped,
-                                                   protocol::RecordType::kTimingStatus};
+                                                   protocol::RecordType::kTimingStatus,
+                                                   protocol::RecordType::kAllocationStatus};
 
 // One JVM with a traced method in slot 1 and a compiled caller, for the trace records to resolve against.
 struct TraceFixture {
@@ -99,6 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         filter::parseFilter(request.timingFilter);
         filter::parseFilter(request.traceFilter);
       }
+      protocol::StartAllocations allocations;
+      protocol::decode(rest, allocations);
       break;
     }
     case 2: {

@@ -18,6 +18,7 @@
 #include "jvmsupport/agent/hook_stubs.h"
 #include "jvmsupport/agent/timing_table.h"
 #include "jvmsupport/classfile/rewriter.h"
+#include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/timing_records.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/base/error.h"
@@ -104,6 +105,27 @@ TEST(TimingStatistics, HugeSumsDoNotOverflow) {
 }
 
 // ---- records and commands ----------------------------------------------------------------------------------
+
+TEST(AllocationProtocol, RecordsRoundTripAndACommandAsksForOneThing) {
+  protocol::StartAllocations byInterval{512 * 1024, 0}, back;
+  ASSERT_TRUE(protocol::decode(encoded(byInterval), back));
+  EXPECT_EQ(back.intervalBytes, 512u * 1024);
+  EXPECT_EQ(back.samplesPerSecond, 0u);
+  ASSERT_TRUE(protocol::decode(encoded(protocol::StartAllocations{0, 300}), back));
+  EXPECT_EQ(back.samplesPerSecond, 300u);
+  EXPECT_FALSE(protocol::decode(encoded(protocol::StartAllocations{1024, 300}), back)) << "an interval and a rate";
+  EXPECT_FALSE(protocol::decode(encoded(protocol::StartAllocations{0, 0}), back)) << "neither";
+
+  protocol::AllocationStatus status{9, static_cast<uint32_t>(protocol::AllocationState::kUnavailable), 1, 4096, "why"};
+  protocol::AllocationStatus statusBack;
+  ASSERT_TRUE(protocol::decode(encoded(status), statusBack));
+  EXPECT_EQ(statusBack.state, static_cast<uint32_t>(protocol::AllocationState::kUnavailable));
+  EXPECT_EQ(statusBack.weightFromCounters, 1u);
+  EXPECT_EQ(statusBack.intervalBytes, 4096u);
+  EXPECT_EQ(statusBack.message, "why");
+  const std::vector<uint8_t> bytes = encoded(status);
+  EXPECT_FALSE(protocol::decode(std::span(bytes).first(10), statusBack)) << "cut short";
+}
 
 TEST(TimingProtocol, RecordsRoundTrip) {
   protocol::TimedMethod method{7, 42 | protocol::kHookTimed | protocol::kHookTraced, 0x11, 0x9, "com/foo/Bar", "run",

@@ -9,9 +9,10 @@
 //                              Hop, each defined by its own class loader, so each is compiled on its own and
 //                              a walker meets DEPTH + 1 distinct code blobs (run with dontinline for
 //                              SamplerWorkload$Hop::apply)
-//   throughput THREADS WARMUP [zlib]
+//   throughput THREADS WARMUP [zlib|alloc]
 //                              CPU-bound units of work on THREADS threads (with zlib, every second thread
-//                              compresses a buffer through the JDK's Deflater instead: JNI into libz); prints
+//                              compresses a buffer through the JDK's Deflater instead: JNI into libz; with
+//                              alloc, every thread's unit allocates short-lived arrays, about 1 GB/s); prints
 //                              "warm" after WARMUP seconds once the JIT has settled, then reads lines on stdin
 //                              until it closes: each "go SECONDS" measures a window of SECONDS and prints
 //                              "ops THREAD OPS_PER_SECOND OPS_PER_CPU_SECOND OPS CPU_NS" per thread (per second
@@ -157,7 +158,23 @@ public final class SamplerWorkload {
     return seed + produced;
   }
 
-  private static void throughput(int threads, double warmupSeconds, boolean zlib) throws Exception {
+  static final Object[][] allocSinks = new Object[64][16];
+
+  // The alloc threads' unit: eight short-lived arrays (2.1 KB in all) filled and summed, the latest few kept
+  // reachable for a moment so that the JIT cannot take them off the heap.
+  static long allocUnit(Object[] sink, long seed) {
+    long acc = seed;
+    for (int k = 0; k < 8; ++k) {
+      long[] block = new long[32];
+      for (int i = 0; i < block.length; ++i) block[i] = acc + i;
+      acc += block[(int) (acc & 31)];
+      sink[(int) (acc & 15)] = block;
+    }
+    return acc;
+  }
+
+  private static void throughput(int threads, double warmupSeconds, String mix) throws Exception {
+    final boolean zlib = mix.equals("zlib"), alloc = mix.equals("alloc");
     AtomicLongArray ops = new AtomicLongArray(threads);
     CountDownLatch started = new CountDownLatch(threads);
     long[] threadIds = new long[threads];
@@ -176,7 +193,8 @@ public final class SamplerWorkload {
         // A compression unit takes as long as a few hundred Java units: its counter is published every unit.
         int publishMask = compress ? 0 : 255;
         while (true) {
-          seed = compress ? compressUnit(deflater, input, output, seed) : unit(data, 16, seed);
+          seed = compress ? compressUnit(deflater, input, output, seed)
+                 : alloc ? allocUnit(allocSinks[index & 63], seed) : unit(data, 16, seed);
           // Published every few units so that the counter costs nothing measurable.
           if ((++local & publishMask) == 0) ops.lazySet(index, local);
         }
@@ -223,11 +241,12 @@ public final class SamplerWorkload {
   public static void main(String[] args) throws Exception {
     if (args.length == 3 && (args[0].equals("deep") || args[0].equals("distinct"))) {
       deep(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[0].equals("distinct"));
-    } else if ((args.length == 3 || args.length == 4 && args[3].equals("zlib")) && args[0].equals("throughput")) {
-      throughput(Integer.parseInt(args[1]), Double.parseDouble(args[2]), args.length == 4);
+    } else if ((args.length == 3 || args.length == 4 && (args[3].equals("zlib") || args[3].equals("alloc")))
+               && args[0].equals("throughput")) {
+      throughput(Integer.parseInt(args[1]), Double.parseDouble(args[2]), args.length == 4 ? args[3] : "");
     } else {
       System.err.println(
-          "usage: SamplerWorkload deep|distinct DEPTH THREADS | throughput THREADS WARMUP_SECONDS [zlib]");
+          "usage: SamplerWorkload deep|distinct DEPTH THREADS | throughput THREADS WARMUP_SECONDS [zlib|alloc]");
       System.exit(2);
     }
   }
