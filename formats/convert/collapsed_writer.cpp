@@ -14,7 +14,8 @@ std::string_view suffix(FrameKind kind) {
     case FrameKind::kJitCompiled: return "_[j]";
     case FrameKind::kInlined: return "_[i]";
     case FrameKind::kInterpreted: return "_[0]";
-    case FrameKind::kKernel: return "_[k]";
+    case FrameKind::kKernel:
+    case FrameKind::kAllocatedClass: return "_[k]";
     default: return "";
   }
 }

@@ -10,10 +10,13 @@ namespace jfrbpf::convert {
 enum class Weight { kSamples, kCpuTime };
 
 struct CollapsedOptions {
-  Weight weight = Weight::kSamples;  // kCpuTime: nanoseconds of CPU time the samples represent
-  bool threadRoots = false;          // start each stack with a "[thread name tid=N]" frame
+  // kCpuTime: what the samples represent, as the profile's timeKind says: nanoseconds (of CPU time, off-CPU
+  // time, wall-clock time), or bytes for allocation samples.
+  Weight weight = Weight::kSamples;
+  bool threadRoots = false;  // start each stack with a "[thread name tid=N]" frame
   // Append async-profiler's frame type suffixes, which flamegraph.pl --color=java colours by:
-  // _[j] JIT compiled, _[i] inlined, _[0] interpreted, _[k] kernel.
+  // _[j] JIT compiled, _[i] inlined, _[0] interpreted, _[k] kernel, and _[k] for an allocated class too, as
+  // async-profiler marks the classes of jdk.ObjectAllocationSample events.
   bool annotate = false;
 };
 

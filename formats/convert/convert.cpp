@@ -53,12 +53,26 @@ void writeProfile(const Profile& profile, Format format, const ConvertOptions& o
   }
 }
 
+namespace {
+
+// The profile of the samples `options.time` chooses.
+Profile loadChosenProfile(const jfr::reader::Recording& recording, const ConvertOptions& options) {
+  switch (options.time) {
+    case TimeKind::kCpu: return loadProfile(recording, options.samples);
+    case TimeKind::kAlloc: return loadAllocationProfile(recording, options.samples.filter);
+    case TimeKind::kOffCpu:
+    case TimeKind::kWall: break;
+  }
+  return loadTimeProfile(recording, options.samples.filter, options.time);
+}
+
+}  // namespace
+
 ConvertResult convertRecording(const std::string& jfrPath, Format format, const std::string& outPath,
                                const ConvertOptions& options) {
   auto recording = jfr::reader::Recording::open(jfrPath);
   ConvertResult result;
-  Profile profile = options.time == TimeKind::kCpu ? loadProfile(recording, options.samples)
-                                                   : loadTimeProfile(recording, options.samples.filter, options.time);
+  Profile profile = loadChosenProfile(recording, options);
   if (options.time == TimeKind::kWall) result.onCpuNanos = onCpuNanos(profile);
   ConvertOptions effective = options;
   if (effective.title.empty()) {
@@ -67,7 +81,11 @@ ConvertResult convertRecording(const std::string& jfrPath, Format format, const 
   }
   writeFileAtomically(outPath, [&](std::ostream& out) { writeProfile(profile, format, effective, out); });
   result.outputPath = outPath;
-  if (profile.cpuTimeKnown) result.nanos = profile.totalCpuNanos;
+  if (options.time == TimeKind::kAlloc) {
+    result.bytes = profile.totalCpuNanos;
+  } else if (profile.cpuTimeKnown) {
+    result.nanos = profile.totalCpuNanos;
+  }
   result.eventName = profile.eventName;
   result.samples = profile.totalSamples;
   std::vector<bool> seen(profile.threads.size());

@@ -1,6 +1,7 @@
 #pragma once
-// Converts a JFR recording's CPU samples (or its off-CPU samples, or both as wall-clock time) to the formats
-// other tools read: collapsed stacks (flamegraph.pl, speedscope), a self-contained HTML flame graph, and pprof.
+// Converts a JFR recording's CPU samples (or its off-CPU samples, or both as wall-clock time, or its allocation
+// samples) to the formats other tools read: collapsed stacks (flamegraph.pl, speedscope), a self-contained
+// HTML flame graph, and pprof.
 //
 //   convertRecording("app.jfr", Format::kHtml, "app.html");
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "formats/convert/allocation_collector.h"
 #include "formats/convert/collapsed_writer.h"
 #include "formats/convert/flame_graph_writer.h"
 #include "formats/convert/off_cpu_collector.h"
@@ -23,13 +25,14 @@ std::optional<Format> parseFormat(std::string_view name);
 std::string_view formatName(Format format);
 // ".collapsed", ".html", ".pb.gz"
 std::string_view formatExtension(Format format);
-// "app.jfr" -> "app.html": the input with its .jfr extension (if any) replaced; "app-off-cpu.html" and
-// "app-wall.html" for off-CPU and wall-clock profiles.
+// "app.jfr" -> "app.html": the input with its .jfr extension (if any) replaced; "app-off-cpu.html",
+// "app-wall.html" and "app-alloc.html" for off-CPU, wall-clock and allocation profiles.
 std::string defaultOutputPath(const std::string& jfrPath, Format format, TimeKind time = TimeKind::kCpu);
 
 struct ConvertOptions {
   SampleOptions samples;           // which events (CPU samples only), thread and method filters
-  TimeKind time = TimeKind::kCpu;  // CPU samples, off-CPU samples (jfrbpf.OffCPUSample), or both (wall clock)
+  TimeKind time = TimeKind::kCpu;  // CPU samples, off-CPU samples (jfrbpf.OffCPUSample), both (wall clock), or
+                                   // allocation samples (jdk.ObjectAllocationSample)
   CollapsedOptions collapsed;      // weight, thread roots, type suffixes
   std::string title;               // flame graph title; empty: "CPU flame graph: <file name>" (see TimeKindNames)
 };
@@ -41,6 +44,7 @@ struct ConvertResult {
   uint64_t threads = 0;
   int64_t nanos = 0;       // the time the samples stand for, when they say
   int64_t onCpuNanos = 0;  // of which on CPU, in a wall-clock profile
+  int64_t bytes = 0;       // what allocation samples stand for, instead of a time
 };
 
 // Reads `jfrPath` and writes `outPath` ("-" writes to standard output). The file appears complete or not

@@ -86,8 +86,8 @@ Tree foldTree(const Profile& profile) {
   return tree;
 }
 
-// A box's width: samples, or for off-CPU and wall-clock profiles, whose samples stand for very unequal
-// times (a 2 s wait, a 10 ms CPU sample), the nanoseconds they stand for.
+// A box's width: samples, or for off-CPU, wall-clock and allocation profiles, whose samples stand for very
+// unequal amounts (a 2 s wait, a 10 ms CPU sample; 1 MB, 2 kB), the nanoseconds or bytes they stand for.
 struct Group {
   uint32_t thread;
   uint32_t node;
@@ -137,6 +137,8 @@ void writeData(const Profile& profile, const FlameGraphOptions& options, std::os
   if (byTime) {
     out << ",\"measure\":";
     writeJsonString(out, measure);
+    out << ",\"unit\":";
+    writeJsonString(out, timeKindNames(profile.timeKind).unit);
   }
   out << ",\n\"names\":[";
   for (size_t i = 0; i < tree.names.size(); ++i) {

@@ -1,5 +1,7 @@
 #include "formats/convert/frame_names.h"
 
+#include "formats/jfr/reader/standard_types.h"
+
 namespace jfrbpf::convert {
 
 std::string_view frameKindName(FrameKind kind) {
@@ -9,6 +11,7 @@ std::string_view frameKindName(FrameKind kind) {
     case FrameKind::kInlined: return "Inlined";
     case FrameKind::kNative: return "Native";
     case FrameKind::kKernel: return "Kernel";
+    case FrameKind::kAllocatedClass: return "Allocated class";
     case FrameKind::kUnknown: break;
   }
   return "Unknown";
@@ -21,6 +24,7 @@ std::string_view frameKindTag(FrameKind kind) {
     case FrameKind::kInlined: return "[i]";
     case FrameKind::kNative: return "[n]";
     case FrameKind::kKernel: return "[k]";
+    case FrameKind::kAllocatedClass: return "[a]";
     case FrameKind::kUnknown: break;
   }
   return "[?]";
@@ -44,8 +48,9 @@ bool isNativeCode(std::string_view frameType, std::string_view className, std::s
 
 namespace {
 
-// One field type of a descriptor starting at `pos`, appended as Java source spells its simple name.
-bool appendFieldType(std::string_view descriptor, size_t& pos, std::string& out) {
+// One field type of a descriptor starting at `pos`, appended as Java source spells it: a class by its simple
+// name ("String") in parameter lists, by its qualified one ("java.lang.String") where it stands alone.
+bool appendFieldType(std::string_view descriptor, size_t& pos, std::string& out, bool qualified = false) {
   int dimensions = 0;
   while (pos < descriptor.size() && descriptor[pos] == '[') {
     ++dimensions;
@@ -67,7 +72,11 @@ bool appendFieldType(std::string_view descriptor, size_t& pos, std::string& out)
       if (end == std::string_view::npos || end == pos) return false;
       std::string_view name = descriptor.substr(pos, end - pos);
       size_t slash = name.rfind('/');
-      out += slash == std::string_view::npos ? name : name.substr(slash + 1);
+      if (qualified) {
+        out += jfr::reader::javaClassName(name);
+      } else {
+        out += slash == std::string_view::npos ? name : name.substr(slash + 1);
+      }
       pos = end + 1;
       break;
     }
@@ -90,6 +99,17 @@ bool javaParameterList(std::string_view descriptor, std::string& out) {
     if (!appendFieldType(descriptor, pos, out)) return false;
   }
   return pos < descriptor.size();
+}
+
+std::string javaTypeName(std::string_view internalName) {
+  // An array class is named by its descriptor; anything else by its class name.
+  if (!internalName.starts_with('[')) return jfr::reader::javaClassName(internalName);
+  std::string out;
+  size_t pos = 0;
+  if (!appendFieldType(internalName, pos, out, true) || pos != internalName.size()) {
+    return jfr::reader::javaClassName(internalName);  // malformed: shown as it is rather than guessed
+  }
+  return out;
 }
 
 std::string javaMethodName(std::string_view className, std::string_view methodName, std::string_view descriptor) {

@@ -9,12 +9,13 @@ namespace jfrbpf::convert {
 
 // The JDK's frame types plus the two kinds of native code jfrbpf tells apart. Kernel frames are stored as
 // "Native" in the file (so every JFR tool understands them); they are recognised by their position and
-// owner (see classifyStack in profile_builder.cpp).
-enum class FrameKind : uint8_t { kInterpreted, kJitCompiled, kInlined, kNative, kKernel, kUnknown };
+// owner (see classifyStack in profile_builder.cpp). kAllocatedClass is no code: the class of an allocation
+// sample, which jfrbpf puts over the allocating stack as async-profiler does, so that it is drawn apart.
+enum class FrameKind : uint8_t { kInterpreted, kJitCompiled, kInlined, kNative, kKernel, kUnknown, kAllocatedClass };
 
-// "Interpreted", "JIT compiled", "Inlined", "Native", "Kernel", "Unknown".
+// "Interpreted", "JIT compiled", "Inlined", "Native", "Kernel", "Unknown", "Allocated class".
 std::string_view frameKindName(FrameKind kind);
-// Short tags for stack listings: "[int]", "[j]", "[i]", "[n]", "[k]", "[?]".
+// Short tags for stack listings: "[int]", "[j]", "[i]", "[n]", "[k]", "[?]", "[a]".
 std::string_view frameKindTag(FrameKind kind);
 // FrameType strings of the JDK ("JIT compiled"), async-profiler ("C1 compiled", "C++", "Kernel") and others.
 FrameKind frameKindFromType(std::string_view type);
@@ -29,6 +30,9 @@ bool isNativeCode(std::string_view frameType, std::string_view className, std::s
 std::string javaMethodName(std::string_view className, std::string_view methodName, std::string_view descriptor);
 // "(I[Ljava/lang/String;J)V" -> "int, String[], long"; false if the descriptor is malformed.
 bool javaParameterList(std::string_view descriptor, std::string& out);
+// A class by its internal name as Java spells it: "[B" -> "byte[]", "[[Ljava/lang/String;" ->
+// "java.lang.String[][]", "com/foo/Bar" -> "com.foo.Bar" (what `jfr print` shows for a java.lang.Class).
+std::string javaTypeName(std::string_view internalName);
 // A frame jfrbpf writes where frames are missing, class "jfrbpf": "[truncated: no unwind info]" where a
 // truncated stack's outermost frames would be, "[frames skipped: ...]" where it left some out. It is shown by
 // that name alone.

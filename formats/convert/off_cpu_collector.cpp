@@ -67,11 +67,7 @@ Profile OffCpuCollector::finish() {
 
 Profile loadTimeProfile(const jfr::reader::Recording& recording, const SampleFilter& filter, TimeKind kind) {
   OffCpuCollector collector(recording, filter, kind);
-  scanRecording(
-      recording, [&](const jfr::reader::Chunk&) { collector.beginChunk(); },
-      [&](const jfr::reader::RecordedEvent& event) { collector.add(event); },
-      [&](const jfr::reader::TypeInfo& type) { return collector.wants(type); });
-  return collector.finish();
+  return collect(recording, collector);
 }
 
 int64_t onCpuNanos(const Profile& profile) {

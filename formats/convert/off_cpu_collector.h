@@ -40,7 +40,7 @@ class OffCpuCollector {
   OffCpuCollector(const jfr::reader::Recording& recording, SampleFilter filter, TimeKind kind);
 
   bool wants(const jfr::reader::TypeInfo& type) const;
-  void beginChunk() { builder_.beginChunk(); }
+  void beginChunk(const jfr::reader::Chunk&) { builder_.beginChunk(); }
   void add(const jfr::reader::RecordedEvent& event);
   // The profile; the collector's builder is spent afterwards (states and totals stay).
   Profile finish();

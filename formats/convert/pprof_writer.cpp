@@ -22,16 +22,17 @@ class ProtoBuilder {
   explicit ProtoBuilder(const Profile& profile) : profile_(profile) { string(""); }
 
   pb::Profile build() {
+    const TimeKindNames& names = timeKindNames(profile_.timeKind);
     auto* samples = proto_.add_sample_type();
-    samples->set_type(string("samples"));
+    samples->set_type(string(std::string(names.countType)));
     samples->set_unit(string("count"));
-    const std::string time(timeKindNames(profile_.timeKind).sampleType);
-    auto* nanos = proto_.add_sample_type();
-    nanos->set_type(string(time));
-    nanos->set_unit(string("nanoseconds"));
-    proto_.set_default_sample_type(string(time));
-    proto_.mutable_period_type()->set_type(string(time));
-    proto_.mutable_period_type()->set_unit(string("nanoseconds"));
+    const std::string weight(names.sampleType), unit(names.unit);
+    auto* weights = proto_.add_sample_type();
+    weights->set_type(string(weight));
+    weights->set_unit(string(unit));
+    proto_.set_default_sample_type(string(weight));
+    proto_.mutable_period_type()->set_type(string(weight));
+    proto_.mutable_period_type()->set_unit(string(unit));
     if (profile_.cpuTimeKnown && profile_.totalSamples > 0) {
       proto_.set_period(profile_.totalCpuNanos / static_cast<int64_t>(profile_.totalSamples));
     }

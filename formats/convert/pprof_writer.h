@@ -1,7 +1,9 @@
 #pragma once
 // pprof (gzip'd profile.proto), for `go tool pprof`, pprof.me, Grafana Pyroscope, Polar Signals and the
 // like. Sample types: samples/count and the time they stand for, the default: cpu/nanoseconds, or
-// off_cpu/nanoseconds or wall/nanoseconds for off-CPU and wall-clock profiles. Frames become functions named as
+// off_cpu/nanoseconds or wall/nanoseconds for off-CPU and wall-clock profiles; for allocation profiles, as Go's
+// heap profiles name them, alloc_objects/count (the samples: a JFR sample does not say how many objects it
+// stands for) and alloc_space/bytes. Frames become functions named as
 // jfrbpf shows them, with the class or library as file name and line numbers; inlined Java frames share a
 // location with the compiled frame they were inlined into; native libraries get a mapping each.
 #include <ostream>

@@ -1,6 +1,7 @@
 #pragma once
 // Samples of a recording, aggregated: what every output (views, collapsed stacks, flame graph, pprof) is
-// made from. Usually CPU samples; off-CPU samples, or both for a wall-clock profile, where timeKind says.
+// made from. Usually CPU samples; off-CPU samples, both for a wall-clock profile, or allocation samples, where
+// timeKind says.
 // Samples with the same thread and the same stack form one group; stacks are paths in a call tree (a trie
 // rooted at node 0), so a stack is one node id and shared prefixes are stored once.
 #include <cstdint>
@@ -50,7 +51,8 @@ struct SampleGroup {
   uint32_t thread = 0;  // index into Profile::threads
   uint32_t node = 0;    // leaf of the stack in the call tree
   uint64_t samples = 0;
-  int64_t cpuNanos = 0;  // time the samples represent: CPU time (sum of samplingPeriod), or as timeKind says
+  // What the samples represent: CPU time (sum of samplingPeriod), or as timeKind says (bytes for allocations).
+  int64_t cpuNanos = 0;
   std::vector<TimeCount> times;
 };
 
@@ -59,20 +61,28 @@ enum class TimeKind : uint8_t {
   kCpu,     // CPU samples; their CPU time
   kOffCpu,  // jfrbpf.OffCPUSample events; the off-CPU time each stands for (its weight)
   kWall,    // both, each stack topped by a frame that says which: on CPU, or off CPU and in what state
+  // jdk.ObjectAllocationSample events; not a time but the bytes each stands for (its weight), each stack
+  // topped by the allocated class (FrameKind::kAllocatedClass)
+  kAlloc,
 };
 
 // How each kind of profile is named where it is shown.
 struct TimeKindNames {
   std::string_view samples;     // "CPU samples"
   std::string_view graph;       // a flame graph's title: "CPU flame graph"
-  std::string_view sampleType;  // pprof's sample type for the time: "cpu", as Go's CPU profiles name it
-  std::string_view measure;     // what a time-weighted flame graph's widths are; "" where they count samples
+  std::string_view sampleType;  // pprof's sample type for the weight: "cpu", as Go's CPU profiles name it
+  std::string_view measure;     // what a weighted flame graph's widths are; "" where they count samples
   std::string_view fileSuffix;  // of a converted file's default name, so one kind does not replace another
+  std::string_view countType;   // pprof's sample type for the count: "samples", or "alloc_objects" as Go names it
+  std::string_view unit;        // of the weight (pprof's unit): "nanoseconds", or "bytes" for allocations
 };
 inline constexpr TimeKindNames kTimeKindNames[] = {
-    {"CPU samples", "CPU flame graph", "cpu", "", ""},
-    {"off-CPU samples (jfrbpf.OffCPUSample)", "Off-CPU flame graph", "off_cpu", "off-CPU time", "-off-cpu"},
-    {"CPU or off-CPU samples", "Wall-clock flame graph", "wall", "wall-clock time", "-wall"},
+    {"CPU samples", "CPU flame graph", "cpu", "", "", "samples", "nanoseconds"},
+    {"off-CPU samples (jfrbpf.OffCPUSample)", "Off-CPU flame graph", "off_cpu", "off-CPU time", "-off-cpu", "samples",
+     "nanoseconds"},
+    {"CPU or off-CPU samples", "Wall-clock flame graph", "wall", "wall-clock time", "-wall", "samples", "nanoseconds"},
+    {"allocation samples (jdk.ObjectAllocationSample)", "Allocation flame graph", "alloc_space", "allocated memory",
+     "-alloc", "alloc_objects", "bytes"},
 };
 inline const TimeKindNames& timeKindNames(TimeKind kind) { return kTimeKindNames[static_cast<size_t>(kind)]; }
 
@@ -101,7 +111,7 @@ class Profile {
   uint64_t failedSamples = 0;      // no stack trace could be taken (JDK 25: failed = true)
   uint64_t biasedSamples = 0;      // JDK 25: top frame from a safepoint-biased location
   uint64_t truncatedSamples = 0;   // stopped before the thread's outermost frame (or past the depth limit)
-  bool cpuTimeKnown = false;       // cpuNanos holds real values (samplingPeriod or a configured period)
+  bool cpuTimeKnown = false;       // cpuNanos holds real values (samplingPeriod, a configured period, weights)
   int64_t settingPeriodNanos = 0;  // > 0 when cpuNanos come from the event's period setting, not each sample
 
   // The frames of the stack ending at `node`, leaf first.

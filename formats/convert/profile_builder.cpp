@@ -15,6 +15,7 @@ constexpr int64_t kMaxGridSlots = 1 << 20;
 
 constexpr std::string_view kUnknownThread = "[unknown thread]";
 constexpr std::string_view kUnavailableStack = "[stack trace unavailable]";
+constexpr std::string_view kUnknownClass = "[unknown class]";
 
 // Kernel frames are the innermost native frames, down to the last one owned by the kernel image itself:
 // the kernel part of a stack always ends in vmlinux's entry code, while modules ("xfs") may sit above it.
@@ -40,6 +41,7 @@ void ProfileBuilder::beginChunk() {
   chunkStacks_.clear();
   chunkMethods_.clear();
   chunkThreads_.clear();
+  chunkClasses_.clear();
 }
 
 uint32_t ProfileBuilder::thread(const std::optional<jfr::reader::ThreadInfo>& info) {
@@ -138,15 +140,33 @@ uint32_t ProfileBuilder::child(uint32_t parent, uint32_t frame) {
   return it->second;
 }
 
+uint32_t ProfileBuilder::namedFrame(std::string name, std::string systemName, const std::string& key,
+                                    FrameKind kind) {
+  ProfileMethod m;
+  m.name = std::move(name);
+  m.systemName = std::move(systemName);
+  return frameFor(internMethod(std::move(m), key), -1, kind);
+}
+
 uint32_t ProfileBuilder::syntheticFrame(std::string_view name) {
   auto cached = syntheticFrames_.find(name);
   if (cached != syntheticFrames_.end()) return cached->second;
-  ProfileMethod m;
-  m.name = std::string(name);
-  m.systemName = m.name;
   // "S" keeps these apart from native symbols of the same name.
-  uint32_t frame = frameFor(internMethod(std::move(m), "S" + std::string(name)), -1, FrameKind::kUnknown);
+  uint32_t frame = namedFrame(std::string(name), std::string(name), "S" + std::string(name), FrameKind::kUnknown);
   syntheticFrames_.emplace(name, frame);
+  return frame;
+}
+
+uint32_t ProfileBuilder::allocatedClass(const jfr::reader::RecordedObject* type) {
+  if (type) {
+    auto cached = chunkClasses_.find(type);
+    if (cached != chunkClasses_.end()) return cached->second;
+  }
+  std::string internal(type ? type->getString("name") : std::string_view());
+  std::string name = internal.empty() ? std::string(kUnknownClass) : javaTypeName(internal);
+  // "C" keeps classes apart from methods and synthetic frames of the same name.
+  uint32_t frame = namedFrame(name, internal.empty() ? name : internal, "C" + internal, FrameKind::kAllocatedClass);
+  if (type) chunkClasses_.emplace(type, frame);
   return frame;
 }
 

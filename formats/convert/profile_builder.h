@@ -49,6 +49,9 @@ class ProfileBuilder {
   // interned once per name. `onTop(node, frame)` is the stack `node` with that frame as its new leaf.
   uint32_t syntheticFrame(std::string_view name);
   uint32_t onTop(uint32_t node, uint32_t frame) { return child(node, frame); }
+  // The frame of an allocated class (a java.lang.Class constant, as jdk.ObjectAllocationSample's objectClass),
+  // named as Java spells it ("byte[]"), of kind kAllocatedClass: the leaf of an allocation sample's stack.
+  uint32_t allocatedClass(const jfr::reader::RecordedObject* type);
 
   // One sample of `thread` with the stack ending at `node`. Filters are the caller's business.
   void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos);
@@ -74,6 +77,8 @@ class ProfileBuilder {
   uint32_t methodFor(const jfr::reader::Frame& frame, bool nativeCode);
   uint32_t internMethod(ProfileMethod method, const std::string& key);
   uint32_t frameFor(uint32_t method, int32_t line, FrameKind kind);
+  // The one frame of a name that is not a method's (a synthetic frame, a class), keyed apart by `key`.
+  uint32_t namedFrame(std::string name, std::string systemName, const std::string& key, FrameKind kind);
   uint32_t child(uint32_t parent, uint32_t frame);
 
   SampleFilter filter_;
@@ -92,6 +97,7 @@ class ProfileBuilder {
   std::unordered_map<const void*, uint32_t> chunkStacks_;
   std::unordered_map<uintptr_t, uint32_t> chunkMethods_;  // address | 1 for native-code interpretation
   std::unordered_map<const void*, uint32_t> chunkThreads_;
+  std::unordered_map<const void*, uint32_t> chunkClasses_;  // allocated classes -> their frame
 };
 
 }  // namespace jfrbpf::convert

@@ -188,11 +188,7 @@ void scanRecording(const jfr::reader::Recording& recording,
 
 Profile loadProfile(const jfr::reader::Recording& recording, const SampleOptions& options) {
   SampleCollector collector(recording, options);
-  scanRecording(
-      recording, [&](const jfr::reader::Chunk& chunk) { collector.beginChunk(chunk); },
-      [&](const RecordedEvent& event) { collector.add(event); },
-      [&](const TypeInfo& type) { return collector.wants(type); });
-  return collector.finish();
+  return collect(recording, collector);
 }
 
 }  // namespace jfrbpf::convert

@@ -76,6 +76,17 @@ void scanRecording(const jfr::reader::Recording& recording,
                    const std::function<void(const jfr::reader::Chunk&)>& onChunk,
                    const jfr::reader::EventCallback& onEvent, const jfr::reader::TypeFilter& filter);
 
+// One pass over `recording` through a collector (SampleCollector, OffCpuCollector, AllocationCollector, or
+// one of the callers' that feeds several): its wants, beginChunk and add; then what its finish returns.
+template <class Collector>
+decltype(auto) collect(const jfr::reader::Recording& recording, Collector& collector) {
+  scanRecording(
+      recording, [&](const jfr::reader::Chunk& chunk) { collector.beginChunk(chunk); },
+      [&](const jfr::reader::RecordedEvent& event) { collector.add(event); },
+      [&](const jfr::reader::TypeInfo& type) { return collector.wants(type); });
+  return collector.finish();
+}
+
 Profile loadProfile(const jfr::reader::Recording& recording, const SampleOptions& options = {});
 
 // "20 ms", "10ms", "1 s" -> nanoseconds; nullopt for anything else ("500/s", "everyChunk", "off").

@@ -1,5 +1,5 @@
 // Fuzz target: any bytes as a recording through everything `jfrbpf view` and `jfrbpf convert` do with one:
-// the digest, every view, and every output format of the CPU, off-CPU and wall-clock profiles. Malformed
+// the digest, every view, and every output format of the CPU, off-CPU, wall-clock and allocation profiles. Malformed
 // input may only end in jfrbpf::Error.
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& v : view::allViews()) (void)v.render(digest, options);
     convert::ConvertOptions convertOptions;
     convert::Profile wallProfile = convert::loadTimeProfile(recording, {}, convert::TimeKind::kWall);
-    for (const convert::Profile* profile : {&digest.profile, &digest.offCpu.profile, &wallProfile}) {
+    for (const convert::Profile* profile :
+         {&digest.profile, &digest.offCpu.profile, &wallProfile, &digest.allocation.profile}) {
       for (convert::Format format : {convert::Format::kCollapsed, convert::Format::kHtml, convert::Format::kPprof}) {
         std::ostringstream out;
         convert::writeProfile(*profile, format, convertOptions, out);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tests/view/allocation_recording.h"
 #include "tests/view/off_cpu_recording.h"
 #include "tests/view/synthetic_recording.h"
 
@@ -12,5 +13,6 @@ int main(int argc, char** argv) {
   }
   jfrbpf::test::writeMixedRecording(std::string(argv[1]) + "/mixed.jfr");
   jfrbpf::test::writeOffCpuRecording(std::string(argv[1]) + "/offcpu.jfr");
+  jfrbpf::test::writeAllocationRecording(std::string(argv[1]) + "/alloc.jfr");
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "formats/convert/convert.h"
 #include "test_config.h"
 #include "tests/support/child_process.h"
+#include "tests/view/allocation_recording.h"
 #include "tests/view/off_cpu_recording.h"
 #include "tests/view/synthetic_recording.h"
 #include "tests/view/view_test_support.h"
@@ -117,6 +118,25 @@ class ViewNode : public ::testing::Test {
   }
   static constexpr const char* kChromium = "/usr/bin/chromium";
 
+  // check_pprof.mjs's output on `path`, after failing the test if it could not read it or found an error in it.
+  std::string checkPprof(const std::string& path) {
+    RunResult r = run({"node", node_ + "/check_pprof.mjs", path});
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(facts(r.output).count("error"), 0u) << r.output;
+    return r.output;
+  }
+
+  // The allocation recording (allocation_recording.h) converted to `format` as `convert --alloc` does, at `name`.
+  std::string convertAllocations(convert::Format format, const std::string& name) {
+    std::string recording = dir_.file("alloc.jfr");
+    writeAllocationRecording(recording);
+    std::string out = dir_.file(name);
+    convert::ConvertOptions options;
+    options.time = convert::TimeKind::kAlloc;
+    convert::convertRecording(recording, format, out, options);
+    return out;
+  }
+
   TempDir dir_;
   std::string node_;
   std::string recording_;
@@ -125,24 +145,22 @@ class ViewNode : public ::testing::Test {
 TEST_F(ViewNode, PprofDecodedByPprofFormat) {
   std::string out = dir_.file("mixed.pb.gz");
   convert::convertRecording(recording_, convert::Format::kPprof, out);
-  RunResult r = run({"node", node_ + "/check_pprof.mjs", out});
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-  auto f = facts(r.output);
-  EXPECT_EQ(f.count("error"), 0u) << r.output;
-  EXPECT_TRUE(has(f, "sample_type", "samples count")) << r.output;
-  EXPECT_TRUE(has(f, "sample_type", "cpu nanoseconds")) << r.output;
+  std::string output = checkPprof(out);
+  auto f = facts(output);
+  EXPECT_TRUE(has(f, "sample_type", "samples count")) << output;
+  EXPECT_TRUE(has(f, "sample_type", "cpu nanoseconds")) << output;
   EXPECT_EQ(first(f, "default"), "cpu");
   EXPECT_EQ(first(f, "period"), std::to_string(F::kPeriodNanos));
-  EXPECT_TRUE(has(f, "total", "0 " + std::to_string(F::kTotalSamples))) << r.output;
-  EXPECT_TRUE(has(f, "total", "1 " + std::to_string(F::kTotalSamples * F::kPeriodNanos))) << r.output;
-  EXPECT_TRUE(has(f, "thread", "65 main")) << r.output;
-  EXPECT_TRUE(has(f, "thread", "30 worker-1")) << r.output;
-  EXPECT_TRUE(has(f, "thread", "10 gc-thread")) << r.output;
-  EXPECT_TRUE(has(f, "leaf", "60 Work.hot(int)")) << r.output;
-  EXPECT_TRUE(has(f, "leaf", "30 copy_user_enhanced_fast_string (kernel)")) << r.output;
-  EXPECT_TRUE(has(f, "file", "java.io.FileInputStream")) << r.output;
-  EXPECT_TRUE(has(f, "mapping", "libc.so.6")) << r.output;
-  EXPECT_TRUE(has(f, "mapping", "libjvm.so")) << r.output;
+  EXPECT_TRUE(has(f, "total", "0 " + std::to_string(F::kTotalSamples))) << output;
+  EXPECT_TRUE(has(f, "total", "1 " + std::to_string(F::kTotalSamples * F::kPeriodNanos))) << output;
+  EXPECT_TRUE(has(f, "thread", "65 main")) << output;
+  EXPECT_TRUE(has(f, "thread", "30 worker-1")) << output;
+  EXPECT_TRUE(has(f, "thread", "10 gc-thread")) << output;
+  EXPECT_TRUE(has(f, "leaf", "60 Work.hot(int)")) << output;
+  EXPECT_TRUE(has(f, "leaf", "30 copy_user_enhanced_fast_string (kernel)")) << output;
+  EXPECT_TRUE(has(f, "file", "java.io.FileInputStream")) << output;
+  EXPECT_TRUE(has(f, "mapping", "libc.so.6")) << output;
+  EXPECT_TRUE(has(f, "mapping", "libjvm.so")) << output;
   EXPECT_FALSE(has(f, "mapping", "Work")) << "Java code has no native mapping";
 }
 
@@ -220,6 +238,42 @@ TEST_F(ViewNode, OffCpuFlameGraphInChromium) {
   // futex frames: worker-1's 900 ms and gc-thread's 100 ms of 3.1 s, by time, not by samples (4 of 11).
   EXPECT_EQ(first(f, "matched"), "Matched: 32.26%") << output;
   EXPECT_TRUE(hasPrefix(f, "root", "thread all | Off-CPU time: 1.00 s (100.00% of shown)")) << output;
+}
+
+// An allocation profile read by pprof's own conventions: alloc_objects/count and alloc_space/bytes, the
+// classes as the leaves, no mapping for them (they are no code).
+TEST_F(ViewNode, AllocationPprofDecodedByPprofFormat) {
+  using A = AllocationRecordingFacts;
+  std::string output = checkPprof(convertAllocations(convert::Format::kPprof, "alloc.pb.gz"));
+  auto f = facts(output);
+  EXPECT_TRUE(has(f, "sample_type", "alloc_objects count")) << output;
+  EXPECT_TRUE(has(f, "sample_type", "alloc_space bytes")) << output;
+  EXPECT_EQ(first(f, "default"), "alloc_space");
+  EXPECT_TRUE(has(f, "total", "0 " + std::to_string(A::kSamples))) << output;
+  EXPECT_TRUE(has(f, "total", "1 " + std::to_string(A::kBytes))) << output;
+  EXPECT_TRUE(has(f, "thread", "5 main")) << output;  // objects per thread
+  EXPECT_TRUE(has(f, "leaf", "4 byte[]")) << output;
+  EXPECT_TRUE(has(f, "leaf", "1 int[][]")) << output;
+  EXPECT_EQ(f.count("mapping"), 0u) << output;
+}
+
+// An allocation flame graph is weighted by bytes: widths, the header, tooltips and the thread list say bytes,
+// and the classes on top of the stacks are drawn in their own colour.
+TEST_F(ViewNode, AllocationFlameGraphInChromium) {
+  if (!fs::exists(kChromium)) GTEST_SKIP() << "Chromium is not installed (Debian package chromium)";
+  using A = AllocationRecordingFacts;
+  std::string html = convertAllocations(convert::Format::kHtml, "alloc.html");
+  std::string output = browse(html, {dir_.file("alloc.png"), "byte", "Work.grow()", "worker-1", "0", "1"});
+  auto f = facts(output);
+  EXPECT_EQ(f.count("error"), 0u) << output;
+  EXPECT_NE(first(f, "info").find(std::to_string(A::kSamples) + " samples \u00b7 5.0 MB of allocated memory"),
+            std::string::npos)
+      << output;
+  EXPECT_TRUE(has(f, "box", "load java.lang.Object[]")) << output;
+  EXPECT_NE(first(f, "root").find("Allocated memory: 5.0 MB (100.00% of shown)"), std::string::npos) << output;
+  // byte[]: main's 3,000,000 and worker-1's 500,000 bytes of 5,000,000, by bytes, not by samples (4 of 11).
+  EXPECT_EQ(first(f, "matched"), "Matched: 70.00%") << output;
+  EXPECT_TRUE(hasPrefix(f, "root", "thread all | Allocated memory: 1.6 MB (100.00% of shown)")) << output;
 }
 
 }  // namespace

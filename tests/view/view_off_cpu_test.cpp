@@ -8,9 +8,8 @@
 
 #include "formats/convert/convert.h"
 #include "formats/jfr/reader/recording.h"
-#include "test_config.h"
-#include "tests/support/child_process.h"
 #include "tests/view/off_cpu_recording.h"
+#include "tests/view/recording_suite.h"
 #include "tests/view/synthetic_recording.h"
 #include "tests/view/view_test_support.h"
 #include "userspace/view/recording_digest.h"
@@ -22,44 +21,19 @@ namespace {
 using F = OffCpuRecordingFacts;
 using Rows = std::vector<std::vector<std::string>>;
 
-class ViewOffCpu : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    path_ = dir_->file("offcpu.jfr");
-    writeOffCpuRecording(path_);
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
+struct OffCpuWriter {
+  static constexpr const char* kFileName = "offcpu.jfr";
+  static void write(const std::string& path) { writeOffCpuRecording(path); }
+};
 
-  static view::RecordingDigest digest(const std::string& thread = "", const std::string& method = "",
-                                      const std::string& path = path_) {
-    view::DigestOptions options;
-    options.samples.filter.thread = thread;
-    options.samples.filter.method = method;
-    return view::digestRecording(path, options);
-  }
+class ViewOffCpu : public RecordingSuite<OffCpuWriter> {
+ protected:
   static std::string offCpuView(const view::RecordingDigest& d) {
     view::ViewOptions options;
     options.width = 160;
     return view::offCpuView(d, options);
   }
-  // Collapsed stacks of the recording converted with `args` (after FILE --to collapsed -o -).
-  static std::map<std::string, uint64_t> collapsed(const std::vector<std::string>& args, uint64_t* total) {
-    std::vector<std::string> command = {"convert", path_, "--to", "collapsed", "-o", "-"};
-    command.insert(command.end(), args.begin(), args.end());
-    CliResult r = runCli(command);
-    EXPECT_EQ(r.exitCode, 0) << r.output;
-    return parseCollapsed(r.output, total);
-  }
-
-  static TempDir* dir_;
-  static std::string path_;
 };
-TempDir* ViewOffCpu::dir_ = nullptr;
-std::string ViewOffCpu::path_;
 
 TEST_F(ViewOffCpu, ProfileIsWeightedByOffCpuTime) {
   auto recording = jfr::reader::Recording::open(path_);
@@ -227,27 +201,17 @@ TEST_F(ViewOffCpu, WallClockIsCpuPlusOffCpuTimeUnderMarkers) {
 }
 
 TEST_F(ViewOffCpu, PprofSampleTypesNameTheTime) {
-  if (system("command -v protoc > /dev/null 2>&1") != 0) GTEST_SKIP() << "protoc not installed (protobuf-compiler)";
+  if (!havePprofDecoder()) GTEST_SKIP() << "protoc not installed (protobuf-compiler)";
   for (auto [flag, type, nanos] :
        {std::tuple{"--off-cpu", "off_cpu", F::kOffCpu}, std::tuple{"--wall", "wall", F::kCpu + F::kOffCpu}}) {
     std::string out = dir_->file(std::string(type) + ".pb.gz");
     CliResult converted = runCli({"convert", path_, "--to", "pprof", flag, "-o", out});
     ASSERT_EQ(converted.exitCode, 0) << converted.output;
-    std::string proto = std::string(kSourceDir) + "/formats/convert/profile.proto";
-    RunResult decoded = run({"sh", "-c",
-                             "gzip -dc '" + out + "' | protoc --decode=perftools.profiles.Profile -I '" +
-                                 std::string(kSourceDir) + "' '" + proto + "'"});
-    ASSERT_EQ(decoded.exitCode, 0) << decoded.output;
-    EXPECT_NE(decoded.output.find("string_table: \"" + std::string(type) + "\""), std::string::npos) << type;
-    EXPECT_EQ(decoded.output.find("string_table: \"cpu\""), std::string::npos) << type;
+    DecodedPprof decoded = decodePprof(out);
+    EXPECT_EQ(decoded.sampleTypes(), (std::vector<std::string>{"samples/count", std::string(type) + "/nanoseconds"}));
+    EXPECT_EQ(decoded.text.find("string_table: \"cpu\""), std::string::npos) << type;
     // Sample values come in pairs: samples, then nanoseconds.
-    std::regex value("value: (-?[0-9]+)");
-    int64_t sum = 0, index = 0;
-    for (auto it = std::sregex_iterator(decoded.output.begin(), decoded.output.end(), value);
-         it != std::sregex_iterator(); ++it, ++index) {
-      if (index % 2 == 1) sum += std::stoll((*it)[1]);
-    }
-    EXPECT_EQ(sum, nanos) << type;
+    EXPECT_EQ(decoded.valueSums().at(1), nanos) << type;
   }
 }
 
@@ -284,25 +248,13 @@ TEST_F(ViewOffCpu, HtmlIsWeightedByTime) {
 }
 
 TEST_F(ViewOffCpu, CliRejectsMixedChoicesAndExplains) {
-  struct Case {
-    std::vector<std::string> args;
-    std::string message;
-  };
-  std::vector<Case> cases = {
-      {{"convert", path_, "--to", "html", "--off-cpu", "--wall"},
-       "jfrbpf: --off-cpu and --wall together: --wall already has the off-CPU samples; give one of them"},
-      {{"convert", path_, "--wall", "--to", "html", "--off-cpu"}, "jfrbpf: --off-cpu and --wall together"},
-      {{"convert", path_, "--to", "collapsed", "--off-cpu", "--event", "jdk.ExecutionSample"},
-       "jfrbpf: --off-cpu with --event: it uses jfrbpf.OffCPUSample events; drop --event"},
-      {{"convert", path_, "--event", "jdk.CPUTimeSample", "--to", "pprof", "--wall"},
-       "jfrbpf: --wall with --event: it uses jdk.CPUTimeSample and jfrbpf.OffCPUSample events; drop --event"},
-  };
-  for (const Case& c : cases) {
-    CliResult r = runCli(c.args);
-    EXPECT_EQ(r.exitCode, 2) << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
-    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  }
+  expectCliError({"convert", path_, "--to", "html", "--off-cpu", "--wall"}, 2,
+                 "jfrbpf: --off-cpu and --wall together: --wall already has the off-CPU samples; give one of them");
+  expectCliError({"convert", path_, "--wall", "--to", "html", "--off-cpu"}, 2, "jfrbpf: --off-cpu and --wall together");
+  expectCliError({"convert", path_, "--to", "collapsed", "--off-cpu", "--event", "jdk.ExecutionSample"}, 2,
+                 "jfrbpf: --off-cpu with --event: it uses jfrbpf.OffCPUSample events; drop --event");
+  expectCliError({"convert", path_, "--event", "jdk.CPUTimeSample", "--to", "pprof", "--wall"}, 2,
+                 "jfrbpf: --wall with --event: it uses jdk.CPUTimeSample and jfrbpf.OffCPUSample events; drop --event");
   CliResult help = runCli({"convert", "--help"});
   EXPECT_NE(help.output.find("--off-cpu"), std::string::npos);
   EXPECT_NE(help.output.find("[off CPU: STATE]"), std::string::npos);

@@ -11,6 +11,7 @@
 #include "formats/jfr/writer/recording.h"
 #include "test_config.h"
 #include "tests/support/child_process.h"
+#include "tests/view/recording_suite.h"
 #include "tests/view/synthetic_recording.h"
 #include "tests/view/view_test_support.h"
 #include "userspace/view/recording_digest.h"
@@ -23,24 +24,13 @@ namespace {
 using F = MixedRecordingFacts;
 using convert::FrameKind;
 
-class ViewMixed : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    path_ = dir_->file("mixed.jfr");
-    writeMixedRecording(path_);
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
-  }
+struct MixedWriter {
+  static constexpr const char* kFileName = "mixed.jfr";
+  static void write(const std::string& path) { writeMixedRecording(path); }
+};
 
-  static view::RecordingDigest digest(const std::string& thread = "", const std::string& method = "") {
-    view::DigestOptions options;
-    options.samples.filter.thread = thread;
-    options.samples.filter.method = method;
-    return view::digestRecording(path_, options);
-  }
+class ViewMixed : public RecordingSuite<MixedWriter> {
+ protected:
   static view::ViewOptions wide() {
     view::ViewOptions options;
     options.width = 160;
@@ -52,12 +42,7 @@ class ViewMixed : public ::testing::Test {
     }
     return "<no row " + first + ">";
   }
-
-  static TempDir* dir_;
-  static std::string path_;
 };
-TempDir* ViewMixed::dir_ = nullptr;
-std::string ViewMixed::path_;
 
 TEST_F(ViewMixed, ProfileCountsEverySampleAcrossChunks) {
   auto recording = jfr::reader::Recording::open(path_);
@@ -275,33 +260,24 @@ TEST_F(ViewMixed, CollapsedTotalsEqualTheSampleCount) {
 }
 
 TEST_F(ViewMixed, PprofDecodesWithProtoc) {
-  if (system("command -v protoc > /dev/null 2>&1") != 0) GTEST_SKIP() << "protoc not installed (protobuf-compiler)";
+  if (!havePprofDecoder()) GTEST_SKIP() << "protoc not installed (protobuf-compiler)";
   std::string out = dir_->file("mixed.pb.gz");
   convert::ConvertResult result = convert::convertRecording(path_, convert::Format::kPprof, out);
   EXPECT_EQ(result.samples, F::kTotalSamples);
-  std::string proto = std::string(kSourceDir) + "/formats/convert/profile.proto";
-  RunResult decoded = run({"sh", "-c",
-                           "gzip -dc '" + out + "' | protoc --decode=perftools.profiles.Profile -I '" +
-                               std::string(kSourceDir) + "' '" + proto + "'"});
-  ASSERT_EQ(decoded.exitCode, 0) << decoded.output;
+  DecodedPprof decoded = decodePprof(out);
+  EXPECT_EQ(decoded.sampleTypes(), (std::vector<std::string>{"samples/count", "cpu/nanoseconds"}));
   // Sample values come in pairs: samples, then CPU nanoseconds.
-  std::regex value("value: (-?[0-9]+)");
-  uint64_t samples = 0, nanos = 0, index = 0;
-  for (auto it = std::sregex_iterator(decoded.output.begin(), decoded.output.end(), value);
-       it != std::sregex_iterator(); ++it, ++index) {
-    (index % 2 == 0 ? samples : nanos) += std::stoull((*it)[1]);
-  }
-  EXPECT_EQ(samples, F::kTotalSamples);
-  EXPECT_EQ(nanos, F::kTotalSamples * F::kPeriodNanos);
+  EXPECT_EQ(decoded.valueSums(), (std::vector<int64_t>{static_cast<int64_t>(F::kTotalSamples),
+                                                       static_cast<int64_t>(F::kTotalSamples) * F::kPeriodNanos}));
   for (const char* name : {"\"samples\"", "\"cpu\"", "\"nanoseconds\"", "\"Work.hot(int)\"", "\"memcpy (libc.so.6)\"",
                            "\"libc.so.6\"", "\"thread\"", "\"worker-1\""}) {
-    EXPECT_NE(decoded.output.find(name), std::string::npos) << name;
+    EXPECT_NE(decoded.text.find(name), std::string::npos) << name;
   }
   // Work.hot was inlined into Work.compute: one location with two lines, the caller last.
-  EXPECT_NE(decoded.output.find("has_functions: true"), std::string::npos);
+  EXPECT_NE(decoded.text.find("has_functions: true"), std::string::npos);
   std::regex twoLines(
       "line \\{\\s*function_id: [0-9]+\\s*line: 12\\s*\\}\\s*line \\{\\s*function_id: [0-9]+\\s*line: 20");
-  EXPECT_TRUE(std::regex_search(decoded.output, twoLines)) << decoded.output.substr(0, 3000);
+  EXPECT_TRUE(std::regex_search(decoded.text, twoLines)) << decoded.text.substr(0, 3000);
 }
 
 TEST_F(ViewMixed, HtmlIsSelfContained) {
@@ -392,12 +368,7 @@ TEST_F(ViewMixed, CliErrorsAreOneLine) {
       {{"convert", path_, "--to", "html", "-o", dir_->path()}, 2, "it is a directory"},
       {{"convert", corrupt, "--to", "pprof"}, 1, corrupt},
   };
-  for (const Case& c : cases) {
-    CliResult r = runCli(c.args);
-    EXPECT_EQ(r.exitCode, c.exitCode) << c.args.back() << ": " << r.output;
-    EXPECT_NE(r.output.find(c.message), std::string::npos) << r.output;
-    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
-  }
+  for (const Case& c : cases) expectCliError(c.args, c.exitCode, c.message);
 }
 
 TEST_F(ViewMixed, CliHelp) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "test_config.h"
@@ -59,6 +61,64 @@ CliResult runCli(const std::vector<std::string>& args) {
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = run(argv, std::chrono::seconds(120));
   return CliResult{r.exitCode, r.output};
+}
+
+void expectCliError(const std::vector<std::string>& args, int exitCode, const std::string& message) {
+  CliResult r = runCli(args);
+  EXPECT_EQ(r.exitCode, exitCode) << args.back() << ": " << r.output;
+  EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+std::map<std::string, uint64_t> convertCollapsed(const std::string& path, const std::vector<std::string>& args,
+                                                 uint64_t* total) {
+  std::vector<std::string> command = {"convert", path, "--to", "collapsed", "-o", "-"};
+  command.insert(command.end(), args.begin(), args.end());
+  CliResult r = runCli(command);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  return parseCollapsed(r.output, total);
+}
+
+bool havePprofDecoder() { return system("command -v protoc > /dev/null 2>&1") == 0; }
+
+DecodedPprof decodePprof(const std::string& path) {
+  std::string proto = std::string(kSourceDir) + "/formats/convert/profile.proto";
+  RunResult decoded = run({"sh", "-c",
+                           "gzip -dc '" + path + "' | protoc --decode=perftools.profiles.Profile -I '" +
+                               std::string(kSourceDir) + "' '" + proto + "'"});
+  EXPECT_EQ(decoded.exitCode, 0) << decoded.output;
+  DecodedPprof out{decoded.output, {}};
+  std::regex entry("string_table: \"((?:[^\"\\\\]|\\\\.)*)\"");
+  for (auto it = std::sregex_iterator(out.text.begin(), out.text.end(), entry); it != std::sregex_iterator(); ++it) {
+    out.strings.push_back((*it)[1]);
+  }
+  return out;
+}
+
+std::vector<int64_t> DecodedPprof::valueSums() const {
+  const size_t types = sampleTypes().size();
+  std::vector<int64_t> sums(types);
+  std::regex value("value: (-?[0-9]+)");
+  size_t index = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), value); it != std::sregex_iterator(); ++it, ++index) {
+    sums[index % types] += std::stoll((*it)[1]);
+  }
+  return sums;
+}
+
+std::vector<std::string> DecodedPprof::sampleTypes() const {
+  std::vector<std::string> types;
+  std::regex type("sample_type \\{\\s*type: ([0-9]+)\\s*unit: ([0-9]+)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), type); it != std::sregex_iterator(); ++it) {
+    types.push_back(strings.at(std::stoul((*it)[1])) + "/" + strings.at(std::stoul((*it)[2])));
+  }
+  return types;
+}
+
+std::string DecodedPprof::defaultSampleType() const {
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex("default_sample_type: ([0-9]+)"))) return "";
+  return strings.at(std::stoul(match[1]));
 }
 
 std::vector<std::vector<std::string>> tableRows(const std::string& text, const std::string& title) {

@@ -35,6 +35,26 @@ struct CliResult {
   std::string output;  // stdout and stderr
 };
 CliResult runCli(const std::vector<std::string>& args);
+// Runs `args` and expects exit code `exitCode` with a one-line message containing `message`.
+void expectCliError(const std::vector<std::string>& args, int exitCode, const std::string& message);
+// Collapsed stacks of the recording at `path` converted with `args` (after FILE --to collapsed -o -), and the
+// sum of their weights; fails the test when the conversion does.
+std::map<std::string, uint64_t> convertCollapsed(const std::string& path, const std::vector<std::string>& args,
+                                                 uint64_t* total);
+
+// A gzip'd pprof file as protoc prints it (text format), with the names of its string table; fails the test
+// when it cannot be decoded. Callers skip without protoc (see havePprofDecoder).
+struct DecodedPprof {
+  std::string text;
+  std::vector<std::string> strings;  // string_table, in order
+  // The sum over the samples of each of their values (sample type i at index i).
+  std::vector<int64_t> valueSums() const;
+  // The sample types as "type/unit", and the default one's type.
+  std::vector<std::string> sampleTypes() const;
+  std::string defaultSampleType() const;
+};
+bool havePprofDecoder();
+DecodedPprof decodePprof(const std::string& path);
 
 // Rows of a `jfr view`-style table titled `title` in `text`: the cells of each row below the dashes, split
 // at the column boundaries the dashes mark.

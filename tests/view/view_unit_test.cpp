@@ -39,6 +39,23 @@ TEST(ViewFrameNames, MalformedDescriptorsLeaveTheParametersOut) {
   EXPECT_FALSE(javaParameterList(std::string(300, '[') + "I)V", params));
 }
 
+// Allocated classes (jdk.ObjectAllocationSample's objectClass) by their internal names, as `jfr print` shows them.
+TEST(ViewFrameNames, ClassesReadAsJavaSpellsThem) {
+  EXPECT_EQ(javaTypeName("[B"), "byte[]");
+  EXPECT_EQ(javaTypeName("[[I"), "int[][]");
+  EXPECT_EQ(javaTypeName("[Ljava/lang/String;"), "java.lang.String[]");
+  EXPECT_EQ(javaTypeName("[[Ljava/util/Map$Entry;"), "java.util.Map$Entry[][]");
+  EXPECT_EQ(javaTypeName("com/foo/Bar"), "com.foo.Bar");
+  EXPECT_EQ(javaTypeName("Bar"), "Bar");
+  // Malformed array names are shown as they are (with dots), not guessed at.
+  EXPECT_EQ(javaTypeName("[Q"), "[Q");
+  EXPECT_EQ(javaTypeName("[Ljava/lang/String"), "[Ljava.lang.String");
+  EXPECT_EQ(javaTypeName("[II"), "[II");
+  EXPECT_EQ(javaTypeName("["), "[");
+  EXPECT_EQ(frameKindTag(FrameKind::kAllocatedClass), "[a]");
+  EXPECT_EQ(frameKindName(FrameKind::kAllocatedClass), "Allocated class");
+}
+
 TEST(ViewFrameNames, NativeCodeIsTellsLibrariesFromJavaNativeMethods) {
   EXPECT_TRUE(isNativeCode("Native", "libc.so.6", "()V"));
   EXPECT_TRUE(isNativeCode("Native", "kernel", "()V"));

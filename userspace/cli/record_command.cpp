@@ -200,11 +200,16 @@ record::AllocationOptions parseAllocationInterval(const std::string& value) {
   return options;
 }
 
-// With --alloc: its events and the bytes they stand for.
+// With --alloc: its events and the bytes they stand for; the trace probe's records lost (allocation samples
+// share its ring with method traces).
 void printAllocations(const record::RecordSummary& s) {
   if (s.allocationSamples == 0) return;
-  std::printf("  alloc    %s samples (%s allocated)\n", groupThousands(s.allocationSamples).c_str(),
+  std::printf("  alloc    %s samples (%s allocated)", groupThousands(s.allocationSamples).c_str(),
               record::mebibytes(s.allocatedBytes).c_str());
+  const uint64_t lost =
+      s.traceCounters[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL] + s.traceCounters[JFRBPF_TIMER_TRACES_LOST_BUSY];
+  if (lost > 0) std::printf(", %s records of the probe lost", groupThousands(lost).c_str());
+  std::printf("\n");
 }
 
 // With --off-cpu: its events and the off-CPU time they stand for.

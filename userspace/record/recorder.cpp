@@ -277,10 +277,10 @@ RecordSummary record(const RecordConfig& config) {
   summary.fileCount = output->files().files();
   output->addCountsTo(summary);
   summary.javaProcesses = jvms.size() + (launchedJvm ? 1 : 0);
+  summary.traceCounters = session.sampler().readTimerCounters();  // traces and allocation samples alike
   if (timing) {
     for (auto& jvm : jvms) summary.timedJvms += jvm->timingStarted() ? 1 : 0;
     if (launchedJvm && launchedJvm->timingStarted()) ++summary.timedJvms;
-    summary.traceCounters = session.sampler().readTimerCounters();
     auto addStubCounters = [&summary](const JvmConnection& jvm) {
       if (const timing::TimingTableView* table = jvm.timingTable()) summary.stubCounters += table->counters();
     };

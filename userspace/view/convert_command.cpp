@@ -16,7 +16,8 @@ constexpr const char* kConvertHelp = R"help(Usage: jfrbpf convert [options] FILE
 
 Converts the CPU samples of a JDK Flight Recorder file (written by jfrbpf or by the JDK) for other tools.
 CPU samples are jdk.CPUTimeSample events when the file has them, else jdk.ExecutionSample. With --off-cpu,
-the off-CPU samples jfrbpf records (jfrbpf.OffCPUSample) instead; with --wall, both.
+the off-CPU samples jfrbpf records (jfrbpf.OffCPUSample) instead; with --wall, both; with --alloc, the
+allocation samples (jdk.ObjectAllocationSample).
 
 Formats:
   collapsed   one line per distinct stack, root first, frames separated by ';', then the count:
@@ -24,13 +25,15 @@ Formats:
   html        one self-contained interactive flame graph page (no network access needed):
               search, click to zoom, thread and time-range filters, colours by frame type
   pprof       gzip'd profile.proto for pprof, Pyroscope and the like: samples/count and cpu/nanoseconds
-              (off_cpu/nanoseconds, wall/nanoseconds), thread labels, line numbers, inlined frames folded
+              (off_cpu/nanoseconds, wall/nanoseconds; with --alloc alloc_objects/count, which counts
+              the samples, and alloc_space/bytes), thread labels, line numbers, inlined frames folded
               into their compiled caller
 
 Options:
       --to FORMAT         collapsed, html or pprof (required)
   -o, --output OUT        where to write; default FILE with the extension .collapsed, .html or .pb.gz
-                          (after "-off-cpu" or "-wall" with those options); "-" writes to standard output
+                          (after "-off-cpu", "-wall" or "-alloc" with those options); "-" writes to
+                          standard output
       --off-cpu           where threads waited rather than where they ran: jfrbpf.OffCPUSample events,
                           each weighted by the off-CPU time it stands for (its weight, in nanoseconds)
       --wall              wall-clock time: CPU samples (jdk.CPUTimeSample, each its samplingPeriod of CPU
@@ -40,17 +43,22 @@ Options:
                           uninterruptible (mostly disk I/O), preempted (runnable, waiting for a CPU) or
                           unknown. A method's box is its wall-clock time; the tips above it split that
                           into running and waiting.
-      --weight samples|time
-                          collapsed: count samples or nanoseconds of the time they stand for (default:
-                          samples; time with --off-cpu and --wall)
+      --alloc             what threads allocated rather than where they ran: jdk.ObjectAllocationSample
+                          events, each weighted by the bytes it stands for (its weight), each stack topped
+                          by the allocated class (byte[], java.lang.String), as async-profiler draws them
+      --weight samples|time|bytes
+                          collapsed: count samples, nanoseconds of the time they stand for, or with --alloc
+                          bytes (default: samples; time with --off-cpu and --wall; bytes with --alloc)
       --threads           collapsed: start each stack with a "[thread name tid=N]" frame
       --annotate          collapsed: frame type suffixes for flamegraph.pl --color=java:
-                          _[j] JIT compiled, _[i] inlined, _[0] interpreted, _[k] kernel
+                          _[j] JIT compiled, _[i] inlined, _[0] interpreted, _[k] kernel or
+                          allocated class
       --title TEXT        html: the page title (default "CPU flame graph: FILE", "Off-CPU flame graph:
-                          FILE" or "Wall-clock flame graph: FILE")
+                          FILE", "Wall-clock flame graph: FILE" or "Allocation flame graph: FILE")
       --thread NAME|TID   only this thread: its Java or OS name, or its OS thread id
       --method TEXT       only samples with a frame whose name contains TEXT
-      --event NAME        the CPU sample event to use, e.g. jdk.ExecutionSample (not with --off-cpu, --wall)
+      --event NAME        the CPU sample event to use, e.g. jdk.ExecutionSample (not with --off-cpu, --wall,
+                          --alloc)
   -h, --help              this text
 
 Examples:
@@ -60,25 +68,47 @@ Examples:
   jfrbpf convert app.jfr --to html --off-cpu       # writes app-off-cpu.html
   jfrbpf convert app.jfr --to collapsed --off-cpu -o - | flamegraph.pl --color=io --countname=ns > off.svg
   jfrbpf convert app.jfr --to html --wall --thread main -o main-wall.html
+  jfrbpf convert app.jfr --to html --alloc         # writes app-alloc.html
+  jfrbpf convert app.jfr --to pprof --alloc && pprof -top app-alloc.pb.gz   # bytes by class
 Exit codes: 0 written; 1 unreadable input or unwritable output; 2 bad command line.
 )help";
 
-// --off-cpu and --wall choose the events themselves: neither goes with the other, nor with --event.
-void checkTimeOptions(bool offCpu, bool wall, const std::string& eventName) {
+// --off-cpu, --wall and --alloc choose the events themselves: none goes with another, nor with --event.
+void checkTimeOptions(bool offCpu, bool wall, bool alloc, const std::string& eventName) {
   if (offCpu && wall) {
     throw Error("--off-cpu and --wall together: --wall already has the off-CPU samples; give one of them",
                 ErrorKind::Usage);
   }
-  if ((offCpu || wall) && !eventName.empty()) {
-    throw Error(std::string(offCpu ? "--off-cpu" : "--wall") + " with --event: it uses " +
-                    (offCpu ? "jfrbpf.OffCPUSample" : "jdk.CPUTimeSample and jfrbpf.OffCPUSample") +
+  if (alloc && (offCpu || wall)) {
+    throw Error(std::string("--alloc and ") + (offCpu ? "--off-cpu" : "--wall") +
+                    " together: allocation samples weigh bytes, not time; give one of them",
+                ErrorKind::Usage);
+  }
+  if ((offCpu || wall || alloc) && !eventName.empty()) {
+    throw Error(std::string(offCpu ? "--off-cpu" : wall ? "--wall" : "--alloc") + " with --event: it uses " +
+                    (offCpu ? "jfrbpf.OffCPUSample"
+                     : wall ? "jdk.CPUTimeSample and jfrbpf.OffCPUSample"
+                            : convert::kAllocationSampleEvent) +
                     " events; drop --event",
                 ErrorKind::Usage);
   }
 }
 
+// --weight: samples, or what they stand for: "time", or "bytes" for allocation samples. By default CPU samples
+// count, others weigh what they stand for: off-CPU samples very unequal times (a 2 s wait, a 1 ms one),
+// allocation samples unequal amounts (1 MB, 2 kB); counting them would mislead.
+convert::Weight chooseWeight(const std::string& given, convert::TimeKind time) {
+  const bool alloc = time == convert::TimeKind::kAlloc;
+  if (given.empty()) return time == convert::TimeKind::kCpu ? convert::Weight::kSamples : convert::Weight::kCpuTime;
+  if (given == "samples") return convert::Weight::kSamples;
+  if (given == (alloc ? "bytes" : "time")) return convert::Weight::kCpuTime;
+  throw Error(alloc ? "--weight time with --alloc: allocation samples weigh bytes; use --weight bytes"
+                    : "--weight bytes without --alloc: these samples weigh time; use --weight time",
+              ErrorKind::Usage);
+}
+
 // "(1,234 jdk.CPUTimeSample samples, 3 threads)", with the time the samples stand for off CPU and in a
-// wall-clock graph.
+// wall-clock graph, the bytes allocation samples stand for.
 std::string resultSummary(const convert::ConvertResult& result, convert::TimeKind time) {
   std::string samples = groupThousands(result.samples);
   std::string threads = std::to_string(result.threads) + (result.threads == 1 ? " thread" : " threads");
@@ -91,6 +121,9 @@ std::string resultSummary(const convert::ConvertResult& result, convert::TimeKin
     case convert::TimeKind::kWall:
       return samples + " samples: " + view::humanDuration(result.onCpuNanos) + " on CPU + " +
              view::humanDuration(result.nanos - result.onCpuNanos) + " off CPU, " + threads;
+    case convert::TimeKind::kAlloc:
+      return samples + " " + convert::kAllocationSampleEvent + " samples, " +
+             view::humanBytes(static_cast<uint64_t>(result.bytes)) + " allocated, " + threads;
   }
   return samples + " samples, " + threads;
 }
@@ -100,8 +133,8 @@ std::string resultSummary(const convert::ConvertResult& result, convert::TimeKin
 int runConvertCommand(Arguments& args) {
   convert::ConvertOptions options;
   std::optional<convert::Format> format;
-  std::optional<convert::Weight> weight;
-  bool offCpu = false, wall = false;
+  std::string weight;
+  bool offCpu = false, wall = false, alloc = false;
   std::string output;
   std::vector<std::string> positional;
   std::string value;
@@ -118,17 +151,16 @@ int runConvertCommand(Arguments& args) {
     } else if (takeOption(args, "-o", "--output", value, "convert")) {
       output = value;
     } else if (takeOption(args, "", "--weight", value, "convert")) {
-      if (value == "samples") {
-        weight = convert::Weight::kSamples;
-      } else if (value == "time") {
-        weight = convert::Weight::kCpuTime;
-      } else {
-        throw Error("invalid --weight '" + value + "': expected samples or time", ErrorKind::Usage);
+      if (value != "samples" && value != "time" && value != "bytes") {
+        throw Error("invalid --weight '" + value + "': expected samples, time or bytes", ErrorKind::Usage);
       }
+      weight = value;
     } else if (takeFlag(args, "", "--off-cpu")) {
       offCpu = true;
     } else if (takeFlag(args, "", "--wall")) {
       wall = true;
+    } else if (takeFlag(args, "", "--alloc")) {
+      alloc = true;
     } else if (takeFlag(args, "", "--threads")) {
       options.collapsed.threadRoots = true;
     } else if (takeFlag(args, "", "--annotate")) {
@@ -141,17 +173,18 @@ int runConvertCommand(Arguments& args) {
       positional.push_back(args.next());
     }
   }
-  checkTimeOptions(offCpu, wall, options.samples.eventName);
+  checkTimeOptions(offCpu, wall, alloc, options.samples.eventName);
   if (positional.empty()) {
     throw Error("no recording given: jfrbpf convert FILE --to FORMAT (see jfrbpf convert --help)", ErrorKind::Usage);
   }
   if (positional.size() > 1) unknownArgument(positional[1], "convert");
   if (!format) throw Error("give the output format: --to collapsed, --to html or --to pprof", ErrorKind::Usage);
-  options.time = wall ? convert::TimeKind::kWall : offCpu ? convert::TimeKind::kOffCpu : convert::TimeKind::kCpu;
+  options.time = wall     ? convert::TimeKind::kWall
+                 : offCpu ? convert::TimeKind::kOffCpu
+                 : alloc  ? convert::TimeKind::kAlloc
+                          : convert::TimeKind::kCpu;
+  options.collapsed.weight = chooseWeight(weight, options.time);
   if (output.empty()) output = convert::defaultOutputPath(positional[0], *format, options.time);
-  // Off-CPU samples stand for very unequal times (a 2 s wait, a 1 ms one): counting them would mislead.
-  options.collapsed.weight =
-      weight.value_or(options.time == convert::TimeKind::kCpu ? convert::Weight::kSamples : convert::Weight::kCpuTime);
 
   convert::ConvertResult result = convert::convertRecording(positional[0], *format, output, options);
   // With the output on stdout, the report goes to stderr.

@@ -45,14 +45,18 @@ class DigestBuilder {
         options_(options),
         samples_(recording, options.samples),
         offCpu_(recording, options.samples.filter, convert::TimeKind::kOffCpu),
+        allocation_(recording, options.samples.filter),
         tables_(options.samples.filter, 0, 1'000'000'000),
         lossThreads_(options.samples.filter, 0, 1) {}
 
-  bool wants(const TypeInfo& type) const { return samples_.wants(type) || offCpu_.wants(type) || wantedHere(type); }
+  bool wants(const TypeInfo& type) const {
+    return samples_.wants(type) || offCpu_.wants(type) || allocation_.wants(type) || wantedHere(type);
+  }
 
   void beginChunk(const jfr::reader::Chunk& chunk) {
     samples_.beginChunk(chunk);
-    offCpu_.beginChunk();
+    offCpu_.beginChunk(chunk);
+    allocation_.beginChunk(chunk);
     tables_.beginChunk();
     lossThreads_.beginChunk();
     if (chunk.metadata().byName(kSampleLoss)) digest_.writtenByJfrbpf = true;
@@ -60,11 +64,14 @@ class DigestBuilder {
 
   void add(const RecordedEvent& event) {
     const std::string& name = event.type().name;
-    // Both take jfrbpf.OffCPUSample when it is asked for as the sample event (--event).
-    const bool sample = samples_.wants(event.type()), offCpu = offCpu_.wants(event.type());
+    // The samples take jfrbpf.OffCPUSample or jdk.ObjectAllocationSample too when it is asked for as the sample
+    // event (--event).
+    const bool sample = samples_.wants(event.type()), offCpu = offCpu_.wants(event.type()),
+               allocation = allocation_.wants(event.type());
     if (sample) samples_.add(event);
     if (offCpu) offCpu_.add(event);
-    if (sample || offCpu) {
+    if (allocation) allocation_.add(event);
+    if (sample || offCpu || allocation) {
       return;
     } else if (name == kSampleLoss || name == kCpuTimeSamplesLost) {
       addLoss(event, name == kSampleLoss);
@@ -99,6 +106,8 @@ class DigestBuilder {
     digest_.offCpu.profile = offCpu_.finish();
     digest_.offCpu.states = offCpu_.states();
     digest_.offCpu.eventsSeen = offCpu_.offCpuEventsSeen();
+    digest_.allocation.profile = allocation_.finish();
+    digest_.allocation.eventsSeen = allocation_.eventsSeen();
     digest_.timings.reserve(timings_.size());
     for (auto& [method, row] : timings_) digest_.timings.push_back(row);
     digest_.tables = tables_.finish();
@@ -174,6 +183,7 @@ class DigestBuilder {
   const DigestOptions& options_;
   convert::SampleCollector samples_;
   convert::OffCpuCollector offCpu_;
+  convert::AllocationCollector allocation_;
   convert::ProfileBuilder tables_;       // names and stacks of timed and traced methods
   convert::ProfileBuilder lossThreads_;  // threads named by loss events
   std::vector<LossRecord> sampleLosses_;
@@ -216,11 +226,7 @@ RecordingDigest digestRecording(const jfr::reader::Recording& recording, const D
   digest.fileBytes = recording.bytes().size();
   digest.chunks = recording.chunks().size();
   DigestBuilder builder(digest, recording, options);
-  convert::scanRecording(
-      recording, [&](const jfr::reader::Chunk& chunk) { builder.beginChunk(chunk); },
-      [&](const RecordedEvent& event) { builder.add(event); },
-      [&](const TypeInfo& type) { return builder.wants(type); });
-  builder.finish();
+  convert::collect(recording, builder);
   digest.startNanos = digest.profile.recordingStartNanos;
   digest.endNanos = digest.profile.recordingEndNanos;
   return digest;

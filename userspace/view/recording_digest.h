@@ -1,11 +1,13 @@
 #pragma once
 // Everything the views show, read from a recording in one pass: the CPU samples (as a Profile), off-CPU
-// samples, lost samples, method timings and traces, notes, and what the recording says about itself.
+// samples, allocation samples, lost samples, method timings and traces, notes, and what the recording says
+// about itself.
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "formats/convert/allocation_collector.h"
 #include "formats/convert/off_cpu_collector.h"
 #include "formats/convert/profile.h"
 #include "formats/convert/sample_collector.h"
@@ -40,6 +42,13 @@ struct OffCpuDigest {
   uint64_t eventsSeen = 0;                   // before filtering
   std::vector<LossRecord> losses;            // jfrbpf.OffCPUSamplesLost; threads in RecordingDigest::lossThreads
   bool present() const { return eventsSeen > 0 || !losses.empty(); }
+};
+
+// jdk.ObjectAllocationSample events, filtered as the CPU samples are, weighted by the bytes they stand for
+// (TimeKind::kAlloc: each stack topped by the allocated class).
+struct AllocationDigest {
+  convert::Profile profile;
+  uint64_t eventsSeen = 0;  // before filtering
 };
 
 struct MethodTimingRow {
@@ -85,6 +94,7 @@ struct RecordingDigest {
   std::vector<convert::ProfileThread> lossThreads;
 
   OffCpuDigest offCpu;
+  AllocationDigest allocation;
 
   // Method timing (last value per method, as JDK 25's view) and traces; their names and stacks live in
   // `tables`, a profile without samples.

@@ -11,6 +11,7 @@
 #include "userspace/view/text_format.h"
 #include "userspace/view/text_table.h"
 #include "userspace/view/views.h"
+#include "userspace/view/weight_table.h"
 
 namespace jfrbpf::view {
 namespace {
@@ -20,15 +21,6 @@ using Align = TextTable::Align;
 // Row labels for stacks without such a frame; every stack has a row, so the shares add up to 100 %.
 constexpr std::string_view kKernelFramesOnly = "[kernel frames only]";
 constexpr std::string_view kNoKernelFrame = "[no kernel frame]";
-
-struct Totals {
-  int64_t nanos = 0;
-  uint64_t events = 0;
-  void add(const convert::SampleGroup& group) {
-    nanos = convert::saturatingAdd(nanos, group.cpuNanos);
-    events += group.samples;
-  }
-};
 
 // Where a stack waited: the method it waited in (its innermost Java frame, else its innermost native frame
 // outside the kernel) and the kernel function it slept in (its innermost kernel frame).
@@ -54,23 +46,11 @@ WaitSite waitSite(const convert::Profile& profile, uint32_t node) {
   return site;
 }
 
-std::string share(int64_t nanos, int64_t total) {
-  return percent(static_cast<double>(nanos), static_cast<double>(total));
-}
-
 // A table of names by off-CPU time, longest first.
 std::string timeTable(const std::string& title, const std::string& firstColumn,
-                      const std::map<std::string_view, Totals>& byName, int64_t total, const ViewOptions& options) {
-  std::vector<std::pair<std::string_view, Totals>> rows(byName.begin(), byName.end());
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.second.nanos > b.second.nanos; });
-  TextTable table(
-      title, {{firstColumn}, {"Off-CPU Time", Align::kRight}, {"Percent", Align::kRight}, {"Samples", Align::kRight}});
-  for (size_t i = 0; i < rows.size() && i < options.top; ++i) {
-    const Totals& t = rows[i].second;
-    table.addRow({std::string(rows[i].first), humanDuration(t.nanos), share(t.nanos, total), groupThousands(t.events)});
-  }
-  return table.render(options.width);
+                      const std::map<std::string_view, WeightTotals>& byName, int64_t total,
+                      const ViewOptions& options) {
+  return weightTable(title, {{firstColumn}}, {"Off-CPU Time", humanDuration}, rowsByName(byName), total, options);
 }
 
 std::string byState(const OffCpuDigest& offCpu, const ViewOptions& options) {
@@ -82,7 +62,7 @@ std::string byState(const OffCpuDigest& offCpu, const ViewOptions& options) {
                                             {"Run Delay", Align::kRight}});
   for (size_t i = 0; i < offCpu.states.size() && i < options.top; ++i) {
     const convert::OffCpuState& s = offCpu.states[i];
-    table.addRow({s.name, humanDuration(s.nanos), share(s.nanos, total), groupThousands(s.events),
+    table.addRow({s.name, humanDuration(s.nanos), weightShare(s.nanos, total), groupThousands(s.events),
                   humanDuration(s.runDelayNanos)});
   }
   return table.render(options.width);
@@ -99,14 +79,14 @@ std::string kernelTime(const std::map<int64_t, int64_t>& nanos, int64_t osThread
 // stand for.
 std::string byThread(const RecordingDigest& digest, const ViewOptions& options) {
   const convert::Profile& profile = digest.offCpu.profile;
-  std::vector<Totals> totals(profile.threads.size());
+  std::vector<WeightTotals> totals(profile.threads.size());
   for (const convert::SampleGroup& group : profile.groups) totals[group.thread].add(group);
   std::vector<uint32_t> threads;
   for (uint32_t t = 0; t < totals.size(); ++t) {
-    if (totals[t].events > 0) threads.push_back(t);
+    if (totals[t].samples > 0) threads.push_back(t);
   }
   std::stable_sort(threads.begin(), threads.end(),
-                   [&](uint32_t a, uint32_t b) { return totals[a].nanos > totals[b].nanos; });
+                   [&](uint32_t a, uint32_t b) { return totals[a].weight > totals[b].weight; });
 
   const bool kernelCpu = !digest.kernelCpuNanos.empty();
   const bool sampledCpu = !kernelCpu && digest.profile.cpuTimeKnown && digest.profile.totalSamples > 0;
@@ -130,8 +110,8 @@ std::string byThread(const RecordingDigest& digest, const ViewOptions& options) 
   for (size_t i = 0; i < threads.size() && i < options.top; ++i) {
     const convert::ProfileThread& t = profile.threads[threads[i]];
     std::vector<std::string> row = {t.name, t.osThreadId ? std::to_string(t.osThreadId) : "",
-                                    humanDuration(totals[threads[i]].nanos),
-                                    share(totals[threads[i]].nanos, profile.totalCpuNanos)};
+                                    humanDuration(totals[threads[i]].weight),
+                                    weightShare(totals[threads[i]].weight, profile.totalCpuNanos)};
     if (kernelOffCpu) {
       auto cpu = digest.kernelCpuNanos.find(t.osThreadId);
       row.push_back(cpu == digest.kernelCpuNanos.end() ? "-"
@@ -148,11 +128,7 @@ std::string byThread(const RecordingDigest& digest, const ViewOptions& options) 
     }
     table.addRow(std::move(row));
   }
-  std::string out = table.render(options.width);
-  if (threads.size() > options.top) {
-    out += "(" + std::to_string(threads.size() - options.top) + " more threads; use --top N)\n";
-  }
-  return out;
+  return table.render(options.width) + moreRowsLine(threads.size(), options, "threads");
 }
 
 }  // namespace
@@ -181,7 +157,7 @@ std::string offCpuView(const RecordingDigest& digest, const ViewOptions& options
   out += formLine("Samples", offCpuSamplesLine(digest), options.width);
   out += formLine("Lost samples", offCpuLostLine(digest), options.width);
 
-  std::map<std::string_view, Totals> byMethod, byKernel;
+  std::map<std::string_view, WeightTotals> byMethod, byKernel;
   for (const convert::SampleGroup& group : profile.groups) {
     WaitSite site = waitSite(profile, group.node);
     byMethod[site.method ? std::string_view(profile.methods[*site.method].name) : kKernelFramesOnly].add(group);

@@ -27,6 +27,12 @@ std::string lostView(const RecordingDigest& digest, const ViewOptions& options);
 // jfrbpf.OffCPUSample by off-CPU time: by method, kernel function, state and thread.
 std::string offCpuView(const RecordingDigest& digest, const ViewOptions& options);
 
+// jdk.ObjectAllocationSample by allocated bytes: by class, by allocation site (top frame) and by thread.
+std::string allocationView(const RecordingDigest& digest, const ViewOptions& options);
+
+// The line the summary shares with the allocation view: "3,363, 1.2 GB allocated".
+std::string allocationSamplesLine(const RecordingDigest& digest);
+
 // The lines the summary shares with the off-cpu view: "24, 3.40 s of off-CPU time" and
 // "2 (7.69% of samples taken), 20.00 ms of off-CPU time" (or "0").
 std::string offCpuSamplesLine(const RecordingDigest& digest);

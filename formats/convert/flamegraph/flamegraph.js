@@ -1,14 +1,15 @@
 'use strict';
 // jfrbpf flame graph: an icicle graph (roots on top) of the call tree embedded as JSON in #profile-data.
 // The data is a trie of stacks plus per-(thread, stack) sample counts per time bucket, so that thread and
-// time filters only re-sum counts. Where data.measure names a time ("off-CPU time"), the counts are the
-// nanoseconds the samples stand for instead. Boxes are drawn on a canvas (tens of thousands stay fast) and skipped
-// below a pixel; the labelled ones are also listed in #frames, a visually hidden list for screen readers
-// (and tests), with their position.
+// time filters only re-sum counts. Where data.measure names what the samples stand for ("off-CPU time",
+// "allocated memory"), the counts are that instead, in data.unit: nanoseconds or bytes. Boxes are drawn on a
+// canvas (tens of thousands stay fast) and skipped below a pixel; the labelled ones are also listed in
+// #frames, a visually hidden list for screen readers (and tests), with their position.
 (function () {
   const data = JSON.parse(document.getElementById('profile-data').textContent);
-  const KINDS = ['Interpreted', 'JIT compiled', 'Inlined', 'Native', 'Kernel', 'Unknown'];
-  const HUES = [[62, 58], [110, 50], [178, 50], [6, 62], [30, 85], [0, 0]];  // hue, saturation per kind
+  const KINDS = ['Interpreted', 'JIT compiled', 'Inlined', 'Native', 'Kernel', 'Unknown', 'Allocated class'];
+  // hue, saturation per kind (FrameKind's order)
+  const HUES = [[62, 58], [110, 50], [178, 50], [6, 62], [30, 85], [0, 0], [215, 60]];
   const ROW = 17;
   const MIN_WIDTH = 0.6;  // px; narrower boxes (and their children) are not drawn
   const TEXT_WIDTH = 24;  // px; narrower boxes get no label
@@ -67,11 +68,17 @@
   const nanosPerSample = data.samples > 0 ? data.cpuNanos / data.samples : 0;
   const byTime = data.measure !== undefined;
   const valueName = byTime ? data.measure[0].toUpperCase() + data.measure.slice(1) : 'Samples';
-  const value = (v) => (byTime ? seconds(v / 1e9) : fmt(v));
+  const value = (v) => (!byTime ? fmt(v) : data.unit === 'bytes' ? bytes(v) : seconds(v / 1e9));
   function seconds(s) {
     if (s >= 100) return s.toFixed(0) + ' s';
     if (s >= 1) return s.toFixed(2) + ' s';
     return (s * 1000).toFixed(s >= 0.01 ? 0 : 1) + ' ms';
+  }
+  function bytes(b) {  // decimal units, as the terminal views print them
+    if (b < 1000) return fmt(b) + ' bytes';
+    if (b < 1e6) return (b / 1e3).toFixed(1) + ' kB';
+    if (b < 1e9) return (b / 1e6).toFixed(1) + ' MB';
+    return (b / 1e9).toFixed(2) + ' GB';
   }
   function clock(ms) {
     const d = new Date(ms);
@@ -230,7 +237,7 @@
   $('info').textContent = [
     data.event || 'no sample events',
     fmt(data.samples) + ' samples',
-    byTime ? seconds(data.cpuNanos / 1e9) + ' of ' + data.measure
+    byTime ? value(data.cpuNanos) + ' of ' + data.measure
       : data.cpuKnown ? seconds(data.cpuNanos / 1e9) + ' of CPU time' : null,
     data.threads.length + (data.threads.length === 1 ? ' thread' : ' threads'),
     data.start ? clock(data.start) + ' + ' + seconds(data.duration / 1000) : null,
