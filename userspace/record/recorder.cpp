@@ -140,7 +140,8 @@ RecordSummary record(const RecordConfig& config) {
   for (auto& jvm : jvms) {
     if (instrument && signals.stopPending()) {  // asked to stop while attaching: the JVMs are left alone
       instrument = false;
-      notes.push_back(session.tell("stopped before method timing or allocation sampling began"));
+      notes.push_back(
+          session.tell("stopped before method timing or allocation sampling began: no method was instrumented"));
     }
     if (instrument) {
       session.prepareJvm(*jvm, notes);
