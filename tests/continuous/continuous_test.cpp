@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <thread>
@@ -147,8 +148,11 @@ TEST(Continuous, MaxRateHoldsTheHostsSampleRate) {
   std::printf("[ figure ] %zu samples, %.1f/s once settled (budget 40/s); they stand for %.1f ms, the kernel "
               "accounted %.1f ms (%+.2f %%)\n", times.size(), rate, sampledNs / 1e6, kernelNs / 1e6, 100 * error);
   EXPECT_LT(rate, 1.3 * kBudget);
-  // Weights stay right: within 1 %, but for what each thread used after its last sample, which is less
-  // than a period and so grows with it (measured -2.1 % at 38 ms in 10 s with 8 busy threads).
+  // Weights stay right in expectation, each thread's within about a period either way: its head start is
+  // uniform in [0, period) and what it used after its last sample too, so its error has a standard deviation
+  // of at most half a period, and the threads' errors are independent. Four such deviations of the sum:
+  // 2 periods x sqrt(threads), plus 0.5 % for the kernel's tick lag. Measured over 8 runs (8 threads sampled,
+  // 62 ms at the end): +1.15, +0.01, -0.51, +0.39, -0.36, -1.02, -0.08 % against a bound of about 2.2 %.
   std::smatch last;
   std::string tail = r.output;
   int64_t periodMs = 10;
@@ -156,10 +160,11 @@ TEST(Continuous, MaxRateHoldsTheHostsSampleRate) {
     periodMs = std::stoll(last[1].str());
     tail = last.suffix();
   }
-  const int64_t threads = static_cast<int64_t>(threadsSampled);
-  EXPECT_LT(error, 0.01);
-  EXPECT_GT(static_cast<double>(sampledNs), 0.99 * static_cast<double>(kernelNs - threads * periodMs * 1'000'000))
-      << threads << " threads, " << periodMs << " ms";
+  const double bound = 0.005 * static_cast<double>(kernelNs) +
+                       2.0 * static_cast<double>(periodMs) * 1e6 * std::sqrt(static_cast<double>(threadsSampled));
+  std::printf("[ figure ] %zu threads sampled, period %lld ms at the end: bound %.1f ms\n", threadsSampled,
+              static_cast<long long>(periodMs), bound / 1e6);
+  EXPECT_LT(std::abs(static_cast<double>(sampledNs - kernelNs)), bound);
 }
 
 // Any line of `output` that names a file ending in ".jfr" after "dumped ".
