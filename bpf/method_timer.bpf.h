@@ -40,7 +40,8 @@ static __always_inline void timer_count(enum jfrbpf_timer_counter which, __u64 n
   if (value) __sync_fetch_and_add(value, n);
 }
 
-static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 start, __u64 duration, __u64 pid_tgid) {
+static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 start, __u64 duration, __u64 detail,
+                                       __u64 pid_tgid) {
   __u32 scratch_key = SCRATCH_TRACE;
   struct sampler_scratch* s = get_scratch(scratch_key);
   if (!s) return;
@@ -63,6 +64,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   s->trace.duration_ns = duration;
   s->trace.hook_index = hook;
   s->trace.reserved = 0;
+  s->trace.detail = detail;
   __u64 size = JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_RECORD_SIZE(udepth, 0);
   if (size > sizeof(s->trace) + sizeof(s->record)) size = sizeof(s->trace) + sizeof(s->record);
   if (bpf_ringbuf_output(&traces, &s->trace, size, ringbuf_wakeup_flags(&traces, w->seq)) != 0) {
@@ -73,7 +75,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   w->busy = 0;
 }
 
-/* traced(hook index, entry time, duration): the first three integer argument registers. */
+/* traced(hook index, entry time, duration, detail): the first four integer argument registers. */
 SEC("uprobe")
 int on_method_traced(struct pt_regs* ctx) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -82,7 +84,7 @@ int on_method_traced(struct pt_regs* ctx) {
     __u8 one = 1;
     bpf_map_update_elem(&hooked_processes, &tgid, &one, BPF_ANY);
   }
-  send_trace(ctx, (__u32)ctx->di, ctx->si, ctx->dx, pid_tgid);
+  send_trace(ctx, (__u32)ctx->di, ctx->si, ctx->dx, ctx->cx, pid_tgid);
   return 0;
 }
 

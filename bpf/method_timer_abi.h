@@ -2,7 +2,7 @@
  *
  * Instrumented bytecode calls the agent's enter(int)/exit(int) stubs, which time the invocation themselves
  * (jvmsupport/agent/hook_stubs.h). A traced invocation at or over the threshold then calls the agent's
- * trace stub, traced(hook index, entry time, duration), which starts with a 5-byte NOP where userspace
+ * trace stub, traced(hook index, entry time, duration, detail), which starts with a 5-byte NOP where userspace
  * attaches a uprobe: the program walks the stack from there (the stubs, the traced method, its callers)
  * and sends a trace record to the traces ring buffer. */
 #ifndef JFRBPF_METHOD_TIMER_ABI_H
@@ -21,6 +21,12 @@
 /* jdk.ObjectAllocationSample: the slot is the object's class id, the duration its weight in bytes
  * (jvmsupport/protocol/allocation_records.h). */
 #define JFRBPF_HOOK_ALLOCATION (1u << 26)
+/* jdk.JavaMonitorEnter (or with JFRBPF_HOOK_LOCK_WAIT jdk.JavaMonitorWait): the slot is the monitor's class
+ * id, the entry time when the thread began to wait, the duration how long it waited, the detail the monitor's
+ * object address (enter) or the wait's timeout in ms (wait) (jvmsupport/protocol/lock_records.h). */
+#define JFRBPF_HOOK_LOCK (1u << 27)
+#define JFRBPF_HOOK_LOCK_WAIT (1u << 28)
+#define JFRBPF_HOOK_LOCK_TIMED_OUT (1u << 29)
 
 /* One per-CPU counter each. */
 enum jfrbpf_timer_counter {
@@ -37,8 +43,9 @@ struct jfrbpf_trace_head {
   __u64 duration_ns;
   __u32 hook_index; /* slot and flags, as the bytecode passed it */
   __u32 reserved;
+  __u64 detail;     /* the stub's fourth argument: what the hook's flags say (0 for a traced call) */
 };
 
-#define JFRBPF_TRACE_HEAD_SIZE 16
+#define JFRBPF_TRACE_HEAD_SIZE 24
 
 #endif

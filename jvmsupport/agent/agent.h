@@ -17,6 +17,7 @@
 
 #include "jvmsupport/agent/agent_options.h"
 #include "jvmsupport/agent/allocation_sampler.h"
+#include "jvmsupport/agent/lock_profiler.h"
 #include "jvmsupport/agent/code_cache.h"
 #include "jvmsupport/agent/command_reader.h"
 #include "jvmsupport/agent/jvm_layout.h"
@@ -27,6 +28,7 @@
 #include "jvmsupport/agent/thread_reporter.h"
 #include "jvmsupport/agent/vm_structs.h"
 #include "jvmsupport/protocol/allocation_records.h"
+#include "jvmsupport/protocol/lock_records.h"
 
 namespace jfrbpf::agent {
 
@@ -49,6 +51,7 @@ class Agent {
   const ThreadIdentity& threadIdentity() const { return threadIdentity_; }
   MethodTimer& methodTimer() { return methodTimer_; }
   AllocationSampler& allocationSampler() { return allocationSampler_; }
+  LockProfiler& lockProfiler() { return lockProfiler_; }
   bool sessionActive() const { return sessionActive_.load(std::memory_order_acquire); }
   bool onAgentThread() const;
   // True while the agent thread replays existing state (its own GenerateEvents callbacks see this).
@@ -113,6 +116,7 @@ class Agent {
   ThreadIdentity threadIdentity_;
   MethodTimer methodTimer_;
   AllocationSampler allocationSampler_;
+  LockProfiler lockProfiler_;
   RecordRing ring_;
   int wakeFd_ = -1;
 

@@ -76,6 +76,22 @@ void JNICALL onSampledObjectAlloc(jvmtiEnv*, JNIEnv* jni, jthread, jobject, jcla
   if (Agent* agent = activeAgent()) agent->allocationSampler().onSampledObject(*agent, jni, klass, size);
 }
 
+void JNICALL onMonitorContendedEnter(jvmtiEnv*, JNIEnv*, jthread, jobject) {
+  if (Agent* agent = activeAgent()) agent->lockProfiler().onContendedEnter();
+}
+
+void JNICALL onMonitorContendedEntered(jvmtiEnv*, JNIEnv* jni, jthread, jobject object) {
+  if (Agent* agent = activeAgent()) agent->lockProfiler().onContendedEntered(*agent, jni, object);
+}
+
+void JNICALL onMonitorWait(jvmtiEnv*, JNIEnv*, jthread, jobject, jlong timeoutMs) {
+  if (Agent* agent = activeAgent()) agent->lockProfiler().onWait(timeoutMs);
+}
+
+void JNICALL onMonitorWaited(jvmtiEnv*, JNIEnv* jni, jthread, jobject object, jboolean timedOut) {
+  if (Agent* agent = activeAgent()) agent->lockProfiler().onWaited(*agent, jni, object, timedOut);
+}
+
 }  // namespace
 
 void fillEventCallbacks(jvmtiEventCallbacks& callbacks) {
@@ -91,6 +107,10 @@ void fillEventCallbacks(jvmtiEventCallbacks& callbacks) {
   callbacks.DynamicCodeGenerated = onDynamicCodeGenerated;
   callbacks.ObjectFree = onObjectFree;
   callbacks.SampledObjectAlloc = onSampledObjectAlloc;
+  callbacks.MonitorContendedEnter = onMonitorContendedEnter;
+  callbacks.MonitorContendedEntered = onMonitorContendedEntered;
+  callbacks.MonitorWait = onMonitorWait;
+  callbacks.MonitorWaited = onMonitorWaited;
 }
 
 }  // namespace jfrbpf::agent

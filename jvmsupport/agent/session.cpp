@@ -123,6 +123,7 @@ void Agent::runSession(JNIEnv* jni, int fd, const AgentOptions& options) {
   if (!vmDying_.load(std::memory_order_acquire)) {
     methodTimer_.stop(*this, jni);  // before events go off: classes loading meanwhile stay as they are
     allocationSampler_.stop(*this);
+    lockProfiler_.stop(*this);
     setEventsEnabled(false);
   }
   if (goodbye && !channelBroken_) {
@@ -145,6 +146,7 @@ bool Agent::receiveCommands(JNIEnv* jni) {
     // Unknown commands come from a newer loader: nothing this agent can do for them.
     if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, payload);
     if (type == protocol::CommandType::kStartAllocations) allocationSampler_.start(*this, jni, payload);
+    if (type == protocol::CommandType::kStartLocks) lockProfiler_.start(*this, payload);
     if (type == protocol::CommandType::kResume) releaseLaunchHold();
     if (type == protocol::CommandType::kReadIterator) readIterator(commands_.takeFd());
   }
@@ -175,7 +177,7 @@ void Agent::sendHello(const AgentOptions& options) {
                 (layout_.methodPointersEnabled() ? protocol::kHelloMethodPointers : 0) |
                 (layout_.threadTidsEnabled() ? protocol::kHelloThreadTids : 0) |
                 (codeCache_.enabled() ? protocol::kHelloCodeBlobInfo : 0) | protocol::kHelloMethodHooks |
-                protocol::kHelloReadsIterators | protocol::kHelloAllocations;
+                protocol::kHelloReadsIterators | protocol::kHelloAllocations | protocol::kHelloLocks;
   hello.monotonicNs = monotonicNs();
   hello.vmName = property(jvmti_, "java.vm.name", vmName);
   hello.vmVersion = property(jvmti_, "java.vm.version", vmVersion);

@@ -20,6 +20,7 @@ inline constexpr uint32_t kHelloCodeBlobInfo = 1u << 3;    // BlobInfo filled wh
 inline constexpr uint32_t kHelloMethodHooks = 1u << 5;     // sends HookSites, accepts StartTiming (timing_records.h)
 inline constexpr uint32_t kHelloReadsIterators = 1u << 6;  // accepts ReadIterator (timing_records.h)
 inline constexpr uint32_t kHelloAllocations = 1u << 7;     // accepts StartAllocations (allocation_records.h)
+inline constexpr uint32_t kHelloLocks = 1u << 8;           // accepts StartLocks (lock_records.h)
 
 struct Hello {
   std::array<uint8_t, kTokenSize> token{};  // echoes the token of the agent options

@@ -73,8 +73,9 @@ enum class RecordType : uint16_t {
   kTimingStatus = 21,
   kClassUnload = 22,  // method_records.h
   kAllocationStatus = 23,  // allocation_records.h
+  kLockStatus = 24,        // lock_records.h
 };
-inline constexpr uint16_t kLastRecordType = 23;
+inline constexpr uint16_t kLastRecordType = 24;
 
 // Flag of Class, Method and DynamicCode records: sent by a replay of existing state, not at the event itself.
 inline constexpr uint32_t kReplayed = 1u << 0;

@@ -73,8 +73,14 @@ struct TimingStatus {
 // kReadIterator comes with a file descriptor (SCM_RIGHTS): a BPF iterator the agent reads to its end on its
 // own thread, so that the program runs in the JVM's address space (its user memory is the current one), then
 // closes. No payload.
-// kStartAllocations: allocation_records.h.
-enum class CommandType : uint16_t { kStartTiming = 1, kResume = 2, kReadIterator = 3, kStartAllocations = 4 };
+// kStartAllocations: allocation_records.h; kStartLocks: lock_records.h.
+enum class CommandType : uint16_t {
+  kStartTiming = 1,
+  kResume = 2,
+  kReadIterator = 3,
+  kStartAllocations = 4,
+  kStartLocks = 5,
+};
 inline constexpr uint32_t kMaxCommandPayload = 1u << 20;
 
 struct StartTiming {

@@ -59,6 +59,21 @@ Recorded readRecording(const std::string& path) {
       }
       allocation.truncated = readStack(event, allocation.frames);
       out.allocationSamples.push_back(std::move(allocation));
+    } else if (type == "jdk.JavaMonitorEnter" || type == "jdk.JavaMonitorWait") {
+      LockEvent lock;
+      lock.wait = type == "jdk.JavaMonitorWait";
+      if (auto thread = threadOf(event)) lock.osThreadId = thread->osThreadId;
+      lock.startTime = event.getLong("startTime");
+      lock.duration = event.getLong("duration");
+      if (const RecordedObject* monitorClass = event.get("monitorClass").asObject()) {
+        lock.monitorClass = std::string(monitorClass->get("name").asString());
+      }
+      if (lock.wait) {
+        lock.timeout = event.getLong("timeout");
+        lock.timedOut = event.getBool("timedOut");
+      }
+      lock.truncated = readStack(event, lock.frames);
+      out.lockEvents.push_back(std::move(lock));
     } else if (type == "jfrbpf.OffCPUSamplesLost") {
       if (auto thread = threadOf(event)) out.offCpuLostNsByThread[thread->osThreadId] += event.getLong("lostTime");
     } else if (type == "jdk.CPUTimeSamplesLost") {

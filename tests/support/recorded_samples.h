@@ -47,10 +47,24 @@ struct AllocationSample {
   std::vector<SampleFrame> frames;  // leaf first: the allocation site first
 };
 
+// A jdk.JavaMonitorEnter or jdk.JavaMonitorWait.
+struct LockEvent {
+  bool wait = false;  // JavaMonitorWait
+  int64_t osThreadId = 0;
+  int64_t startTime = 0;  // ticks
+  int64_t duration = 0;
+  std::string monitorClass;  // internal form
+  int64_t timeout = 0;       // waits: ms
+  bool timedOut = false;
+  bool truncated = false;
+  std::vector<SampleFrame> frames;  // leaf first: the wait's site first
+};
+
 struct Recorded {
   std::vector<Sample> samples;
   std::vector<OffCpuSample> offCpuSamples;
   std::vector<AllocationSample> allocationSamples;
+  std::vector<LockEvent> lockEvents;
   std::map<int64_t, int64_t> offCpuLostNsByThread;  // osThreadId -> jfrbpf.OffCPUSamplesLost lostTime
   std::map<int64_t, int64_t> lostByThread;  // osThreadId -> sum of jdk.CPUTimeSamplesLost.lostSamples
   // osThreadId -> the CPU time its samples stand for (samplingPeriod) and its lost samples stood for

@@ -87,6 +87,11 @@ Options:
                            weights add up to what it allocated. INTERVAL: mean bytes between a thread's
                            samples (512k), or samples per second per JVM (JFR's throttle: 300/s, the
                            default); at most 10,000 samples per second per JVM either way
+      --lock[=THRESHOLD]   why threads wait for each other: jdk.JavaMonitorEnter (blocked entering a
+                           synchronized block or method) and jdk.JavaMonitorWait (Object.wait) events for
+                           every wait of at least THRESHOLD (JFR's default: 20ms; 0: every contended
+                           wait), with the monitor's class, the wait's duration and the waiting thread's
+                           full stack from where it waited, timed by the JVM's own monitor events
       --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
                            (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
       --rotate TIME        continuous recording: a new file every TIME (at least 1s) while sampling goes
@@ -212,6 +217,14 @@ void printAllocations(const record::RecordSummary& s) {
   std::printf("\n");
 }
 
+// With --lock: its events and the time they waited.
+void printLocks(const record::RecordSummary& s) {
+  if (s.monitorEnters == 0 && s.monitorWaits == 0) return;
+  std::printf("  locks    %s blocked (%.2f s), %s waits (%.2f s)\n", groupThousands(s.monitorEnters).c_str(),
+              static_cast<double>(s.monitorEnterNs) / 1e9, groupThousands(s.monitorWaits).c_str(),
+              static_cast<double>(s.monitorWaitNs) / 1e9);
+}
+
 // With --off-cpu: its events and the off-CPU time they stand for.
 void printOffCpu(const record::RecordSummary& s) {
   if (s.offCpuSamples == 0 && s.offCpuLost == 0) return;
@@ -268,6 +281,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
   printOffCpu(s);
   printAllocations(s);
+  printLocks(s);
   printTruncatedStacks(s);
   if (s.timedJvms > 0) printTimingSummary(s);
   printMemory(s);
@@ -391,6 +405,12 @@ int runRecordCommand(Arguments& args) {
       config.allocation.enabled = true;
     } else if (args.option("", "--alloc", value)) {
       config.allocation = parseAllocationInterval(value);
+    } else if (args.flag("", "--lock")) {
+      config.lock.enabled = true;
+    } else if (args.option("", "--lock", value)) {
+      config.lock.enabled = true;
+      config.lock.thresholdNs = value == "0" ? 0 : parseDuration(value, "--lock");
+      if (config.lock.thresholdNs < 0) throw Error("invalid --lock '" + value + "': a threshold of 0 or more", ErrorKind::Usage);
     } else if (args.flag("", "--off-cpu")) {
       config.offCpu = true;
     } else if (args.option("", "--off-cpu", value)) {
@@ -514,6 +534,13 @@ int runRecordCommand(Arguments& args) {
     config.settings.push_back({"jfrbpf.OffCPUSample", "enabled", "true"});
     config.settings.push_back({"jfrbpf.OffCPUSample", "throttle", formatDuration(config.offCpuIntervalNs)});
     config.settings.push_back({"jfrbpf.OffCPUSample", "stackTrace", "true"});
+  }
+  if (config.lock.enabled) {
+    for (const char* event : {"jdk.JavaMonitorEnter", "jdk.JavaMonitorWait"}) {
+      config.settings.push_back({event, "enabled", "true"});
+      config.settings.push_back({event, "threshold", formatDuration(config.lock.thresholdNs)});
+      config.settings.push_back({event, "stackTrace", "true"});
+    }
   }
 
   config.measureSampleCost = debugOption("cost");

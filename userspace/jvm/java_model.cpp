@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "jvmsupport/protocol/allocation_records.h"
+#include "jvmsupport/protocol/lock_records.h"
 #include "jvmsupport/protocol/timing_records.h"
 
 namespace jfrbpf::jvm {
@@ -37,6 +38,7 @@ const char* recordName(protocol::RecordType type) {
     case protocol::RecordType::kTimingStatus: return "TimingStatus";
     case protocol::RecordType::kClassUnload: return "ClassUnload";
     case protocol::RecordType::kAllocationStatus: return "AllocationStatus";
+    case protocol::RecordType::kLockStatus: return "LockStatus";
   }
   return "unknown";
 }
@@ -195,6 +197,10 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       return decodeThen<protocol::AllocationStatus>(payload, what, [&](const auto& r) {
         allocationStatus_ = AllocationStatusInfo{r.state == static_cast<uint32_t>(protocol::AllocationState::kStarted),
                                                  r.weightFromCounters != 0, r.intervalBytes, std::string(r.message)};
+      });
+    case protocol::RecordType::kLockStatus:
+      return decodeThen<protocol::LockStatus>(payload, what, [&](const auto& r) {
+        lockStatus_ = LockStatusInfo{r.state == static_cast<uint32_t>(protocol::LockState::kStarted), std::string(r.message)};
       });
   }
   return true;

@@ -94,6 +94,12 @@ class JavaModel {
     std::string message;
   };
   const std::optional<AllocationStatusInfo>& allocationStatus() const { return allocationStatus_; }
+  // The agent's answer to StartLocks (lock_records.h), once it came.
+  struct LockStatusInfo {
+    bool started = false;
+    std::string message;
+  };
+  const std::optional<LockStatusInfo>& lockStatus() const { return lockStatus_; }
   bool initialReplayDone() const { return initialReplayDone_; }
   const protocol::ReplayEnd& lastReplay() const { return lastReplay_; }
   // How long the agent took for its last replay (its own timestamps), in nanoseconds.
@@ -133,6 +139,7 @@ class JavaModel {
   uint64_t lastReplayDurationNs_ = 0;
   std::optional<protocol::GoodbyeReason> goodbye_;
   std::optional<AllocationStatusInfo> allocationStatus_;
+  std::optional<LockStatusInfo> lockStatus_;
   ChannelCounters counters_;
 
   MethodTable methods_;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "jvmsupport/protocol/allocation_records.h"
+#include "jvmsupport/protocol/lock_records.h"
 #include "jvmsupport/protocol/records.h"
 #include "jvmsupport/protocol/timing_records.h"
 #include "userspace/attach/attach_error.h"
@@ -212,38 +213,60 @@ void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingO
                                                            slotLimit - slotBase);
 }
 
-void JvmConnection::startAllocations(BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
-                                     std::chrono::milliseconds timeout) {
+void JvmConnection::attachEventProbe(BpfSampler& sampler, uint32_t helloFlag, const std::string& what) {
   const std::string jvmName = "JVM " + std::to_string(pid_);
   const std::optional<jvm::AgentInfo>& agent = model().agent();
   const std::optional<jvm::HookSiteAddresses>& sites = model().timedMethods().hookSites();
-  if (!agent || (agent->flags & protocol::kHelloAllocations) == 0 || !sites) {
-    throw Error(jvmName + " runs an older jfrbpf agent without allocation sampling (a JVM keeps the first agent "
-                "library it loaded): restart it to sample allocations");
+  if (!agent || (agent->flags & helloFlag) == 0 || !sites) {
+    throw Error(jvmName + " runs an older jfrbpf agent without " + what +
+                " (a JVM keeps the first agent library it loaded): restart it for " + what);
   }
-  if (!session_->running()) throw Error(jvmName + ": the agent session ended before allocation sampling could start");
+  if (!session_->running()) throw Error(jvmName + ": the agent session ended before " + what + " could start");
   if (!hookSites_) {
     timing::ProbeTarget site = timing::locateProbeSite(pid_, sites->traceSite);
     sampler.attachTraceProbe(static_cast<uint32_t>(pid_), site.path, site.fileOffset);
     hookSites_ = *sites;
   }
+}
+
+template <typename Request, typename Answered>
+void JvmConnection::askAgent(protocol::CommandType type, const Request& request, Answered answered,
+                             const std::string& what, std::chrono::milliseconds timeout) {
+  const std::string jvmName = "JVM " + std::to_string(pid_);
+  CommandBytes command;
+  protocol::WireWriter<CommandBytes> writer(command);
+  protocol::encode(writer, request);
+  if (!session_->sendCommand(type, command.bytes, timeout)) {
+    throw Error(jvmName + ": the agent did not take the request for " + what);
+  }
+  if (!session_->drainUntil([&](const jvm::JavaModel& m) { return answered(m).has_value(); }, timeout) ||
+      !answered(model())) {
+    throw Error(jvmName + ": the agent did not start " + what + " in time");
+  }
+  if (!answered(model())->started) throw Error(jvmName + ": " + what + " unavailable: " + answered(model())->message);
+}
+
+void JvmConnection::startAllocations(BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+                                     std::chrono::milliseconds timeout) {
+  const std::string what = "allocation sampling";
+  attachEventProbe(sampler, protocol::kHelloAllocations, what);
   protocol::StartAllocations request;
   if (intervalBytes > 0) {
     request.intervalBytes = intervalBytes;
   } else {
     request.samplesPerSecond = samplesPerSecond;
   }
-  CommandBytes command;
-  protocol::WireWriter<CommandBytes> writer(command);
-  protocol::encode(writer, request);
-  if (!session_->sendCommand(protocol::CommandType::kStartAllocations, command.bytes, timeout)) {
-    throw Error(jvmName + ": the agent did not take the allocation sampling request");
-  }
-  bool answered =
-      session_->drainUntil([](const jvm::JavaModel& m) { return m.allocationStatus().has_value(); }, timeout);
-  const std::optional<jvm::JavaModel::AllocationStatusInfo>& status = model().allocationStatus();
-  if (!answered || !status) throw Error(jvmName + ": the agent did not start allocation sampling in time");
-  if (!status->started) throw Error(jvmName + ": allocation sampling unavailable: " + status->message);
+  askAgent(protocol::CommandType::kStartAllocations, request,
+           [](const jvm::JavaModel& m) -> const auto& { return m.allocationStatus(); }, what, timeout);
+}
+
+void JvmConnection::startLocks(BpfSampler& sampler, uint64_t thresholdNs, std::chrono::milliseconds timeout) {
+  const std::string what = "lock profiling";
+  attachEventProbe(sampler, protocol::kHelloLocks, what);
+  protocol::StartLocks request;
+  request.thresholdNs = thresholdNs;
+  askAgent(protocol::CommandType::kStartLocks, request,
+           [](const jvm::JavaModel& m) -> const auto& { return m.lockStatus(); }, what, timeout);
 }
 
 timing::ProbeSiteState JvmConnection::probeSiteState() const {

@@ -67,6 +67,9 @@ class JvmConnection {
   // if tracing did not attach it. Throws jfrbpf::Error (an older agent, no answer, the JVM refused).
   void startAllocations(BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
                         std::chrono::milliseconds timeout);
+  // --lock: the agent reports monitor waits of at least `thresholdNs` (JVMTI monitor events) into the trace
+  // probe, attached here if nothing attached it yet. Throws jfrbpf::Error as startAllocations.
+  void startLocks(BpfSampler& sampler, uint64_t thresholdNs, std::chrono::milliseconds timeout);
 
   // As a recording with --off-cpu stops: hands the agent the flush of this JVM's waits still going on
   // (BpfSampler::offCpuFlushIterator), which it runs on its own thread, in the JVM's address space, so that
@@ -80,6 +83,13 @@ class JvmConnection {
 
  private:
   JvmConnection() = default;
+  // The trace probe on this JVM's agent, for events the agent sends through it (`what`, which needs the
+  // agent's `helloFlag`).
+  void attachEventProbe(BpfSampler& sampler, uint32_t helloFlag, const std::string& what);
+  // Sends `request` and waits for the agent's answer (`answered` gives its status from the model).
+  template <typename Request, typename Answered>
+  void askAgent(protocol::CommandType type, const Request& request, Answered answered, const std::string& what,
+                std::chrono::milliseconds timeout);
 
   pid_t pid_ = 0;
   std::unique_ptr<jvm::ChannelListener> listener_;  // launch mode only

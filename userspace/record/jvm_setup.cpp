@@ -80,4 +80,13 @@ void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t interva
   }
 }
 
+void profileLocks(JvmConnection& jvm, BpfSampler& sampler, int64_t thresholdNs, std::vector<std::string>& notes) {
+  try {
+    jvm.startLocks(sampler, static_cast<uint64_t>(thresholdNs), kTimingTimeout);
+  } catch (const Error& e) {
+    notes.push_back(std::string(e.what()) + ": recording without lock events there");
+    std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+  }
+}
+
 }  // namespace jfrbpf::record

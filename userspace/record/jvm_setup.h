@@ -31,4 +31,7 @@ void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTi
 void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
                        std::vector<std::string>& notes);
 
+// --lock: `jvm`'s agent reports monitor waits of at least `thresholdNs` (a note is appended when it cannot).
+void profileLocks(JvmConnection& jvm, BpfSampler& sampler, int64_t thresholdNs, std::vector<std::string>& notes);
+
 }  // namespace jfrbpf::record

@@ -58,6 +58,7 @@ jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::st
     options.settings.push_back({"jdk.ObjectAllocationSample", "throttle",
                                 alloc.intervalBytes > 0 ? "off" : std::to_string(alloc.samplesPerSecond) + "/s"});
   }
+
   return options;
 }
 
@@ -74,7 +75,7 @@ SamplerConfig samplerConfigOf(const RecordConfig& config) {
   sampler.perCpuClocks = config.clockMode == ClockMode::PerCpu;
   sampler.ringBufferBytes = config.ringBufferBytes;
   sampler.measureSampleCost = config.measureSampleCost;
-  sampler.methodTraces = !config.methodTiming.traceFilter.empty() || config.allocation.enabled;
+  sampler.methodTraces = !config.methodTiming.traceFilter.empty() || config.agentEvents();
   sampler.offCpu = config.offCpu;
   sampler.offCpuIntervalNs = static_cast<uint64_t>(config.offCpuIntervalNs);
   return sampler;
@@ -135,13 +136,14 @@ RecordSummary record(const RecordConfig& config) {
   if (timing && jvms.empty() && attaching.empty() && !launchesJava) {
     throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
   }
-  // Method timing changes the JVMs' code; allocation sampling only switches on the JVM's heap sampler.
-  bool instrument = timing || config.allocation.enabled;
+  // Method timing changes the JVMs' code; allocation sampling and lock profiling only switch on the JVM's
+  // heap sampler and monitor events.
+  bool instrument = timing || config.agentEvents();
   for (auto& jvm : jvms) {
     if (instrument && signals.stopPending()) {  // asked to stop while attaching: the JVMs are left alone
       instrument = false;
       notes.push_back(
-          session.tell("stopped before method timing or allocation sampling began: no method was instrumented"));
+          session.tell("stopped before method timing or the JVMs' own events began: no method was instrumented"));
     }
     if (instrument) {
       session.prepareJvm(*jvm, notes);
@@ -194,7 +196,7 @@ RecordSummary record(const RecordConfig& config) {
         // The JVM waits in its VMInit until it is resumed: its threads' first samples have Java frames.
         launchedJvm->acceptLaunched(launched->pid(), kAgentTimeout);
         std::vector<std::string> jvmNotes;
-        if (timing || config.allocation.enabled) {
+        if (timing || config.agentEvents()) {
           // The agent reports the JVM as it starts; its hook sites come with its first records.
           launchedJvm->session().drainUntil(
               [](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); }, kAgentTimeout);

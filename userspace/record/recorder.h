@@ -36,6 +36,13 @@ struct AllocationOptions {
   uint32_t samplesPerSecond = 300;  // samples per second per JVM (JFR's profile.jfc throttle) when no interval
 };
 
+// --lock: jdk.JavaMonitorEnter and jdk.JavaMonitorWait events (jvmsupport/agent/lock_profiler.h) for waits of
+// at least the threshold (JFR's default.jfc: 20 ms).
+struct LockOptions {
+  bool enabled = false;
+  int64_t thresholdNs = 20'000'000;
+};
+
 struct RecordConfig {
   std::vector<pid_t> pids;             // -p (one or more)
   std::vector<std::string> command;    // launch mode: CMD ARGS...
@@ -60,6 +67,9 @@ struct RecordConfig {
   int64_t offCpuIntervalNs = 1'000'000;  // their mean off-CPU time per event (0: every wait)
   size_t memoryLimitBytes = kDefaultMemoryLimit;  // --memory-limit (memory_budget.h)
   AllocationOptions allocation;        // --alloc
+  LockOptions lock;                    // --lock
+  // Events the agents send through the trace probe, the JVMs' own events rather than samples.
+  bool agentEvents() const { return allocation.enabled || lock.enabled; }
 };
 
 // The JFR file of a recording with `config` at `path`.
@@ -82,6 +92,10 @@ struct RecordSummary {
   uint64_t offCpuLost = 0;             // off-CPU records lost
   uint64_t allocationSamples = 0;      // --alloc: jdk.ObjectAllocationSample events
   uint64_t allocatedBytes = 0;         // their weights, summed
+  uint64_t monitorEnters = 0;          // --lock: jdk.JavaMonitorEnter events
+  uint64_t monitorEnterNs = 0;         // their durations, summed
+  uint64_t monitorWaits = 0;           // jdk.JavaMonitorWait events
+  uint64_t monitorWaitNs = 0;
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;

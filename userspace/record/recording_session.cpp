@@ -30,7 +30,7 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
 std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& path, std::optional<FileSeries> series) {
   auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
                                                sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
-                                               config_.periodNs, config_.methodTiming, config_.allocation.enabled);
+                                               config_.periodNs, config_.methodTiming, config_.agentEvents());
   if (series) output->files().rotateThrough(std::move(*series));
   budget_.applyTo(*output, jfr::Recording::now());
   return output;
@@ -58,6 +58,7 @@ std::optional<uint32_t> RecordingSession::prepareJvm(JvmConnection& jvm, std::ve
   if (config_.allocation.enabled) {
     sampleAllocations(jvm, sampler_, config_.allocation.intervalBytes, config_.allocation.samplesPerSecond, notes);
   }
+  if (config_.lock.enabled) profileLocks(jvm, sampler_, config_.lock.thresholdNs, notes);
   return slots;
 }
 

@@ -62,7 +62,7 @@ ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record, StackSt
     }
   }
   StackEnd end = walkEndOf(record);
-  bool skipping = start == StackStart::kAllocationSite;
+  bool skipping = start == StackStart::kJavaSite;
   for (uint32_t i = 0; i < userDepth; ++i) {
     const uint64_t pc = record.data[2 * i];
     const uint64_t methodPtr = record.data[2 * i + 1];

@@ -35,10 +35,10 @@ struct ResolvedStack {
   bool truncated() const { return end != StackEnd::kRoot; }
 };
 
-// Where a stack starts: at the walk's first frame, or (an allocation sample, taken in the agent's callback)
-// at the allocation site: the JVM's own frames above it (the agent, libjvm, runtime stubs) left out, native
-// frames of other libraries kept (an object allocated through JNI by native code).
-enum class StackStart { kLeaf, kAllocationSite };
+// Where a stack starts: at the walk's first frame, or (an allocation sample or a lock wait, taken in the
+// agent's JVMTI callback) at the event's site: the JVM's own frames above it (the agent, libjvm, runtime
+// stubs) left out, native frames of other libraries kept (an object allocated through JNI by native code).
+enum class StackStart { kLeaf, kJavaSite };
 
 class StackResolver {
  public:

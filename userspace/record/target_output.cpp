@@ -39,7 +39,7 @@ void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
 
 TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler,
                            const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native,
-                           int64_t periodNs, const timing::MethodTimingOptions& timing, bool sampleAllocations)
+                           int64_t periodNs, const timing::MethodTimingOptions& timing, bool agentEvents)
     : out_(std::move(out)),
       periodNs_(periodNs),
       threads_(*out_),
@@ -52,9 +52,9 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       truncations_(*out_),
       printTruncatedWalks_(debugOption("truncated")),
       timingOptions_(timing) {
-  if (sampleAllocations) {
-    allocations_ = std::make_unique<AllocationWriter>(
-        *out_, [this](const jfrbpf_sample_record& record) { return stacks_.resolve(record, StackStart::kAllocationSite); },
+  if (agentEvents) {
+    agentEvents_ = std::make_unique<AgentEventWriter>(
+        *out_, [this](const jfrbpf_sample_record& record) { return stacks_.resolve(record, StackStart::kJavaSite); },
         [this](const jfrbpf_sample_record& record) { return threadOf(record); });
   }
   if (!timing.enabled()) return;
@@ -73,7 +73,7 @@ void TargetOutput::addJvm(JvmConnection& jvm) {
   jvms_.add(jvm);
   stacks_.setJavaModel(jvm.pid(), &jvm.model());
   if (timing_) timing_->addJvm(jvm.pid(), jvm.model());
-  if (allocations_) allocations_->addJvm(jvm.pid(), jvm.model());
+  if (agentEvents_) agentEvents_->addJvm(jvm.pid(), jvm.model());
 }
 
 void TargetOutput::endTarget(jfr::Ticks now, pid_t pid, const ThreadCpuTimes& end) {
@@ -108,9 +108,13 @@ void TargetOutput::addCountsTo(RecordSummary& summary) const {
       summary.truncatedByCause[std::string(stackEndCause(end))] += truncations_.samples(end);
     }
   }
-  if (allocations_) {
-    summary.allocationSamples += allocations_->written();
-    summary.allocatedBytes += allocations_->bytes();
+  if (agentEvents_) {
+    summary.allocationSamples += agentEvents_->allocations().events;
+    summary.allocatedBytes += agentEvents_->allocations().amount;
+    summary.monitorEnters += agentEvents_->monitorEnters().events;
+    summary.monitorEnterNs += agentEvents_->monitorEnters().amount;
+    summary.monitorWaits += agentEvents_->monitorWaits().events;
+    summary.monitorWaitNs += agentEvents_->monitorWaits().amount;
   }
   if (timing_) {
     summary.timedMethods += timing_->timedMethodsWritten();
@@ -196,8 +200,8 @@ void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record, const R
 void TargetOutput::onTrace(const void* data, size_t size) {
   jfrbpf_trace_head head{};
   if (size >= sizeof head) std::memcpy(&head, data, sizeof head);
-  if (head.hook_index & JFRBPF_HOOK_ALLOCATION) {
-    if (allocations_) allocations_->onRecord(data, size);
+  if (AgentEventWriter::takes(head.hook_index)) {
+    if (agentEvents_) agentEvents_->onRecord(data, size);
   } else if (timing_) {
     timing_->onTrace(data, size);
   }
@@ -205,7 +209,7 @@ void TargetOutput::onTrace(const void* data, size_t size) {
 
 void TargetOutput::afterTraces() {
   if (timing_) timing_->retryPending();
-  if (allocations_) allocations_->retryPending();
+  if (agentEvents_) agentEvents_->retryPending();
 }
 
 void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses) {
@@ -248,7 +252,7 @@ void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   retryWaitingSamples(now, /*all=*/true);
   truncations_.report(now);
   if (timing_ && finalTraces) timing_->retryPending(/*final=*/true);
-  if (allocations_) allocations_->retryPending(/*final=*/true);
+  if (agentEvents_) agentEvents_->retryPending(/*final=*/true);
   jvms_.nameThreads(threads_);
   if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here
   out_->close();

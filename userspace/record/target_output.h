@@ -15,7 +15,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "userspace/jvm/metadata_wait.h"
-#include "userspace/record/allocation_writer.h"
+#include "userspace/record/agent_event_writer.h"
 #include "userspace/record/bpf_sampler.h"
 #include "userspace/record/file_rotation.h"
 #include "userspace/record/jvm_connection.h"
@@ -35,7 +35,7 @@ class TargetOutput {
  public:
   TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler, const symbolize::KernelSymbolizer& kernel,
                symbolize::ProcessSymbolizer& native, int64_t periodNs, const timing::MethodTimingOptions& timing,
-               bool sampleAllocations);
+               bool agentEvents);  // --alloc or --lock
 
   jfr::Recording& recording() { return *out_; }
   TargetJvms& jvms() { return jvms_; }
@@ -56,7 +56,7 @@ class TargetOutput {
   void forgetProcess(pid_t pid);
 
   void onSample(const jfrbpf_sample_record& record);
-  // A record of the traces ring: a traced call, or an allocation sample.
+  // A record of the traces ring: a traced call, an allocation sample or a lock wait.
   void onTrace(const void* data, size_t size);
   // After a batch of traces: those that waited for their method's or class's metadata are tried again.
   void afterTraces();
@@ -120,7 +120,7 @@ class TargetOutput {
 
   timing::MethodTimingOptions timingOptions_;
   std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing
-  std::unique_ptr<AllocationWriter> allocations_;       // null without --alloc
+  std::unique_ptr<AgentEventWriter> agentEvents_;      // null without --alloc and --lock
   jfr::Ticks nextTimingBatch_ = 0;
 };
 

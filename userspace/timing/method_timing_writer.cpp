@@ -1,9 +1,9 @@
 #include "userspace/timing/method_timing_writer.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 
+#include "userspace/timing/trace_record.h"
 #include "userspace/timing/trace_stack.h"
 
 namespace jfrbpf::timing {
@@ -55,19 +55,9 @@ void MethodTimingWriter::retryPending(bool final) {
 }
 
 MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t size, bool lastChance) {
-  if (size < JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_HEADER_SIZE) return Outcome::kMalformed;
   jfrbpf_trace_head head;
-  std::memcpy(&head, data, sizeof head);
-  const auto* bytes = static_cast<const uint8_t*>(data) + JFRBPF_TRACE_HEAD_SIZE;
-  const size_t recordSize = size - JFRBPF_TRACE_HEAD_SIZE;
-  // The ring gives no alignment guarantee beyond 8 bytes and a record may be short: copy what is there.
-  std::memcpy(trimmed_.get(), bytes, std::min(recordSize, sizeof(jfrbpf_sample_record)));
+  if (!decodeTraceRecord(data, size, head, *trimmed_)) return Outcome::kMalformed;
   const jfrbpf_sample_record& record = *trimmed_;
-  const uint32_t userDepth = record.user_depth;
-  if (userDepth > JFRBPF_MAX_USER_FRAMES || record.kernel_depth != 0 ||
-      JFRBPF_SAMPLE_RECORD_SIZE(userDepth, 0) > recordSize) {
-    return Outcome::kMalformed;
-  }
   const Jvm* jvm = jvmOf(static_cast<pid_t>(record.tgid));
   // The entry time is the JVM's clock (the stubs'), shifted if it runs in a time namespace.
   if (jvm != nullptr) trimmed_->time_ns = jvm->model->toOurTicks(record.time_ns);

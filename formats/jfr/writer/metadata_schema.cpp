@@ -23,6 +23,8 @@ constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jdk.CPUTimeSample", kCpuTimeSampleEvent},
     {"jdk.ExecutionSample", kExecutionSampleEvent},
     {"jdk.ObjectAllocationSample", kObjectAllocationSampleEvent},
+    {"jdk.JavaMonitorEnter", kJavaMonitorEnterEvent},
+    {"jdk.JavaMonitorWait", kJavaMonitorWaitEvent},
     {"jdk.CPUTimeSamplesLost", kCpuTimeSamplesLostEvent},
     {"jdk.MethodTiming", kMethodTimingEvent},
     {"jdk.MethodTrace", kMethodTraceEvent},
@@ -160,6 +162,9 @@ void addAnnotationTypes(Element& metadata) {
       "jdk.jfr.Frequency", kFrequencyAnnotation,
       {contentType, label("Frequency"), description("Measure of how often something occurs, in Hertz")}));
   metadata.child(annotationType("jdk.jfr.BooleanFlag", kBooleanFlagAnnotation, {contentType, label("Flag")}));
+  metadata.child(annotationType("jdk.jfr.Relational", kRelationalAnnotation, {label("Relation")}));
+  metadata.child(annotationType("jdk.types.JavaMonitorAddress", kJavaMonitorAddressAnnotation,
+                                {name("jdk.types.JavaMonitorAddress"), annotation(kRelationalAnnotation)}));
 }
 
 void addSettingTypes(Element& metadata) {
@@ -267,6 +272,38 @@ void addJdkEvents(Element& metadata) {
                           "samples, for a particular class, thread or stack trace, gives a statistically accurate "
                           "representation of the allocation pressure")}),
        category({"Java Application"}), label("Object Allocation Sample")}));
+  auto monitorAddress = [&unsignedValue](Elements more) {
+    Element element = field("address", kLongType,
+                            {unsignedValue, annotation(kMemoryAddressAnnotation),
+                             annotation(kJavaMonitorAddressAnnotation), label("Monitor Address")});
+    for (const auto& a : more) element.child(a);
+    return element;
+  };
+  auto stackTraceField = [] {
+    return field("stackTrace", kStackTraceType,
+                 {label("Stack Trace"), description("Stack Trace starting from the method the event was committed in")},
+                 Ref::ConstantPool);
+  };
+  metadata.child(eventType(
+      kJavaMonitorEnterEvent,
+      {setting("threshold", kThresholdSetting, "0 ns"), setting("stackTrace", kStackTraceSetting, "true"), enabledSetting(),
+       startTime(), field("duration", kLongType, {label("Duration"), timespan("TICKS")}),
+       threadField("Event Thread", {description("Thread in which event was committed in")}), stackTraceField(),
+       field("monitorClass", kClassType, {label("Monitor Class")}, Ref::ConstantPool),
+       field("previousOwner", kThreadType, {label("Previous Monitor Owner")}, Ref::ConstantPool), monitorAddress({}),
+       category({"Java Application"}), label("Java Monitor Blocked")}));
+  metadata.child(eventType(
+      kJavaMonitorWaitEvent,
+      {setting("threshold", kThresholdSetting, "0 ns"), setting("stackTrace", kStackTraceSetting, "true"), enabledSetting(),
+       startTime(), field("duration", kLongType, {label("Duration"), timespan("TICKS")}),
+       threadField("Event Thread", {description("Thread in which event was committed in")}), stackTraceField(),
+       field("monitorClass", kClassType, {label("Monitor Class"), description("Class of object waited on")},
+             Ref::ConstantPool),
+       field("notifier", kThreadType, {label("Notifier Thread"), description("Notifying Thread")}, Ref::ConstantPool),
+       field("timeout", kLongType, {timespan("MILLISECONDS"), label("Timeout"), description("Maximum wait time")}),
+       field("timedOut", kBooleanType, {label("Timed Out"), description("Wait has been timed out")}),
+       monitorAddress({description("Address of object waited on")}), category({"Java Application"}),
+       label("Java Monitor Wait"), description("Waiting on a Java monitor")}));
   metadata.child(eventType(
       kExecutionSampleEvent,
       {setting("period", kPeriodSetting, "20 ms"), enabledSetting(), startTime(),

@@ -291,6 +291,45 @@ void Recording::objectAllocationSample(Ticks startTime, ThreadId thread, std::sp
   s.recorded(kObjectAllocationSampleEvent, startTime);
 }
 
+void Recording::javaMonitorEnter(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                                 bool truncated, ClassId monitorClass, uint64_t address) {
+  State& s = *state_;
+  if (s.closed) return;
+  uint64_t stackTrace = s.stackTraceKey(frames, truncated);
+  SmallRecord(s.chunk.events(), kJavaMonitorEnterEvent)
+      .longValue(startTime)
+      .longValue(duration)
+      .varint(s.threadKey(thread))
+      .varint(stackTrace)
+      .varint(s.pools.isClass(monitorClass) ? s.pools.markClassKey(monitorClass) : 0)
+      .varint(0)  // previousOwner: unknown
+      .longValue(static_cast<int64_t>(address))
+      .commit();
+  s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
+  s.recorded(kJavaMonitorEnterEvent, startTime);
+}
+
+void Recording::javaMonitorWait(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                                bool truncated, ClassId monitorClass, int64_t timeoutMillis, bool timedOut,
+                                uint64_t address) {
+  State& s = *state_;
+  if (s.closed) return;
+  uint64_t stackTrace = s.stackTraceKey(frames, truncated);
+  SmallRecord(s.chunk.events(), kJavaMonitorWaitEvent)
+      .longValue(startTime)
+      .longValue(duration)
+      .varint(s.threadKey(thread))
+      .varint(stackTrace)
+      .varint(s.pools.isClass(monitorClass) ? s.pools.markClassKey(monitorClass) : 0)
+      .varint(0)  // notifier: unknown
+      .longValue(timeoutMillis)
+      .boolean(timedOut)
+      .longValue(static_cast<int64_t>(address))
+      .commit();
+  s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
+  s.recorded(kJavaMonitorWaitEvent, startTime);
+}
+
 void Recording::sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples,
                            Ticks lostCpuTime) {
   State& s = *state_;

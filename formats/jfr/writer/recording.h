@@ -61,6 +61,13 @@ class Recording {
   // the allocating method), standing for `weight` bytes of what it allocated.
   void objectAllocationSample(Ticks startTime, ThreadId thread, std::span<const StackFrame> frames, bool truncated,
                               ClassId objectClass, int64_t weight);
+  // jdk.JavaMonitorEnter: `thread` waited from `startTime` for `duration` to enter a monitor of `monitorClass`
+  // (whose object was at `address`), with `frames` on its stack from the monitor's site.
+  void javaMonitorEnter(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                        bool truncated, ClassId monitorClass, uint64_t address);
+  // jdk.JavaMonitorWait: `thread` called Object.wait(timeoutMillis; 0: none) on a `monitorClass` object.
+  void javaMonitorWait(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                       bool truncated, ClassId monitorClass, int64_t timeoutMillis, bool timedOut, uint64_t address);
   // minimum/average/maximum in ticks (ns); Long.MIN_VALUE where unknown, as the JDK writes them.
   void methodTiming(Ticks startTime, MethodId method, int64_t invocations, int64_t minimum, int64_t average,
                     int64_t maximum);

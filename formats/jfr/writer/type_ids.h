@@ -26,6 +26,8 @@ enum TypeId : uint64_t {
   kOffCpuSamplesLostEvent,
   kExecutionSampleEvent,
   kObjectAllocationSampleEvent,
+  kJavaMonitorEnterEvent,
+  kJavaMonitorWaitEvent,
 
   kBooleanType = 40,
   kIntType,
@@ -60,6 +62,8 @@ enum TypeId : uint64_t {
   kPercentageAnnotation,
   kFrequencyAnnotation,
   kBooleanFlagAnnotation,
+  kRelationalAnnotation,
+  kJavaMonitorAddressAnnotation,
 
   kEnabledSetting = 90,
   kThresholdSetting,

@@ -1,8 +1,11 @@
 #pragma once
-// Turns the agents' allocation samples (trace records with JFRBPF_HOOK_ALLOCATION: the object's class id, the
-// sample's weight in bytes) into jdk.ObjectAllocationSample events: the class, the weight, the allocating
-// thread and its stack from the allocation site down. A sample whose class or code the agent has not
-// described yet waits for its records (jvm::MetadataWait), then is written as well as it can be.
+// Turns the agents' own events into JFR events: trace records whose hook index has JFRBPF_HOOK_ALLOCATION
+// (an allocation sample: the object's class id, its weight in bytes) or JFRBPF_HOOK_LOCK (a wait for a
+// monitor: its class id, start, duration and the object's address or the wait's timeout). Each becomes
+// jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or jdk.JavaMonitorWait with the thread and its stack from
+// the event's Java site down (the agent's callback and the JVM's frames above it left out). An event whose
+// class or code the agent has not described yet waits for its records (jvm::MetadataWait), then is written as
+// well as it can be.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -18,22 +21,30 @@
 
 namespace jfrbpf::record {
 
-class AllocationWriter {
+class AgentEventWriter {
  public:
   using Resolve = std::function<ResolvedStack(const jfrbpf_sample_record&)>;
   using ThreadOf = std::function<jfr::ThreadId(const jfrbpf_sample_record&)>;
 
-  AllocationWriter(jfr::Recording& out, Resolve resolve, ThreadOf threadOf);
+  // What was written of one kind: events, and what they stand for (bytes, or nanoseconds of waiting).
+  struct Written {
+    uint64_t events = 0;
+    uint64_t amount = 0;
+  };
+
+  AgentEventWriter(jfr::Recording& out, Resolve resolve, ThreadOf threadOf);
 
   // The classes of JVM `pid` come from `model` (alive as long as this writer).
   void addJvm(pid_t pid, const jvm::JavaModel& model) { jvms_.push_back({pid, &model}); }
-  // One record of the traces ring buffer whose hook index has JFRBPF_HOOK_ALLOCATION.
+  // Whether a record of the traces ring buffer is one of this writer's.
+  static bool takes(uint32_t hookIndex) { return (hookIndex & (JFRBPF_HOOK_ALLOCATION | JFRBPF_HOOK_LOCK)) != 0; }
   void onRecord(const void* data, size_t size);
   // Retries what waited, after the agents' latest records were read; with `final`, writes them all.
   void retryPending(bool final = false);
 
-  uint64_t written() const { return written_; }
-  uint64_t bytes() const { return bytes_; }
+  const Written& allocations() const { return allocations_; }
+  const Written& monitorEnters() const { return monitorEnters_; }
+  const Written& monitorWaits() const { return monitorWaits_; }
   uint64_t malformed() const { return malformed_; }
 
  private:
@@ -51,8 +62,7 @@ class AllocationWriter {
   std::vector<Jvm> jvms_;
   jvm::MetadataWait pending_;
   std::unique_ptr<jfrbpf_sample_record> record_;  // the record being written, aligned
-  uint64_t written_ = 0;
-  uint64_t bytes_ = 0;
+  Written allocations_, monitorEnters_, monitorWaits_;
   uint64_t malformed_ = 0;
 };
 

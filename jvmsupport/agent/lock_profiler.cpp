@@ -1,0 +1,153 @@
+#include "jvmsupport/agent/lock_profiler.h"
+
+#include <pthread.h>
+
+#include <cstdlib>
+
+#include "jvmsupport/agent/agent.h"
+#include "jvmsupport/agent/class_reporter.h"
+#include "jvmsupport/agent/clock.h"
+#include "jvmsupport/agent/hook_stubs.h"
+#include "jvmsupport/agent/safe_memory.h"
+#include "jvmsupport/protocol/lock_records.h"
+#include "jvmsupport/protocol/timing_records.h"
+
+namespace jfrbpf::agent {
+namespace {
+
+constexpr jvmtiEvent kEvents[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
+                                  JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
+
+// The thread's open waits. An entry and a wait are kept apart: a woken Object.wait enters its monitor again,
+// which may be contended. In a pthread key, as the hook stubs' shadow stacks are (not thread_local: its
+// __tls_get_addr would tie the agent to ld.so's version).
+struct ThreadWaits {
+  uint32_t enterSession;
+  uint32_t waitSession;
+  uint64_t enterStart;
+  uint64_t waitStart;
+  int64_t waitTimeoutMs;
+};
+pthread_key_t waitsKey;
+pthread_once_t waitsKeyOnce = PTHREAD_ONCE_INIT;
+
+void createWaitsKey() { pthread_key_create(&waitsKey, free); }
+
+ThreadWaits* threadWaits(bool create) {
+  pthread_once(&waitsKeyOnce, createWaitsKey);
+  auto* waits = static_cast<ThreadWaits*>(pthread_getspecific(waitsKey));
+  if (waits != nullptr || !create) return waits;
+  waits = static_cast<ThreadWaits*>(calloc(1, sizeof(ThreadWaits)));
+  if (waits != nullptr && pthread_setspecific(waitsKey, waits) != 0) {
+    free(waits);
+    waits = nullptr;
+  }
+  return waits;
+}
+
+// The object's address, as JFR's `address` field gives the monitor's: a local reference is the address of a
+// slot that holds the object's (uncompressed) address.
+uint64_t objectAddress(jobject object) {
+  uintptr_t address = 0;
+  if (object == nullptr || !safeRead(reinterpret_cast<uintptr_t>(object), address)) return 0;
+  return address;
+}
+
+uint32_t classSlot(Agent& agent, JNIEnv* jni, jobject object) {
+  if (object == nullptr) return 0;
+  jclass klass = jni->GetObjectClass(object);
+  if (klass == nullptr) return 0;
+  const uint64_t classId = allocatedClassId(agent, klass);
+  jni->DeleteLocalRef(klass);
+  // A class id beyond what a hook index holds is sent as 0: the loader names it "unknown".
+  return classId <= protocol::kHookSlotMask ? static_cast<uint32_t>(classId) : 0;
+}
+
+}  // namespace
+
+void LockProfiler::sendStatus(Agent& agent, bool started, const char* message) {
+  protocol::LockStatus status;
+  status.time = monotonicNs();
+  status.state = static_cast<uint32_t>(started ? protocol::LockState::kStarted : protocol::LockState::kUnavailable);
+  status.message = message != nullptr ? message : "";
+  emitRecord(agent, protocol::RecordType::kLockStatus, status);
+}
+
+void LockProfiler::setEvents(Agent& agent, jvmtiEventMode mode) {
+  for (jvmtiEvent event : kEvents) agent.jvmti()->SetEventNotificationMode(mode, event, nullptr);
+}
+
+void LockProfiler::start(Agent& agent, std::span<const uint8_t> command) {
+  protocol::StartLocks request;
+  if (!protocol::decode(command, request)) return sendStatus(agent, false, "malformed StartLocks command");
+  if (active_.load(std::memory_order_acquire)) return sendStatus(agent, false, "locks are profiled already");
+  if (!capabilityAdded_) {
+    jvmtiCapabilities wanted{};
+    wanted.can_generate_monitor_events = 1;
+    if (agent.jvmti()->AddCapabilities(&wanted) != JVMTI_ERROR_NONE) {
+      return sendStatus(agent, false, "this JVM cannot report monitor waits (JVMTI can_generate_monitor_events)");
+    }
+    capabilityAdded_ = true;
+  }
+  thresholdNs_.store(request.thresholdNs, std::memory_order_relaxed);
+  session_.fetch_add(1, std::memory_order_relaxed);
+  active_.store(true, std::memory_order_release);
+  for (jvmtiEvent event : kEvents) {
+    if (agent.jvmti()->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr) != JVMTI_ERROR_NONE) {
+      active_.store(false, std::memory_order_release);
+      setEvents(agent, JVMTI_DISABLE);
+      return sendStatus(agent, false, "the JVM refused its monitor events");
+    }
+  }
+  sendStatus(agent, true, nullptr);
+}
+
+void LockProfiler::stop(Agent& agent) {
+  if (!active_.exchange(false, std::memory_order_acq_rel)) return;
+  setEvents(agent, JVMTI_DISABLE);
+}
+
+void LockProfiler::onContendedEnter() {
+  if (!active_.load(std::memory_order_acquire)) return;
+  ThreadWaits* waits = threadWaits(/*create=*/true);
+  if (waits == nullptr) return;
+  waits->enterSession = session_.load(std::memory_order_relaxed);
+  waits->enterStart = monotonicNs();  // last: the callback's own cost stays out of the wait
+}
+
+void LockProfiler::onContendedEntered(Agent& agent, JNIEnv* jni, jobject object) {
+  const uint64_t now = monotonicNs();  // first, for the same reason
+  ThreadWaits* waits = threadWaits(/*create=*/false);
+  if (!active_.load(std::memory_order_acquire) || waits == nullptr || waits->enterStart == 0) return;
+  const uint64_t start = waits->enterStart;
+  waits->enterStart = 0;
+  if (waits->enterSession != session_.load(std::memory_order_relaxed) || now < start) return;
+  const uint64_t duration = now - start;
+  if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
+  jfrbpf_method_traced(protocol::kHookLock | classSlot(agent, jni, object), start, duration, objectAddress(object));
+}
+
+void LockProfiler::onWait(jlong timeoutMs) {
+  if (!active_.load(std::memory_order_acquire)) return;
+  ThreadWaits* waits = threadWaits(/*create=*/true);
+  if (waits == nullptr) return;
+  waits->waitSession = session_.load(std::memory_order_relaxed);
+  waits->waitTimeoutMs = timeoutMs;
+  waits->waitStart = monotonicNs();
+}
+
+void LockProfiler::onWaited(Agent& agent, JNIEnv* jni, jobject object, jboolean timedOut) {
+  const uint64_t now = monotonicNs();
+  ThreadWaits* waits = threadWaits(/*create=*/false);
+  if (!active_.load(std::memory_order_acquire) || waits == nullptr || waits->waitStart == 0) return;
+  const uint64_t start = waits->waitStart;
+  waits->waitStart = 0;
+  if (waits->waitSession != session_.load(std::memory_order_relaxed) || now < start) return;
+  const uint64_t duration = now - start;
+  if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
+  const uint32_t flags = protocol::kHookLock | protocol::kHookLockWait | (timedOut ? protocol::kHookLockTimedOut : 0);
+  jfrbpf_method_traced(flags | classSlot(agent, jni, object), start, duration,
+                       static_cast<uint64_t>(waits->waitTimeoutMs));
+}
+
+}  // namespace jfrbpf::agent
