@@ -41,7 +41,7 @@ static __always_inline void timer_count(enum jfrbpf_timer_counter which, __u64 n
 }
 
 static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 start, __u64 duration, __u64 detail,
-                                       __u64 pid_tgid) {
+                                       __u64 address, __u64 pid_tgid) {
   __u32 scratch_key = SCRATCH_TRACE;
   struct sampler_scratch* s = get_scratch(scratch_key);
   if (!s) return;
@@ -65,6 +65,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   s->trace.hook_index = hook;
   s->trace.reserved = 0;
   s->trace.detail = detail;
+  s->trace.address = address;
   __u64 size = JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_RECORD_SIZE(udepth, 0);
   if (size > sizeof(s->trace) + sizeof(s->record)) size = sizeof(s->trace) + sizeof(s->record);
   if (bpf_ringbuf_output(&traces, &s->trace, size, ringbuf_wakeup_flags(&traces, w->seq)) != 0) {
@@ -75,7 +76,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   w->busy = 0;
 }
 
-/* traced(hook index, entry time, duration, detail): the first four integer argument registers. */
+/* traced(hook index, entry time, duration, detail, address): the first five integer argument registers. */
 SEC("uprobe")
 int on_method_traced(struct pt_regs* ctx) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -84,7 +85,7 @@ int on_method_traced(struct pt_regs* ctx) {
     __u8 one = 1;
     bpf_map_update_elem(&hooked_processes, &tgid, &one, BPF_ANY);
   }
-  send_trace(ctx, (__u32)ctx->di, ctx->si, ctx->dx, ctx->cx, pid_tgid);
+  send_trace(ctx, (__u32)ctx->di, ctx->si, ctx->dx, ctx->cx, ctx->r8, pid_tgid);
   return 0;
 }
 

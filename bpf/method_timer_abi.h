@@ -2,7 +2,7 @@
  *
  * Instrumented bytecode calls the agent's enter(int)/exit(int) stubs, which time the invocation themselves
  * (jvmsupport/agent/hook_stubs.h). A traced invocation at or over the threshold then calls the agent's
- * trace stub, traced(hook index, entry time, duration, detail), which starts with a 5-byte NOP where userspace
+ * trace stub, traced(hook index, entry time, duration, detail, address), which starts with a 5-byte NOP where userspace
  * attaches a uprobe: the program walks the stack from there (the stubs, the traced method, its callers)
  * and sends a trace record to the traces ring buffer. */
 #ifndef JFRBPF_METHOD_TIMER_ABI_H
@@ -21,12 +21,16 @@
 /* jdk.ObjectAllocationSample: the slot is the object's class id, the duration its weight in bytes
  * (jvmsupport/protocol/allocation_records.h). */
 #define JFRBPF_HOOK_ALLOCATION (1u << 26)
-/* jdk.JavaMonitorEnter (or with JFRBPF_HOOK_LOCK_WAIT jdk.JavaMonitorWait): the slot is the monitor's class
- * id, the entry time when the thread began to wait, the duration how long it waited, the detail the monitor's
- * object address (enter) or the wait's timeout in ms (wait) (jvmsupport/protocol/lock_records.h). */
+/* jdk.JavaMonitorEnter, or with JFRBPF_HOOK_LOCK_WAIT jdk.JavaMonitorWait, or with JFRBPF_HOOK_LOCK_PARK
+ * jdk.ThreadPark: the slot is the class id of the monitor (or the park's blocker), the entry time when the
+ * thread began to wait, the duration how long it waited, the detail a wait's timeout in ms or a park's in ns
+ * (with JFRBPF_HOOK_LOCK_UNTIL: its deadline in ms since the epoch), the address the object's
+ * (jvmsupport/protocol/lock_records.h). */
 #define JFRBPF_HOOK_LOCK (1u << 27)
 #define JFRBPF_HOOK_LOCK_WAIT (1u << 28)
 #define JFRBPF_HOOK_LOCK_TIMED_OUT (1u << 29)
+#define JFRBPF_HOOK_LOCK_PARK (1u << 30)
+#define JFRBPF_HOOK_LOCK_UNTIL (1u << 31)
 
 /* One per-CPU counter each. */
 enum jfrbpf_timer_counter {
@@ -44,8 +48,9 @@ struct jfrbpf_trace_head {
   __u32 hook_index; /* slot and flags, as the bytecode passed it */
   __u32 reserved;
   __u64 detail;     /* the stub's fourth argument: what the hook's flags say (0 for a traced call) */
+  __u64 address;    /* its fifth: an object's address (0 for a traced call) */
 };
 
-#define JFRBPF_TRACE_HEAD_SIZE 24
+#define JFRBPF_TRACE_HEAD_SIZE 32
 
 #endif

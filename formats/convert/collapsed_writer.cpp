@@ -15,7 +15,8 @@ std::string_view suffix(FrameKind kind) {
     case FrameKind::kInlined: return "_[i]";
     case FrameKind::kInterpreted: return "_[0]";
     case FrameKind::kKernel:
-    case FrameKind::kAllocatedClass: return "_[k]";
+    case FrameKind::kAllocatedClass:
+    case FrameKind::kLockClass: return "_[k]";
     default: return "";
   }
 }

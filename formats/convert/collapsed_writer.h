@@ -11,12 +11,13 @@ enum class Weight { kSamples, kCpuTime };
 
 struct CollapsedOptions {
   // kCpuTime: what the samples represent, as the profile's timeKind says: nanoseconds (of CPU time, off-CPU
-  // time, wall-clock time), or bytes for allocation samples.
+  // time, wall-clock time, lock wait time), or bytes for allocation samples.
   Weight weight = Weight::kSamples;
   bool threadRoots = false;  // start each stack with a "[thread name tid=N]" frame
   // Append async-profiler's frame type suffixes, which flamegraph.pl --color=java colours by:
   // _[j] JIT compiled, _[i] inlined, _[0] interpreted, _[k] kernel, and _[k] for an allocated class too, as
-  // async-profiler marks the classes of jdk.ObjectAllocationSample events.
+  // async-profiler marks the classes of jdk.ObjectAllocationSample events; a lock's class is marked the same
+  // way, so that flamegraph.pl colours every class tip alike.
   bool annotate = false;
 };
 

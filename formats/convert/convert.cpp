@@ -60,6 +60,7 @@ Profile loadChosenProfile(const jfr::reader::Recording& recording, const Convert
   switch (options.time) {
     case TimeKind::kCpu: return loadProfile(recording, options.samples);
     case TimeKind::kAlloc: return loadAllocationProfile(recording, options.samples.filter);
+    case TimeKind::kLock: return loadLockProfile(recording, options.samples.filter);
     case TimeKind::kOffCpu:
     case TimeKind::kWall: break;
   }

@@ -1,7 +1,7 @@
 #pragma once
 // Converts a JFR recording's CPU samples (or its off-CPU samples, or both as wall-clock time, or its allocation
-// samples) to the formats other tools read: collapsed stacks (flamegraph.pl, speedscope), a self-contained
-// HTML flame graph, and pprof.
+// samples, or its lock waits) to the formats other tools read: collapsed stacks (flamegraph.pl, speedscope), a
+// self-contained HTML flame graph, and pprof.
 //
 //   convertRecording("app.jfr", Format::kHtml, "app.html");
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "formats/convert/allocation_collector.h"
 #include "formats/convert/collapsed_writer.h"
 #include "formats/convert/flame_graph_writer.h"
+#include "formats/convert/lock_collector.h"
 #include "formats/convert/off_cpu_collector.h"
 #include "formats/convert/profile.h"
 #include "formats/convert/sample_collector.h"
@@ -26,13 +27,14 @@ std::string_view formatName(Format format);
 // ".collapsed", ".html", ".pb.gz"
 std::string_view formatExtension(Format format);
 // "app.jfr" -> "app.html": the input with its .jfr extension (if any) replaced; "app-off-cpu.html",
-// "app-wall.html" and "app-alloc.html" for off-CPU, wall-clock and allocation profiles.
+// "app-wall.html", "app-alloc.html" and "app-lock.html" for off-CPU, wall-clock, allocation and lock profiles.
 std::string defaultOutputPath(const std::string& jfrPath, Format format, TimeKind time = TimeKind::kCpu);
 
 struct ConvertOptions {
   SampleOptions samples;           // which events (CPU samples only), thread and method filters
-  TimeKind time = TimeKind::kCpu;  // CPU samples, off-CPU samples (jfrbpf.OffCPUSample), both (wall clock), or
-                                   // allocation samples (jdk.ObjectAllocationSample)
+  TimeKind time = TimeKind::kCpu;  // CPU samples, off-CPU samples (jfrbpf.OffCPUSample), both (wall clock),
+                                   // allocation samples (jdk.ObjectAllocationSample), or lock waits
+                                   // (jdk.JavaMonitorEnter, jdk.JavaMonitorWait, jdk.ThreadPark)
   CollapsedOptions collapsed;      // weight, thread roots, type suffixes
   std::string title;               // flame graph title; empty: "CPU flame graph: <file name>" (see TimeKindNames)
 };

@@ -86,8 +86,8 @@ Tree foldTree(const Profile& profile) {
   return tree;
 }
 
-// A box's width: samples, or for off-CPU, wall-clock and allocation profiles, whose samples stand for very
-// unequal amounts (a 2 s wait, a 10 ms CPU sample; 1 MB, 2 kB), the nanoseconds or bytes they stand for.
+// A box's width: samples, or for off-CPU, wall-clock, allocation and lock profiles, whose samples stand for
+// very unequal amounts (a 2 s wait, a 10 ms CPU sample; 1 MB, 2 kB), the nanoseconds or bytes they stand for.
 struct Group {
   uint32_t thread;
   uint32_t node;

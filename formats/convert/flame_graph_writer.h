@@ -3,8 +3,8 @@
 // share, click to zoom, thread and time-range filters, colours by frame type, tooltips. No network access:
 // script, style and data are inline. The data is the call tree (frames named once each) with sample
 // counts per (thread, stack) and per time bucket, so huge recordings stay small and render fast. Off-CPU and
-// wall-clock profiles (Profile::timeKind) are weighted by the time their samples stand for instead, allocation
-// profiles by the bytes.
+// wall-clock profiles (Profile::timeKind) are weighted by the time their samples stand for instead, lock
+// profiles by the time waited, allocation profiles by the bytes.
 #include <ostream>
 #include <string>
 

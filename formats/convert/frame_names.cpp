@@ -12,6 +12,7 @@ std::string_view frameKindName(FrameKind kind) {
     case FrameKind::kNative: return "Native";
     case FrameKind::kKernel: return "Kernel";
     case FrameKind::kAllocatedClass: return "Allocated class";
+    case FrameKind::kLockClass: return "Lock class";
     case FrameKind::kUnknown: break;
   }
   return "Unknown";
@@ -25,6 +26,7 @@ std::string_view frameKindTag(FrameKind kind) {
     case FrameKind::kNative: return "[n]";
     case FrameKind::kKernel: return "[k]";
     case FrameKind::kAllocatedClass: return "[a]";
+    case FrameKind::kLockClass: return "[l]";
     case FrameKind::kUnknown: break;
   }
   return "[?]";

@@ -11,11 +11,22 @@ namespace jfrbpf::convert {
 // "Native" in the file (so every JFR tool understands them); they are recognised by their position and
 // owner (see classifyStack in profile_builder.cpp). kAllocatedClass is no code: the class of an allocation
 // sample, which jfrbpf puts over the allocating stack as async-profiler does, so that it is drawn apart.
-enum class FrameKind : uint8_t { kInterpreted, kJitCompiled, kInlined, kNative, kKernel, kUnknown, kAllocatedClass };
+// kLockClass likewise: the class of the object a thread waited for (a monitor's, or the blocker it parked on),
+// put over the waiting stack.
+enum class FrameKind : uint8_t {
+  kInterpreted,
+  kJitCompiled,
+  kInlined,
+  kNative,
+  kKernel,
+  kUnknown,
+  kAllocatedClass,
+  kLockClass
+};
 
-// "Interpreted", "JIT compiled", "Inlined", "Native", "Kernel", "Unknown", "Allocated class".
+// "Interpreted", "JIT compiled", "Inlined", "Native", "Kernel", "Unknown", "Allocated class", "Lock class".
 std::string_view frameKindName(FrameKind kind);
-// Short tags for stack listings: "[int]", "[j]", "[i]", "[n]", "[k]", "[?]", "[a]".
+// Short tags for stack listings: "[int]", "[j]", "[i]", "[n]", "[k]", "[?]", "[a]", "[l]".
 std::string_view frameKindTag(FrameKind kind);
 // FrameType strings of the JDK ("JIT compiled"), async-profiler ("C1 compiled", "C++", "Kernel") and others.
 FrameKind frameKindFromType(std::string_view type);

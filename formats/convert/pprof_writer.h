@@ -3,7 +3,8 @@
 // like. Sample types: samples/count and the time they stand for, the default: cpu/nanoseconds, or
 // off_cpu/nanoseconds or wall/nanoseconds for off-CPU and wall-clock profiles; for allocation profiles, as Go's
 // heap profiles name them, alloc_objects/count (the samples: a JFR sample does not say how many objects it
-// stands for) and alloc_space/bytes. Frames become functions named as
+// stands for) and alloc_space/bytes; for lock profiles, as Go's mutex profiles name them, contentions/count (the
+// waits) and delay/nanoseconds (the time waited). Frames become functions named as
 // jfrbpf shows them, with the class or library as file name and line numbers; inlined Java frames share a
 // location with the compiled frame they were inlined into; native libraries get a mapping each.
 #include <ostream>

@@ -1,7 +1,7 @@
 #pragma once
 // Samples of a recording, aggregated: what every output (views, collapsed stacks, flame graph, pprof) is
-// made from. Usually CPU samples; off-CPU samples, both for a wall-clock profile, or allocation samples, where
-// timeKind says.
+// made from. Usually CPU samples; off-CPU samples, both for a wall-clock profile, allocation samples or lock
+// waits, where timeKind says.
 // Samples with the same thread and the same stack form one group; stacks are paths in a call tree (a trie
 // rooted at node 0), so a stack is one node id and shared prefixes are stored once.
 #include <cstdint>
@@ -51,7 +51,8 @@ struct SampleGroup {
   uint32_t thread = 0;  // index into Profile::threads
   uint32_t node = 0;    // leaf of the stack in the call tree
   uint64_t samples = 0;
-  // What the samples represent: CPU time (sum of samplingPeriod), or as timeKind says (bytes for allocations).
+  // What the samples represent: CPU time (sum of samplingPeriod), or as timeKind says (bytes for allocations,
+  // wait time for lock waits).
   int64_t cpuNanos = 0;
   std::vector<TimeCount> times;
 };
@@ -64,6 +65,9 @@ enum class TimeKind : uint8_t {
   // jdk.ObjectAllocationSample events; not a time but the bytes each stands for (its weight), each stack
   // topped by the allocated class (FrameKind::kAllocatedClass)
   kAlloc,
+  // jdk.JavaMonitorEnter, jdk.JavaMonitorWait and jdk.ThreadPark events; the time each thread waited (the
+  // event's duration), each stack topped by the class of the monitor or blocker (FrameKind::kLockClass)
+  kLock,
 };
 
 // How each kind of profile is named where it is shown.
@@ -73,7 +77,8 @@ struct TimeKindNames {
   std::string_view sampleType;  // pprof's sample type for the weight: "cpu", as Go's CPU profiles name it
   std::string_view measure;     // what a weighted flame graph's widths are; "" where they count samples
   std::string_view fileSuffix;  // of a converted file's default name, so one kind does not replace another
-  std::string_view countType;   // pprof's sample type for the count: "samples", or "alloc_objects" as Go names it
+  std::string_view countType;   // pprof's sample type for the count: "samples", or as Go names it: "alloc_objects",
+                                // "contentions"
   std::string_view unit;        // of the weight (pprof's unit): "nanoseconds", or "bytes" for allocations
 };
 inline constexpr TimeKindNames kTimeKindNames[] = {
@@ -83,6 +88,9 @@ inline constexpr TimeKindNames kTimeKindNames[] = {
     {"CPU or off-CPU samples", "Wall-clock flame graph", "wall", "wall-clock time", "-wall", "samples", "nanoseconds"},
     {"allocation samples (jdk.ObjectAllocationSample)", "Allocation flame graph", "alloc_space", "allocated memory",
      "-alloc", "alloc_objects", "bytes"},
+    // Go's mutex profiles: contentions/count and delay/nanoseconds.
+    {"lock waits (jdk.JavaMonitorEnter, jdk.JavaMonitorWait, jdk.ThreadPark)", "Lock flame graph", "delay",
+     "lock wait time", "-lock", "contentions", "nanoseconds"},
 };
 inline const TimeKindNames& timeKindNames(TimeKind kind) { return kTimeKindNames[static_cast<size_t>(kind)]; }
 

@@ -157,17 +157,27 @@ uint32_t ProfileBuilder::syntheticFrame(std::string_view name) {
   return frame;
 }
 
-uint32_t ProfileBuilder::allocatedClass(const jfr::reader::RecordedObject* type) {
+uint32_t ProfileBuilder::classFrame(const jfr::reader::RecordedObject* type, FrameKind kind,
+                                    std::string_view absent) {
   if (type) {
     auto cached = chunkClasses_.find(type);
     if (cached != chunkClasses_.end()) return cached->second;
   }
   std::string internal(type ? type->getString("name") : std::string_view());
-  std::string name = internal.empty() ? std::string(kUnknownClass) : javaTypeName(internal);
-  // "C" keeps classes apart from methods and synthetic frames of the same name.
-  uint32_t frame = namedFrame(name, internal.empty() ? name : internal, "C" + internal, FrameKind::kAllocatedClass);
+  std::string name = internal.empty() ? std::string(absent) : javaTypeName(internal);
+  // "C" keeps allocated classes apart from methods and synthetic frames of the same name, "L" lock classes.
+  std::string key = (kind == FrameKind::kLockClass ? "L" : "C") + (internal.empty() ? name : internal);
+  uint32_t frame = namedFrame(name, internal.empty() ? name : internal, key, kind);
   if (type) chunkClasses_.emplace(type, frame);
   return frame;
+}
+
+uint32_t ProfileBuilder::allocatedClass(const jfr::reader::RecordedObject* type) {
+  return classFrame(type, FrameKind::kAllocatedClass, kUnknownClass);
+}
+
+uint32_t ProfileBuilder::lockClass(const jfr::reader::RecordedObject* type, std::string_view absent) {
+  return classFrame(type, FrameKind::kLockClass, absent);
 }
 
 uint32_t ProfileBuilder::stack(const jfr::reader::Value& stackTrace) {

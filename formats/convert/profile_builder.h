@@ -52,11 +52,15 @@ class ProfileBuilder {
   // The frame of an allocated class (a java.lang.Class constant, as jdk.ObjectAllocationSample's objectClass),
   // named as Java spells it ("byte[]"), of kind kAllocatedClass: the leaf of an allocation sample's stack.
   uint32_t allocatedClass(const jfr::reader::RecordedObject* type);
+  // The same for the class of a lock (jdk.JavaMonitorEnter's monitorClass, jdk.ThreadPark's parkedClass), of
+  // kind kLockClass; a null class is the frame `absent` ("[no blocker]").
+  uint32_t lockClass(const jfr::reader::RecordedObject* type, std::string_view absent);
 
   // One sample of `thread` with the stack ending at `node`. Filters are the caller's business.
   void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos);
 
   Profile& profile() { return profile_; }
+  const Profile& profile() const { return profile_; }
   // Sorts each group's time slots and sets the grid size; the builder is spent afterwards.
   Profile finish();
 
@@ -79,6 +83,8 @@ class ProfileBuilder {
   uint32_t frameFor(uint32_t method, int32_t line, FrameKind kind);
   // The one frame of a name that is not a method's (a synthetic frame, a class), keyed apart by `key`.
   uint32_t namedFrame(std::string name, std::string systemName, const std::string& key, FrameKind kind);
+  // The frame of a class of `kind` (allocatedClass, lockClass), `absent` for a null class.
+  uint32_t classFrame(const jfr::reader::RecordedObject* type, FrameKind kind, std::string_view absent);
   uint32_t child(uint32_t parent, uint32_t frame);
 
   SampleFilter filter_;
@@ -97,7 +103,8 @@ class ProfileBuilder {
   std::unordered_map<const void*, uint32_t> chunkStacks_;
   std::unordered_map<uintptr_t, uint32_t> chunkMethods_;  // address | 1 for native-code interpretation
   std::unordered_map<const void*, uint32_t> chunkThreads_;
-  std::unordered_map<const void*, uint32_t> chunkClasses_;  // allocated classes -> their frame
+  // Classes -> their frame: a builder puts a class's frame in one kind (allocated, lock) only.
+  std::unordered_map<const void*, uint32_t> chunkClasses_;
 };
 
 }  // namespace jfrbpf::convert

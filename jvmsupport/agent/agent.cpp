@@ -84,6 +84,7 @@ const char* Agent::initEnvironment(JavaVM* vm, jint phase) {
     layout_.init(vmStructs_, jdkMajor_);
     codeCache_.init(vmStructs_);
     allocationSampler_.init(vmStructs_);
+    lockProfiler_.init(vmStructs_);
   }
   return nullptr;
 }

@@ -185,7 +185,7 @@ void AllocationSampler::onSampledObject(Agent& agent, JNIEnv* jni, jclass klass,
   const uint64_t classId = allocatedClassId(agent, klass);
   // A class id beyond what a hook index holds is sent as 0: the loader names it "unknown".
   jfrbpf_method_traced(protocol::kHookAllocation | (classId <= protocol::kHookSlotMask ? static_cast<uint32_t>(classId) : 0),
-                       now, weight, 0);
+                       now, weight, 0, 0);
   followRate(agent, now);
 }
 

@@ -159,6 +159,6 @@ extern "C" void jfrbpf_method_exit(JNIEnv*, jclass, jint hookIndex) {
   if ((hook & kHookTimed) != 0) addInvocation(table, hook & kHookSlotMask, duration);
   if ((hook & kHookTraced) != 0 && duration >= traceThreshold.load(std::memory_order_relaxed)) {
     count(table->counters.tracesCalled);
-    jfrbpf_method_traced(hook, start, duration, 0);
+    jfrbpf_method_traced(hook, start, duration, 0, 0);
   }
 }

@@ -6,7 +6,7 @@
 // reads, no system call and no uprobe.
 //
 // A traced invocation at or over the threshold calls jfrbpf_method_traced(hook index, entry time, duration,
-// 0): a 5-byte NOP and a return, where the loader attaches the uprobe whose BPF program walks the
+// 0, 0): a 5-byte NOP and a return, where the loader attaches the uprobe whose BPF program walks the
 // caller's stack (Java, native and stub frames) into a trace record. Linux 6.18+ (x86_64) turns a uprobe
 // on a 5-byte NOP into a call instead of an int3 trap.
 #include <jni.h>
@@ -18,7 +18,7 @@
 extern "C" {
 void jfrbpf_method_enter(JNIEnv* env, jclass hooks, jint hookIndex);
 void jfrbpf_method_exit(JNIEnv* env, jclass hooks, jint hookIndex);
-void jfrbpf_method_traced(uint32_t hookIndex, uint64_t entryNs, uint64_t durationNs, uint64_t detail);
+void jfrbpf_method_traced(uint32_t hookIndex, uint64_t entryNs, uint64_t durationNs, uint64_t detail, uint64_t address);
 }
 
 namespace jfrbpf::agent {

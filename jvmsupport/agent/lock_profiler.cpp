@@ -8,6 +8,7 @@
 #include "jvmsupport/agent/class_reporter.h"
 #include "jvmsupport/agent/clock.h"
 #include "jvmsupport/agent/hook_stubs.h"
+#include "jvmsupport/agent/loaded_symbols.h"
 #include "jvmsupport/agent/safe_memory.h"
 #include "jvmsupport/protocol/lock_records.h"
 #include "jvmsupport/protocol/timing_records.h"
@@ -53,6 +54,10 @@ uint64_t objectAddress(jobject object) {
   return address;
 }
 
+void JNICALL timedPark(JNIEnv* jni, jobject unsafe, jboolean isAbsolute, jlong time) {
+  Agent::instance()->lockProfiler().park(jni, unsafe, isAbsolute, time);
+}
+
 uint32_t classSlot(Agent& agent, JNIEnv* jni, jobject object) {
   if (object == nullptr) return 0;
   jclass klass = jni->GetObjectClass(object);
@@ -65,9 +70,76 @@ uint32_t classSlot(Agent& agent, JNIEnv* jni, jobject object) {
 
 }  // namespace
 
+void LockProfiler::init(const VmStructs& vm) {
+  if (!vm.available() || !vm.typeSize("Method", methodSize_)) methodSize_ = 0;
+}
+
+const char* LockProfiler::bindPark(Agent& agent, JNIEnv* jni) {
+  if (originalPark_ != nullptr) return nullptr;
+  if (methodSize_ == 0) return "the JVM's VMStructs do not give the size of a Method";
+  jclass unsafe = jni->FindClass("jdk/internal/misc/Unsafe");
+  if (unsafe == nullptr) {
+    jni->ExceptionClear();
+    unsafe = jni->FindClass("sun/misc/Unsafe");  // JDK 8
+  }
+  jclass thread = jni->FindClass("java/lang/Thread");
+  jmethodID park = unsafe != nullptr ? jni->GetMethodID(unsafe, "park", "(ZJ)V") : nullptr;
+  jfieldID blocker = thread != nullptr ? jni->GetFieldID(thread, "parkBlocker", "Ljava/lang/Object;") : nullptr;
+  jni->ExceptionClear();
+  // A jmethodID points at its Method*; a native method's function follows the Method.
+  uintptr_t method = 0, function = 0;
+  LoadedSymbols library;
+  const char* why = nullptr;
+  if (park == nullptr || blocker == nullptr) {
+    why = "Unsafe.park(boolean, long) or Thread.parkBlocker not found";
+  } else if (!safeRead(reinterpret_cast<uintptr_t>(park), method) || !safeRead(method + methodSize_, function) ||
+             !library.init(reinterpret_cast<const void*>(function)) || library.find("JNI_CreateJavaVM") == nullptr) {
+    why = "Unsafe.park is not bound to the JVM's own function";
+  } else {
+    originalPark_ = reinterpret_cast<ParkFunction>(function);
+    parkBlocker_ = blocker;
+    agent_ = &agent;
+    const JNINativeMethod binding{const_cast<char*>("park"), const_cast<char*>("(ZJ)V"),
+                                  reinterpret_cast<void*>(&timedPark)};
+    if (jni->RegisterNatives(unsafe, &binding, 1) != JNI_OK) {
+      jni->ExceptionClear();
+      originalPark_ = nullptr;
+      why = "the JVM refused to bind Unsafe.park";
+    }
+  }
+  if (unsafe != nullptr) jni->DeleteLocalRef(unsafe);
+  if (thread != nullptr) jni->DeleteLocalRef(thread);
+  return why;
+}
+
+void LockProfiler::park(JNIEnv* jni, jobject unsafe, jboolean isAbsolute, jlong time) {
+  if (!active_.load(std::memory_order_acquire)) return originalPark_(jni, unsafe, isAbsolute, time);
+  // The blocker LockSupport set before parking: what the thread waits for.
+  jthread self = nullptr;
+  jobject blocker = nullptr;
+  if (agent_->jvmti()->GetCurrentThread(&self) == JVMTI_ERROR_NONE && self != nullptr) {
+    blocker = jni->GetObjectField(self, parkBlocker_);
+  }
+  const uint32_t session = session_.load(std::memory_order_relaxed);
+  const uint64_t start = monotonicNs();
+  originalPark_(jni, unsafe, isAbsolute, time);
+  const uint64_t now = monotonicNs();
+  const uint64_t duration = now > start ? now - start : 0;
+  if (duration >= thresholdNs_.load(std::memory_order_relaxed) && session == session_.load(std::memory_order_relaxed) &&
+      !jni->ExceptionCheck()) {
+    const uint32_t flags = protocol::kHookLock | protocol::kHookLockPark |
+                           (isAbsolute && time != 0 ? protocol::kHookLockUntil : 0);
+    jfrbpf_method_traced(flags | classSlot(*agent_, jni, blocker), start, duration, static_cast<uint64_t>(time),
+                         objectAddress(blocker));
+  }
+  if (blocker != nullptr) jni->DeleteLocalRef(blocker);
+  if (self != nullptr) jni->DeleteLocalRef(self);
+}
+
 void LockProfiler::sendStatus(Agent& agent, bool started, const char* message) {
   protocol::LockStatus status;
   status.time = monotonicNs();
+  status.parks = originalPark_ != nullptr ? 1 : 0;
   status.state = static_cast<uint32_t>(started ? protocol::LockState::kStarted : protocol::LockState::kUnavailable);
   status.message = message != nullptr ? message : "";
   emitRecord(agent, protocol::RecordType::kLockStatus, status);
@@ -77,7 +149,7 @@ void LockProfiler::setEvents(Agent& agent, jvmtiEventMode mode) {
   for (jvmtiEvent event : kEvents) agent.jvmti()->SetEventNotificationMode(mode, event, nullptr);
 }
 
-void LockProfiler::start(Agent& agent, std::span<const uint8_t> command) {
+void LockProfiler::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command) {
   protocol::StartLocks request;
   if (!protocol::decode(command, request)) return sendStatus(agent, false, "malformed StartLocks command");
   if (active_.load(std::memory_order_acquire)) return sendStatus(agent, false, "locks are profiled already");
@@ -89,6 +161,7 @@ void LockProfiler::start(Agent& agent, std::span<const uint8_t> command) {
     }
     capabilityAdded_ = true;
   }
+  const char* parksMissing = bindPark(agent, jni);
   thresholdNs_.store(request.thresholdNs, std::memory_order_relaxed);
   session_.fetch_add(1, std::memory_order_relaxed);
   active_.store(true, std::memory_order_release);
@@ -99,7 +172,7 @@ void LockProfiler::start(Agent& agent, std::span<const uint8_t> command) {
       return sendStatus(agent, false, "the JVM refused its monitor events");
     }
   }
-  sendStatus(agent, true, nullptr);
+  sendStatus(agent, true, parksMissing);
 }
 
 void LockProfiler::stop(Agent& agent) {
@@ -124,7 +197,7 @@ void LockProfiler::onContendedEntered(Agent& agent, JNIEnv* jni, jobject object)
   if (waits->enterSession != session_.load(std::memory_order_relaxed) || now < start) return;
   const uint64_t duration = now - start;
   if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
-  jfrbpf_method_traced(protocol::kHookLock | classSlot(agent, jni, object), start, duration, objectAddress(object));
+  jfrbpf_method_traced(protocol::kHookLock | classSlot(agent, jni, object), start, duration, 0, objectAddress(object));
 }
 
 void LockProfiler::onWait(jlong timeoutMs) {
@@ -147,7 +220,7 @@ void LockProfiler::onWaited(Agent& agent, JNIEnv* jni, jobject object, jboolean 
   if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
   const uint32_t flags = protocol::kHookLock | protocol::kHookLockWait | (timedOut ? protocol::kHookLockTimedOut : 0);
   jfrbpf_method_traced(flags | classSlot(agent, jni, object), start, duration,
-                       static_cast<uint64_t>(waits->waitTimeoutMs));
+                       static_cast<uint64_t>(waits->waitTimeoutMs), objectAddress(object));
 }
 
 }  // namespace jfrbpf::agent

@@ -1,9 +1,11 @@
 #pragma once
 // Lock profiling inside the JVM (record --lock). JVMTI's monitor events bracket each wait: a contended entry
 // of a monitor (MonitorContendedEnter .. MonitorContendedEntered: the time HotSpot counts as the thread's
-// blocked time) and Object.wait (MonitorWait .. MonitorWaited: its waited time). The agent times them on the
-// waiting thread and, at the end of a wait at or over the threshold, calls the trace stub (hook_stubs.h),
-// whose uprobe walks the thread's stack in BPF as for a traced call: the thread is still at the wait's site.
+// blocked time) and Object.wait (MonitorWait .. MonitorWaited: its waited time). JVMTI has no event for
+// parks (LockSupport.park, under every java.util.concurrent lock), so the agent binds Unsafe.park to a
+// function of its own that times the JVM's original around the call. The agent times each wait on the
+// waiting thread and, at the end of one at or over the threshold, calls the trace stub (hook_stubs.h), whose
+// uprobe walks the thread's stack in BPF as for a traced call: the thread is still at the wait's site.
 #include <jni.h>
 #include <jvmti.h>
 
@@ -11,14 +13,18 @@
 #include <cstdint>
 #include <span>
 
+#include "jvmsupport/agent/vm_structs.h"
+
 namespace jfrbpf::agent {
 
 class Agent;
 
 class LockProfiler {
  public:
+  // Agent thread, once the VMStructs are read: where a native method's function is.
+  void init(const VmStructs& vm);
   // Agent thread: a StartLocks command; answers with a LockStatus record.
-  void start(Agent& agent, std::span<const uint8_t> command);
+  void start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command);
   // Agent thread, at the end of a session: no more events.
   void stop(Agent& agent);
 
@@ -27,15 +33,25 @@ class LockProfiler {
   void onContendedEntered(Agent& agent, JNIEnv* jni, jobject object);
   void onWait(jlong timeoutMs);
   void onWaited(Agent& agent, JNIEnv* jni, jobject object, jboolean timedOut);
+  // Unsafe.park(isAbsolute, time), on the parking thread: the JVM's own park, timed.
+  void park(JNIEnv* jni, jobject unsafe, jboolean isAbsolute, jlong time);
 
  private:
+  using ParkFunction = void(JNICALL*)(JNIEnv*, jobject, jboolean, jlong);
+
   void setEvents(Agent& agent, jvmtiEventMode mode);
   void sendStatus(Agent& agent, bool started, const char* message);
+  // Binds Unsafe.park to the agent's function, once per JVM; nullptr, or why it cannot.
+  const char* bindPark(Agent& agent, JNIEnv* jni);
 
   std::atomic<bool> active_{false};
   std::atomic<uint32_t> session_{0};  // a wait begun in an earlier session is not reported in this one
   std::atomic<uint64_t> thresholdNs_{0};
   bool capabilityAdded_ = false;
+  uint64_t methodSize_ = 0;  // sizeof(Method): a native method's function pointer follows it
+  Agent* agent_ = nullptr;   // for the park binding, which JNI calls without one
+  ParkFunction originalPark_ = nullptr;
+  jfieldID parkBlocker_ = nullptr;  // java.lang.Thread.parkBlocker
 };
 
 }  // namespace jfrbpf::agent

@@ -146,7 +146,7 @@ bool Agent::receiveCommands(JNIEnv* jni) {
     // Unknown commands come from a newer loader: nothing this agent can do for them.
     if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, payload);
     if (type == protocol::CommandType::kStartAllocations) allocationSampler_.start(*this, jni, payload);
-    if (type == protocol::CommandType::kStartLocks) lockProfiler_.start(*this, payload);
+    if (type == protocol::CommandType::kStartLocks) lockProfiler_.start(*this, jni, payload);
     if (type == protocol::CommandType::kResume) releaseLaunchHold();
     if (type == protocol::CommandType::kReadIterator) readIterator(commands_.takeFd());
   }

@@ -1,10 +1,11 @@
 #pragma once
 // Lock profiling (record --lock): the loader asks with a StartLocks command; the agent times contended monitor
-// entries and Object.wait with JVMTI's monitor events and, for each wait at or over the threshold, calls the
-// trace stub (hook_stubs.h) with kHookLock (| kHookLockWait, | kHookLockTimedOut) | the monitor's class id,
-// the wait's start, its duration and a detail (the monitor object's address for an entry, the wait's timeout
-// in ms for Object.wait), so that the loader's uprobe walks the waiting thread's stack as it does a traced
-// call's. The agent answers once with a LockStatus record.
+// entries and Object.wait with JVMTI's monitor events, and parks (Unsafe.park) in its own binding of that
+// native. For each wait at or over the threshold it calls the trace stub (hook_stubs.h) with kHookLock and
+// the kind's flags | the class id of the monitor or the park's blocker, the wait's start, its duration, a
+// detail (Object.wait's timeout in ms; a park's timeout in ns, or its deadline in ms with kHookLockUntil;
+// 0: none) and the object's address, so that the loader's uprobe walks the waiting thread's stack as it does
+// a traced call's. The agent answers once with a LockStatus record.
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -17,6 +18,8 @@ namespace jfrbpf::protocol {
 inline constexpr uint32_t kHookLock = 1u << 27;         // a wait for a monitor: jdk.JavaMonitorEnter ...
 inline constexpr uint32_t kHookLockWait = 1u << 28;     // ... or, with this, Object.wait: jdk.JavaMonitorWait
 inline constexpr uint32_t kHookLockTimedOut = 1u << 29;  // the wait ended by its timeout
+inline constexpr uint32_t kHookLockPark = 1u << 30;      // LockSupport.park (Unsafe.park): jdk.ThreadPark
+inline constexpr uint32_t kHookLockUntil = 1u << 31;     // a park's detail is a deadline, in ms since the epoch
 
 // loader -> agent: waits shorter than this are not reported.
 struct StartLocks {
@@ -29,7 +32,8 @@ enum class LockState : uint32_t { kStarted = 1, kUnavailable = 2 };
 struct LockStatus {
   uint64_t time = 0;
   uint32_t state = 0;        // LockState
-  std::string_view message;  // kUnavailable: why
+  uint32_t parks = 0;        // 1: parks are timed as well
+  std::string_view message;  // kUnavailable: why; kStarted without parks: why not
 };
 
 template <typename Sink>
@@ -41,6 +45,7 @@ template <typename Sink>
 void encode(WireWriter<Sink>& w, const LockStatus& r) {
   w.u64(r.time);
   w.u32(r.state);
+  w.u32(r.parks);
   w.string(r.message);
 }
 
@@ -54,6 +59,7 @@ inline bool decode(std::span<const uint8_t> p, LockStatus& r) {
   WireReader in(p);
   r.time = in.u64();
   r.state = in.u32();
+  r.parks = in.u32();
   r.message = in.string();
   return in.ok();
 }

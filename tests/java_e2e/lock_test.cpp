@@ -41,9 +41,11 @@ std::map<std::string, std::vector<Stamp>> readStamps(const std::string& path) {
 // also holds the monitor's re-entry after each 3-ms wait).
 constexpr double kTolerance = 0.05;
 
+enum class Kind { kBlocked, kWaiting, kParked };
+
 struct Waiter {
   const char* thread;
-  bool waits;                // Object.wait (else: blocked entering)
+  Kind kind;
   const char* monitorClass;  // as the file names it
   const char* site;          // the method that waits
   const char* loop;          // the thread's own loop, deeper on its stack
@@ -54,7 +56,7 @@ TEST_P(Locks, EachThreadsWaitsAddUpToWhatTheJvmCountedWithTheirClassAndSite) {
   JAVA_E2E_REQUIRE(jdk);
   ScratchDir dir("lock-" + std::to_string(jdk));
   const std::string truthPath = dir.file("waited.txt");
-  Workload workload(javaCommand(jdk, {}, "LockingThreads", {truthPath}), 5);
+  Workload workload(javaCommand(jdk, {}, "LockingThreads", {truthPath}), 7);
   const std::string out = dir.file("lock.jfr");
   RunResult r = recordPid(workload.pid(), out, "5s", {"--lock=0"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -65,16 +67,21 @@ TEST_P(Locks, EachThreadsWaitsAddUpToWhatTheJvmCountedWithTheirClassAndSite) {
   Recorded recorded = readRecording(out);
   std::vector<Waiter> waiters;
   for (const char* blocked : {"blocked-1", "blocked-2", "blocked-3"}) {
-    waiters.push_back({blocked, false, "LockingThreads$Ledger", "enterLedger", "takeTurns"});
+    waiters.push_back({blocked, Kind::kBlocked, "LockingThreads$Ledger", "enterLedger", "takeTurns"});
   }
-  waiters.push_back({"waiter", true, "LockingThreads$Mailbox", "awaitMail", "waitForMail"});
+  waiters.push_back({"waiter", Kind::kWaiting, "LockingThreads$Mailbox", "awaitMail", "waitForMail"});
+  for (const char* parker : {"parker-1", "parker-2"}) {
+    waiters.push_back({parker, Kind::kParked, "java/util/concurrent/locks/ReentrantLock$NonfairSync", "openVault",
+                       "takeVaultTurns"});
+  }
   size_t timedOut = 0, woken = 0;
   for (const Waiter& waiter : waiters) {
     SCOPED_TRACE(waiter.thread);
     const int64_t tid = workload.tid(waiter.thread);
     std::vector<const LockEvent*> events;
     for (const LockEvent& event : recorded.lockEvents) {
-      if (event.osThreadId == tid && event.wait == waiter.waits) events.push_back(&event);
+      const Kind kind = event.park ? Kind::kParked : event.wait ? Kind::kWaiting : Kind::kBlocked;
+      if (event.osThreadId == tid && kind == waiter.kind) events.push_back(&event);
     }
     ASSERT_GE(events.size(), 50u) << r.output;
     std::sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->startTime < b->startTime; });
@@ -98,11 +105,12 @@ TEST_P(Locks, EachThreadsWaitsAddUpToWhatTheJvmCountedWithTheirClassAndSite) {
       const int64_t end = std::min(event->startTime + event->duration, to->nanos);
       if (end > start) waited += static_cast<double>(end - start);
       if (event->monitorClass == waiter.monitorClass) ++ofClass;
-      // A wait's stack starts in Object.wait (JDK 17: wait(long), 25: wait0), native: the site is below it.
+      // A wait's stack starts in Object.wait (JDK 17: wait(long), 25: wait0), a park's in Unsafe.park under
+      // LockSupport and ReentrantLock: the site is below them.
       auto site = std::find_if(event->frames.begin(), event->frames.end(),
                                [](const SampleFrame& f) { return f.className == "LockingThreads"; });
       if (site != event->frames.end() && site->methodName == waiter.site &&
-          (site == event->frames.begin() || waiter.waits)) {
+          (site == event->frames.begin() || waiter.kind != Kind::kBlocked)) {
         ++atSite;
       } else if (offSite.empty()) {
         for (const SampleFrame& f : event->frames) offSite += "\n  " + f.className + "." + f.methodName + " (" + f.type + ")";
@@ -113,14 +121,17 @@ TEST_P(Locks, EachThreadsWaitsAddUpToWhatTheJvmCountedWithTheirClassAndSite) {
       } else if (offLoop.empty()) {
         for (const SampleFrame& f : event->frames) offLoop += "\n  " + f.className + "." + f.methodName + " (" + f.type + ")";
       }
-      (event->timedOut ? timedOut : woken) += waiter.waits ? 1 : 0;
-      if (waiter.waits) EXPECT_EQ(event->timeout, 3) << "Object.wait(3)";
+      (event->timedOut ? timedOut : woken) += waiter.kind == Kind::kWaiting ? 1 : 0;
+      if (waiter.kind == Kind::kWaiting) EXPECT_EQ(event->timeout, 3) << "Object.wait(3)";
+      if (waiter.kind == Kind::kParked) EXPECT_EQ(event->timeout, INT64_MIN) << "ReentrantLock.lock parks without one";
     }
-    const double truth = 1e6 * static_cast<double>(waiter.waits ? to->waitedMs - from->waitedMs
-                                                                : to->blockedMs - from->blockedMs);
+    // The JVM counts parks as waited time.
+    const double truth = 1e6 * static_cast<double>(waiter.kind != Kind::kBlocked ? to->waitedMs - from->waitedMs
+                                                                                : to->blockedMs - from->blockedMs);
     std::printf("[ figure ] JDK %d %-9s %zu events, %.1f ms of %s within %.2f s against %.1f ms by the JVM (%+.2f %%); "
                 "%zu stacks truncated below the thread's start\n",
-                jdk, waiter.thread, events.size(), waited / 1e6, waiter.waits ? "waits" : "blocking", spanNs / 1e9,
+                jdk, waiter.thread, events.size(), waited / 1e6,
+                waiter.kind == Kind::kBlocked ? "blocking" : waiter.kind == Kind::kWaiting ? "waits" : "parks", spanNs / 1e9,
                 truth / 1e6, 100 * (waited - truth) / truth, truncated);
     EXPECT_NEAR(waited, truth, kTolerance * truth) << "the waits against the JVM's count";
     EXPECT_EQ(ofClass, events.size()) << waiter.monitorClass;
@@ -135,7 +146,8 @@ TEST_P(Locks, EachThreadsWaitsAddUpToWhatTheJvmCountedWithTheirClassAndSite) {
   ToolResult summary = runJfr(jdkHome(jdk), {"summary", out});
   ASSERT_EQ(summary.exitCode, 0) << summary.err;
   std::map<std::string, int64_t> counts = summaryCounts(summary.out);
-  EXPECT_EQ(counts["jdk.JavaMonitorEnter"] + counts["jdk.JavaMonitorWait"], static_cast<int64_t>(recorded.lockEvents.size()));
+  EXPECT_EQ(counts["jdk.JavaMonitorEnter"] + counts["jdk.JavaMonitorWait"] + counts["jdk.ThreadPark"],
+            static_cast<int64_t>(recorded.lockEvents.size()));
   if (!jdkHome(25).empty()) {  // `jfr view` is JDK 21's and later
     ToolResult view = runJfr(jdkHome(25), {"view", "contention-by-site", out});
     ASSERT_EQ(view.exitCode, 0) << view.err;

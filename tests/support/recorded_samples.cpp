@@ -59,15 +59,17 @@ Recorded readRecording(const std::string& path) {
       }
       allocation.truncated = readStack(event, allocation.frames);
       out.allocationSamples.push_back(std::move(allocation));
-    } else if (type == "jdk.JavaMonitorEnter" || type == "jdk.JavaMonitorWait") {
+    } else if (type == "jdk.JavaMonitorEnter" || type == "jdk.JavaMonitorWait" || type == "jdk.ThreadPark") {
       LockEvent lock;
       lock.wait = type == "jdk.JavaMonitorWait";
+      lock.park = type == "jdk.ThreadPark";
       if (auto thread = threadOf(event)) lock.osThreadId = thread->osThreadId;
       lock.startTime = event.getLong("startTime");
       lock.duration = event.getLong("duration");
-      if (const RecordedObject* monitorClass = event.get("monitorClass").asObject()) {
+      if (const RecordedObject* monitorClass = event.get(lock.park ? "parkedClass" : "monitorClass").asObject()) {
         lock.monitorClass = std::string(monitorClass->get("name").asString());
       }
+      if (lock.park) lock.timeout = event.getLong("timeout");
       if (lock.wait) {
         lock.timeout = event.getLong("timeout");
         lock.timedOut = event.getBool("timedOut");

@@ -47,14 +47,15 @@ struct AllocationSample {
   std::vector<SampleFrame> frames;  // leaf first: the allocation site first
 };
 
-// A jdk.JavaMonitorEnter or jdk.JavaMonitorWait.
+// A jdk.JavaMonitorEnter, jdk.JavaMonitorWait or jdk.ThreadPark.
 struct LockEvent {
   bool wait = false;  // JavaMonitorWait
+  bool park = false;  // ThreadPark
   int64_t osThreadId = 0;
   int64_t startTime = 0;  // ticks
   int64_t duration = 0;
-  std::string monitorClass;  // internal form
-  int64_t timeout = 0;       // waits: ms
+  std::string monitorClass;  // internal form; a park's blocker's
+  int64_t timeout = 0;       // waits: ms; parks: ns
   bool timedOut = false;
   bool truncated = false;
   std::vector<SampleFrame> frames;  // leaf first: the wait's site first

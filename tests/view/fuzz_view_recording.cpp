@@ -1,6 +1,6 @@
 // Fuzz target: any bytes as a recording through everything `jfrbpf view` and `jfrbpf convert` do with one:
-// the digest, every view, and every output format of the CPU, off-CPU, wall-clock and allocation profiles. Malformed
-// input may only end in jfrbpf::Error.
+// the digest, every view, and every output format of the CPU, off-CPU, wall-clock, allocation and lock profiles.
+// Malformed input may only end in jfrbpf::Error.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,8 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& v : view::allViews()) (void)v.render(digest, options);
     convert::ConvertOptions convertOptions;
     convert::Profile wallProfile = convert::loadTimeProfile(recording, {}, convert::TimeKind::kWall);
+    convert::Profile lockProfile = convert::loadLockProfile(recording, {});
     for (const convert::Profile* profile :
-         {&digest.profile, &digest.offCpu.profile, &wallProfile, &digest.allocation.profile}) {
+         {&digest.profile, &digest.offCpu.profile, &wallProfile, &digest.allocation.profile, &lockProfile}) {
       for (convert::Format format : {convert::Format::kCollapsed, convert::Format::kHtml, convert::Format::kPprof}) {
         std::ostringstream out;
         convert::writeProfile(*profile, format, convertOptions, out);

@@ -210,7 +210,7 @@ TEST_F(ViewAllocation, CliRejectsMixedChoicesAndExplains) {
       << viewHelp.output;
   CliResult unknown = runCli({"view", path_, "allocations"});
   EXPECT_EQ(unknown.exitCode, 2);
-  EXPECT_NE(unknown.output.find(", off-cpu, allocation)"), std::string::npos) << unknown.output;
+  EXPECT_NE(unknown.output.find(", off-cpu, allocation, locks)"), std::string::npos) << unknown.output;
   CliResult view = runCli({"view", path_, "allocation", "--thread", "main", "--width", "100"});
   EXPECT_EQ(view.exitCode, 0) << view.output;
   EXPECT_EQ(tableRows(view.output, "Allocation by Thread"), (Rows{{"main", "3001", "3.4 MB", "100.00%", "5"}}))

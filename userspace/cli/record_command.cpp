@@ -88,10 +88,11 @@ Options:
                            samples (512k), or samples per second per JVM (JFR's throttle: 300/s, the
                            default); at most 10,000 samples per second per JVM either way
       --lock[=THRESHOLD]   why threads wait for each other: jdk.JavaMonitorEnter (blocked entering a
-                           synchronized block or method) and jdk.JavaMonitorWait (Object.wait) events for
-                           every wait of at least THRESHOLD (JFR's default: 20ms; 0: every contended
-                           wait), with the monitor's class, the wait's duration and the waiting thread's
-                           full stack from where it waited, timed by the JVM's own monitor events
+                           synchronized block or method), jdk.JavaMonitorWait (Object.wait) and
+                           jdk.ThreadPark (LockSupport.park: ReentrantLock and the other
+                           java.util.concurrent locks) events for every wait of at least THRESHOLD (JFR's
+                           default: 20ms; 0: every one), with the monitor's or the blocker's class, the
+                           wait's duration and the waiting thread's full stack from where it waited
       --flush TIME         finish the file's current chunk at least every TIME (default 1s): what a crash
                            (SIGKILL, OOM killer) can lose; `jfrbpf recover` repairs what it leaves
       --rotate TIME        continuous recording: a new file every TIME (at least 1s) while sampling goes
@@ -219,10 +220,11 @@ void printAllocations(const record::RecordSummary& s) {
 
 // With --lock: its events and the time they waited.
 void printLocks(const record::RecordSummary& s) {
-  if (s.monitorEnters == 0 && s.monitorWaits == 0) return;
-  std::printf("  locks    %s blocked (%.2f s), %s waits (%.2f s)\n", groupThousands(s.monitorEnters).c_str(),
-              static_cast<double>(s.monitorEnterNs) / 1e9, groupThousands(s.monitorWaits).c_str(),
-              static_cast<double>(s.monitorWaitNs) / 1e9);
+  if (s.monitorEnters == 0 && s.monitorWaits == 0 && s.parks == 0) return;
+  std::printf("  locks    %s blocked (%.2f s), %s waits (%.2f s), %s parks (%.2f s)\n",
+              groupThousands(s.monitorEnters).c_str(), static_cast<double>(s.monitorEnterNs) / 1e9,
+              groupThousands(s.monitorWaits).c_str(), static_cast<double>(s.monitorWaitNs) / 1e9,
+              groupThousands(s.parks).c_str(), static_cast<double>(s.parkNs) / 1e9);
 }
 
 // With --off-cpu: its events and the off-CPU time they stand for.
@@ -536,7 +538,7 @@ int runRecordCommand(Arguments& args) {
     config.settings.push_back({"jfrbpf.OffCPUSample", "stackTrace", "true"});
   }
   if (config.lock.enabled) {
-    for (const char* event : {"jdk.JavaMonitorEnter", "jdk.JavaMonitorWait"}) {
+    for (const char* event : {"jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk.ThreadPark"}) {
       config.settings.push_back({event, "enabled", "true"});
       config.settings.push_back({event, "threshold", formatDuration(config.lock.thresholdNs)});
       config.settings.push_back({event, "stackTrace", "true"});

@@ -200,7 +200,8 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       });
     case protocol::RecordType::kLockStatus:
       return decodeThen<protocol::LockStatus>(payload, what, [&](const auto& r) {
-        lockStatus_ = LockStatusInfo{r.state == static_cast<uint32_t>(protocol::LockState::kStarted), std::string(r.message)};
+        lockStatus_ = LockStatusInfo{r.state == static_cast<uint32_t>(protocol::LockState::kStarted), r.parks != 0,
+                                     std::string(r.message)};
       });
   }
   return true;

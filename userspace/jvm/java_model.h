@@ -97,6 +97,7 @@ class JavaModel {
   // The agent's answer to StartLocks (lock_records.h), once it came.
   struct LockStatusInfo {
     bool started = false;
+    bool parks = false;  // parks are timed as well (else `message` says why not)
     std::string message;
   };
   const std::optional<LockStatusInfo>& lockStatus() const { return lockStatus_; }

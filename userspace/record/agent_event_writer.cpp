@@ -36,25 +36,36 @@ AgentEventWriter::Outcome AgentEventWriter::write(const void* data, size_t size,
   if (model != nullptr) record.time_ns = model->toOurTicks(record.time_ns);
   const uint64_t classId = head.hook_index & JFRBPF_HOOK_SLOT_MASK;
   const jvm::JavaClass* klass = model != nullptr ? model->methods().classById(classId) : nullptr;
-  if (klass == nullptr && !lastChance) return Outcome::kRetry;
+  if (klass == nullptr && classId != 0 && !lastChance) return Outcome::kRetry;
   ResolvedStack stack = resolve_(record);
   if (!stack.complete && !lastChance) return Outcome::kRetry;
+  const bool park = (head.hook_index & JFRBPF_HOOK_LOCK_PARK) != 0;
+  // Class id 0 is a park without a blocker: no class, as the JDK writes it.
   const jfr::ClassId eventClass =
       klass != nullptr ? out_.internClass(klass->name, static_cast<int32_t>(klass->modifiers), klass->hidden)
-                       : out_.internClass("[unknown]");
+      : park && classId == 0 ? jfr::ClassId{}
+                             : out_.internClass("[unknown]");
   const auto time = static_cast<jfr::Ticks>(record.time_ns);
   const auto duration = static_cast<jfr::Ticks>(head.duration_ns);
   Written* written = &allocations_;
   if ((head.hook_index & JFRBPF_HOOK_ALLOCATION) != 0) {
     out_.objectAllocationSample(time, threadOf_(record), stack.frames, stack.truncated(), eventClass,
                                 static_cast<int64_t>(head.duration_ns));
+  } else if (park) {
+    // Unsafe.park's time: 0 for none, else a timeout in ns or (absolute) a deadline in ms.
+    const auto detail = static_cast<int64_t>(head.detail);
+    const bool until = (head.hook_index & JFRBPF_HOOK_LOCK_UNTIL) != 0;
+    out_.threadPark(time, duration, threadOf_(record), stack.frames, stack.truncated(), eventClass,
+                    detail != 0 && !until ? detail : INT64_MIN, until ? detail : INT64_MIN, head.address);
+    written = &parks_;
   } else if ((head.hook_index & JFRBPF_HOOK_LOCK_WAIT) != 0) {
     out_.javaMonitorWait(time, duration, threadOf_(record), stack.frames, stack.truncated(), eventClass,
                          static_cast<int64_t>(head.detail), (head.hook_index & JFRBPF_HOOK_LOCK_TIMED_OUT) != 0,
-                         /*address=*/0);
+                         head.address);
     written = &monitorWaits_;
   } else {
-    out_.javaMonitorEnter(time, duration, threadOf_(record), stack.frames, stack.truncated(), eventClass, head.detail);
+    out_.javaMonitorEnter(time, duration, threadOf_(record), stack.frames, stack.truncated(), eventClass,
+                          head.address);
     written = &monitorEnters_;
   }
   ++written->events;

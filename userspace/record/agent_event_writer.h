@@ -1,8 +1,8 @@
 #pragma once
 // Turns the agents' own events into JFR events: trace records whose hook index has JFRBPF_HOOK_ALLOCATION
 // (an allocation sample: the object's class id, its weight in bytes) or JFRBPF_HOOK_LOCK (a wait for a
-// monitor: its class id, start, duration and the object's address or the wait's timeout). Each becomes
-// jdk.ObjectAllocationSample, jdk.JavaMonitorEnter or jdk.JavaMonitorWait with the thread and its stack from
+// monitor or a park: its class id, start, duration, timeout and the object's address). Each becomes
+// jdk.ObjectAllocationSample, jdk.JavaMonitorEnter, jdk.JavaMonitorWait or jdk.ThreadPark with the thread and its stack from
 // the event's Java site down (the agent's callback and the JVM's frames above it left out). An event whose
 // class or code the agent has not described yet waits for its records (jvm::MetadataWait), then is written as
 // well as it can be.
@@ -45,6 +45,7 @@ class AgentEventWriter {
   const Written& allocations() const { return allocations_; }
   const Written& monitorEnters() const { return monitorEnters_; }
   const Written& monitorWaits() const { return monitorWaits_; }
+  const Written& parks() const { return parks_; }
   uint64_t malformed() const { return malformed_; }
 
  private:
@@ -62,7 +63,7 @@ class AgentEventWriter {
   std::vector<Jvm> jvms_;
   jvm::MetadataWait pending_;
   std::unique_ptr<jfrbpf_sample_record> record_;  // the record being written, aligned
-  Written allocations_, monitorEnters_, monitorWaits_;
+  Written allocations_, monitorEnters_, monitorWaits_, parks_;
   uint64_t malformed_ = 0;
 };
 

@@ -83,6 +83,12 @@ void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t interva
 void profileLocks(JvmConnection& jvm, BpfSampler& sampler, int64_t thresholdNs, std::vector<std::string>& notes) {
   try {
     jvm.startLocks(sampler, static_cast<uint64_t>(thresholdNs), kTimingTimeout);
+    const std::optional<jvm::JavaModel::LockStatusInfo>& status = jvm.model().lockStatus();
+    if (status && !status->parks) {
+      notes.push_back("JVM " + std::to_string(jvm.pid()) + ": parks are not recorded (" + status->message +
+                      "): monitors only");
+      std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
+    }
   } catch (const Error& e) {
     notes.push_back(std::string(e.what()) + ": recording without lock events there");
     std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());

@@ -36,8 +36,8 @@ struct AllocationOptions {
   uint32_t samplesPerSecond = 300;  // samples per second per JVM (JFR's profile.jfc throttle) when no interval
 };
 
-// --lock: jdk.JavaMonitorEnter and jdk.JavaMonitorWait events (jvmsupport/agent/lock_profiler.h) for waits of
-// at least the threshold (JFR's default.jfc: 20 ms).
+// --lock: jdk.JavaMonitorEnter, jdk.JavaMonitorWait and jdk.ThreadPark events (jvmsupport/agent/lock_profiler.h)
+// for waits of at least the threshold (JFR's default.jfc: 20 ms).
 struct LockOptions {
   bool enabled = false;
   int64_t thresholdNs = 20'000'000;
@@ -96,6 +96,8 @@ struct RecordSummary {
   uint64_t monitorEnterNs = 0;         // their durations, summed
   uint64_t monitorWaits = 0;           // jdk.JavaMonitorWait events
   uint64_t monitorWaitNs = 0;
+  uint64_t parks = 0;                  // jdk.ThreadPark events
+  uint64_t parkNs = 0;
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;

@@ -115,6 +115,8 @@ void TargetOutput::addCountsTo(RecordSummary& summary) const {
     summary.monitorEnterNs += agentEvents_->monitorEnters().amount;
     summary.monitorWaits += agentEvents_->monitorWaits().events;
     summary.monitorWaitNs += agentEvents_->monitorWaits().amount;
+    summary.parks += agentEvents_->parks().events;
+    summary.parkNs += agentEvents_->parks().amount;
   }
   if (timing_) {
     summary.timedMethods += timing_->timedMethodsWritten();

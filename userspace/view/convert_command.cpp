@@ -17,7 +17,8 @@ constexpr const char* kConvertHelp = R"help(Usage: jfrbpf convert [options] FILE
 Converts the CPU samples of a JDK Flight Recorder file (written by jfrbpf or by the JDK) for other tools.
 CPU samples are jdk.CPUTimeSample events when the file has them, else jdk.ExecutionSample. With --off-cpu,
 the off-CPU samples jfrbpf records (jfrbpf.OffCPUSample) instead; with --wall, both; with --alloc, the
-allocation samples (jdk.ObjectAllocationSample).
+allocation samples (jdk.ObjectAllocationSample); with --lock, the JVM's lock waits (jdk.JavaMonitorEnter,
+jdk.JavaMonitorWait, jdk.ThreadPark).
 
 Formats:
   collapsed   one line per distinct stack, root first, frames separated by ';', then the count:
@@ -26,14 +27,15 @@ Formats:
               search, click to zoom, thread and time-range filters, colours by frame type
   pprof       gzip'd profile.proto for pprof, Pyroscope and the like: samples/count and cpu/nanoseconds
               (off_cpu/nanoseconds, wall/nanoseconds; with --alloc alloc_objects/count, which counts
-              the samples, and alloc_space/bytes), thread labels, line numbers, inlined frames folded
-              into their compiled caller
+              the samples, and alloc_space/bytes; with --lock, as Go's mutex profiles,
+              contentions/count and delay/nanoseconds), thread labels, line numbers, inlined frames
+              folded into their compiled caller
 
 Options:
       --to FORMAT         collapsed, html or pprof (required)
   -o, --output OUT        where to write; default FILE with the extension .collapsed, .html or .pb.gz
-                          (after "-off-cpu", "-wall" or "-alloc" with those options); "-" writes to
-                          standard output
+                          (after "-off-cpu", "-wall", "-alloc" or "-lock" with those options); "-"
+                          writes to standard output
       --off-cpu           where threads waited rather than where they ran: jfrbpf.OffCPUSample events,
                           each weighted by the off-CPU time it stands for (its weight, in nanoseconds)
       --wall              wall-clock time: CPU samples (jdk.CPUTimeSample, each its samplingPeriod of CPU
@@ -46,19 +48,27 @@ Options:
       --alloc             what threads allocated rather than where they ran: jdk.ObjectAllocationSample
                           events, each weighted by the bytes it stands for (its weight), each stack topped
                           by the allocated class (byte[], java.lang.String), as async-profiler draws them
+      --lock              where threads waited for locks: the JVM's jdk.JavaMonitorEnter (blocked
+                          entering synchronized), jdk.JavaMonitorWait (in Object.wait) and jdk.ThreadPark
+                          (parked, as java.util.concurrent locks wait) events, each weighted by the time
+                          it waited (its duration, in nanoseconds), each stack topped by the class of the
+                          monitor or of the object parked on, so that a flame graph shows which lock
+                          (a ReentrantLock's: java.util.concurrent.locks.ReentrantLock$NonfairSync)
       --weight samples|time|bytes
-                          collapsed: count samples, nanoseconds of the time they stand for, or with --alloc
-                          bytes (default: samples; time with --off-cpu and --wall; bytes with --alloc)
+                          collapsed: count samples (events with --lock), nanoseconds of the time they
+                          stand for, or with --alloc bytes (default: samples; time with --off-cpu, --wall
+                          and --lock; bytes with --alloc)
       --threads           collapsed: start each stack with a "[thread name tid=N]" frame
       --annotate          collapsed: frame type suffixes for flamegraph.pl --color=java:
-                          _[j] JIT compiled, _[i] inlined, _[0] interpreted, _[k] kernel or
-                          allocated class
+                          _[j] JIT compiled, _[i] inlined, _[0] interpreted, _[k] kernel, allocated
+                          class or lock class
       --title TEXT        html: the page title (default "CPU flame graph: FILE", "Off-CPU flame graph:
-                          FILE", "Wall-clock flame graph: FILE" or "Allocation flame graph: FILE")
+                          FILE", "Wall-clock flame graph: FILE", "Allocation flame graph: FILE" or
+                          "Lock flame graph: FILE")
       --thread NAME|TID   only this thread: its Java or OS name, or its OS thread id
       --method TEXT       only samples with a frame whose name contains TEXT
       --event NAME        the CPU sample event to use, e.g. jdk.ExecutionSample (not with --off-cpu, --wall,
-                          --alloc)
+                          --alloc, --lock)
   -h, --help              this text
 
 Examples:
@@ -70,11 +80,13 @@ Examples:
   jfrbpf convert app.jfr --to html --wall --thread main -o main-wall.html
   jfrbpf convert app.jfr --to html --alloc         # writes app-alloc.html
   jfrbpf convert app.jfr --to pprof --alloc && pprof -top app-alloc.pb.gz   # bytes by class
+  jfrbpf convert app.jfr --to html --lock          # writes app-lock.html
+  jfrbpf convert app.jfr --to pprof --lock && pprof -top app-lock.pb.gz     # wait time by lock class
 Exit codes: 0 written; 1 unreadable input or unwritable output; 2 bad command line.
 )help";
 
-// --off-cpu, --wall and --alloc choose the events themselves: none goes with another, nor with --event.
-void checkTimeOptions(bool offCpu, bool wall, bool alloc, const std::string& eventName) {
+// --off-cpu, --wall, --alloc and --lock choose the events themselves: none goes with another, nor with --event.
+void checkTimeOptions(bool offCpu, bool wall, bool alloc, bool lock, const std::string& eventName) {
   if (offCpu && wall) {
     throw Error("--off-cpu and --wall together: --wall already has the off-CPU samples; give one of them",
                 ErrorKind::Usage);
@@ -84,11 +96,20 @@ void checkTimeOptions(bool offCpu, bool wall, bool alloc, const std::string& eve
                     " together: allocation samples weigh bytes, not time; give one of them",
                 ErrorKind::Usage);
   }
-  if ((offCpu || wall || alloc) && !eventName.empty()) {
-    throw Error(std::string(offCpu ? "--off-cpu" : wall ? "--wall" : "--alloc") + " with --event: it uses " +
-                    (offCpu ? "jfrbpf.OffCPUSample"
-                     : wall ? "jdk.CPUTimeSample and jfrbpf.OffCPUSample"
-                            : convert::kAllocationSampleEvent) +
+  // Lock waits are a profile of their own, of the JVM's events: jfrbpf's off-CPU samples see every wait, a
+  // lock's among them, so the two in one graph would count such a wait twice; allocations weigh bytes.
+  if (lock && (offCpu || wall || alloc)) {
+    throw Error(std::string("--lock and ") + (offCpu ? "--off-cpu" : wall ? "--wall" : "--alloc") +
+                    " together: lock waits are a profile of their own; give one of them",
+                ErrorKind::Usage);
+  }
+  if ((offCpu || wall || alloc || lock) && !eventName.empty()) {
+    throw Error(std::string(offCpu ? "--off-cpu" : wall ? "--wall" : alloc ? "--alloc" : "--lock") +
+                    " with --event: it uses " +
+                    (offCpu  ? "jfrbpf.OffCPUSample"
+                     : wall  ? "jdk.CPUTimeSample and jfrbpf.OffCPUSample"
+                     : alloc ? convert::kAllocationSampleEvent
+                             : "jdk.JavaMonitorEnter, jdk.JavaMonitorWait and jdk.ThreadPark") +
                     " events; drop --event",
                 ErrorKind::Usage);
   }
@@ -108,7 +129,7 @@ convert::Weight chooseWeight(const std::string& given, convert::TimeKind time) {
 }
 
 // "(1,234 jdk.CPUTimeSample samples, 3 threads)", with the time the samples stand for off CPU and in a
-// wall-clock graph, the bytes allocation samples stand for.
+// wall-clock graph, the bytes allocation samples stand for, the time lock waits lasted.
 std::string resultSummary(const convert::ConvertResult& result, convert::TimeKind time) {
   std::string samples = groupThousands(result.samples);
   std::string threads = std::to_string(result.threads) + (result.threads == 1 ? " thread" : " threads");
@@ -124,6 +145,9 @@ std::string resultSummary(const convert::ConvertResult& result, convert::TimeKin
     case convert::TimeKind::kAlloc:
       return samples + " " + convert::kAllocationSampleEvent + " samples, " +
              view::humanBytes(static_cast<uint64_t>(result.bytes)) + " allocated, " + threads;
+    case convert::TimeKind::kLock:
+      return samples + " lock waits (" + (result.eventName.empty() ? "none" : result.eventName) + "), " +
+             view::humanDuration(result.nanos) + " waited, " + threads;
   }
   return samples + " samples, " + threads;
 }
@@ -134,7 +158,7 @@ int runConvertCommand(Arguments& args) {
   convert::ConvertOptions options;
   std::optional<convert::Format> format;
   std::string weight;
-  bool offCpu = false, wall = false, alloc = false;
+  bool offCpu = false, wall = false, alloc = false, lock = false;
   std::string output;
   std::vector<std::string> positional;
   std::string value;
@@ -161,6 +185,8 @@ int runConvertCommand(Arguments& args) {
       wall = true;
     } else if (takeFlag(args, "", "--alloc")) {
       alloc = true;
+    } else if (takeFlag(args, "", "--lock")) {
+      lock = true;
     } else if (takeFlag(args, "", "--threads")) {
       options.collapsed.threadRoots = true;
     } else if (takeFlag(args, "", "--annotate")) {
@@ -173,7 +199,7 @@ int runConvertCommand(Arguments& args) {
       positional.push_back(args.next());
     }
   }
-  checkTimeOptions(offCpu, wall, alloc, options.samples.eventName);
+  checkTimeOptions(offCpu, wall, alloc, lock, options.samples.eventName);
   if (positional.empty()) {
     throw Error("no recording given: jfrbpf convert FILE --to FORMAT (see jfrbpf convert --help)", ErrorKind::Usage);
   }
@@ -182,6 +208,7 @@ int runConvertCommand(Arguments& args) {
   options.time = wall     ? convert::TimeKind::kWall
                  : offCpu ? convert::TimeKind::kOffCpu
                  : alloc  ? convert::TimeKind::kAlloc
+                 : lock   ? convert::TimeKind::kLock
                           : convert::TimeKind::kCpu;
   options.collapsed.weight = chooseWeight(weight, options.time);
   if (output.empty()) output = convert::defaultOutputPath(positional[0], *format, options.time);

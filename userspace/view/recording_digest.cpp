@@ -46,17 +46,22 @@ class DigestBuilder {
         samples_(recording, options.samples),
         offCpu_(recording, options.samples.filter, convert::TimeKind::kOffCpu),
         allocation_(recording, options.samples.filter),
+        locks_{convert::LockCollector(recording, options.samples.filter, convert::LockKind::kBlocked),
+               convert::LockCollector(recording, options.samples.filter, convert::LockKind::kWait),
+               convert::LockCollector(recording, options.samples.filter, convert::LockKind::kPark)},
         tables_(options.samples.filter, 0, 1'000'000'000),
         lossThreads_(options.samples.filter, 0, 1) {}
 
   bool wants(const TypeInfo& type) const {
-    return samples_.wants(type) || offCpu_.wants(type) || allocation_.wants(type) || wantedHere(type);
+    return samples_.wants(type) || offCpu_.wants(type) || allocation_.wants(type) ||
+           convert::lockKindOf(type.name).has_value() || wantedHere(type);
   }
 
   void beginChunk(const jfr::reader::Chunk& chunk) {
     samples_.beginChunk(chunk);
     offCpu_.beginChunk(chunk);
     allocation_.beginChunk(chunk);
+    for (convert::LockCollector& locks : locks_) locks.beginChunk(chunk);
     tables_.beginChunk();
     lossThreads_.beginChunk();
     if (chunk.metadata().byName(kSampleLoss)) digest_.writtenByJfrbpf = true;
@@ -64,14 +69,16 @@ class DigestBuilder {
 
   void add(const RecordedEvent& event) {
     const std::string& name = event.type().name;
-    // The samples take jfrbpf.OffCPUSample or jdk.ObjectAllocationSample too when it is asked for as the sample
-    // event (--event).
+    // The samples take jfrbpf.OffCPUSample, jdk.ObjectAllocationSample or a lock event too when it is asked
+    // for as the sample event (--event).
     const bool sample = samples_.wants(event.type()), offCpu = offCpu_.wants(event.type()),
                allocation = allocation_.wants(event.type());
+    convert::LockCollector* locks = lockCollector(event.type());
     if (sample) samples_.add(event);
     if (offCpu) offCpu_.add(event);
     if (allocation) allocation_.add(event);
-    if (sample || offCpu || allocation) {
+    if (locks) locks->add(event);
+    if (sample || offCpu || allocation || locks) {
       return;
     } else if (name == kSampleLoss || name == kCpuTimeSamplesLost) {
       addLoss(event, name == kSampleLoss);
@@ -108,12 +115,24 @@ class DigestBuilder {
     digest_.offCpu.eventsSeen = offCpu_.offCpuEventsSeen();
     digest_.allocation.profile = allocation_.finish();
     digest_.allocation.eventsSeen = allocation_.eventsSeen();
+    for (size_t kind = 0; kind < locks_.size(); ++kind) {
+      LockKindDigest& locks = digest_.locks.kinds[kind];
+      locks.profile = locks_[kind].finish();
+      locks.owners = locks_[kind].owners();
+      locks.eventsSeen = locks_[kind].eventsSeen();
+    }
     digest_.timings.reserve(timings_.size());
     for (auto& [method, row] : timings_) digest_.timings.push_back(row);
     digest_.tables = tables_.finish();
   }
 
  private:
+  // The collector of a lock event's kind; null for other events.
+  convert::LockCollector* lockCollector(const TypeInfo& type) {
+    auto kind = convert::lockKindOf(type.name);
+    return kind ? &locks_[static_cast<size_t>(*kind)] : nullptr;
+  }
+
   // A loss event's thread and count, or nullopt when the thread filter leaves it out.
   std::optional<LossRecord> lossRecord(const RecordedEvent& event) {
     LossRecord record;
@@ -184,6 +203,7 @@ class DigestBuilder {
   convert::SampleCollector samples_;
   convert::OffCpuCollector offCpu_;
   convert::AllocationCollector allocation_;
+  std::array<convert::LockCollector, convert::kLockKinds.size()> locks_;  // by convert::LockKind
   convert::ProfileBuilder tables_;       // names and stacks of timed and traced methods
   convert::ProfileBuilder lossThreads_;  // threads named by loss events
   std::vector<LossRecord> sampleLosses_;
@@ -212,6 +232,12 @@ std::map<std::string, LossTotals> lossesByThread(const std::vector<LossRecord>& 
     sum.nanos = convert::saturatingAdd(sum.nanos, loss.lostNanos);
   }
   return out;
+}
+
+uint64_t LockDigest::eventsSeen() const {
+  uint64_t sum = 0;
+  for (const LockKindDigest& kind : kinds) sum += kind.eventsSeen;
+  return sum;
 }
 
 int64_t RecordingDigest::totalLost() const { return lossTotals(losses).samples; }

@@ -1,13 +1,15 @@
 #pragma once
 // Everything the views show, read from a recording in one pass: the CPU samples (as a Profile), off-CPU
-// samples, allocation samples, lost samples, method timings and traces, notes, and what the recording says
-// about itself.
+// samples, allocation samples, lock waits, lost samples, method timings and traces, notes, and what the
+// recording says about itself.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "formats/convert/allocation_collector.h"
+#include "formats/convert/lock_collector.h"
 #include "formats/convert/off_cpu_collector.h"
 #include "formats/convert/profile.h"
 #include "formats/convert/sample_collector.h"
@@ -49,6 +51,21 @@ struct OffCpuDigest {
 struct AllocationDigest {
   convert::Profile profile;
   uint64_t eventsSeen = 0;  // before filtering
+};
+
+// The lock waits of one kind (jdk.JavaMonitorEnter, jdk.JavaMonitorWait or jdk.ThreadPark), filtered as the
+// CPU samples are, weighted by the time waited (TimeKind::kLock: each stack topped by the lock's class).
+struct LockKindDigest {
+  convert::Profile profile;
+  std::vector<convert::LockOwner> owners;  // by previousOwner or notifier; empty for jdk.ThreadPark
+  uint64_t eventsSeen = 0;                 // before filtering
+};
+// Kept apart by kind: a thread blocked on a monitor is contention, one in Object.wait or parked may well be
+// idle by design, and their times do not add up to one figure of merit.
+struct LockDigest {
+  std::array<LockKindDigest, convert::kLockKinds.size()> kinds;  // by convert::LockKind
+  const LockKindDigest& of(convert::LockKind kind) const { return kinds[static_cast<size_t>(kind)]; }
+  uint64_t eventsSeen() const;
 };
 
 struct MethodTimingRow {
@@ -95,6 +112,7 @@ struct RecordingDigest {
 
   OffCpuDigest offCpu;
   AllocationDigest allocation;
+  LockDigest locks;
 
   // Method timing (last value per method, as JDK 25's view) and traces; their names and stacks live in
   // `tables`, a profile without samples.

@@ -20,18 +20,10 @@ std::string bytes(int64_t amount) { return humanBytes(static_cast<uint64_t>(std:
 
 const WeightColumn kAllocated{"Allocated", bytes};
 
-// Bytes per thread, in the order threads were first seen.
+// Bytes per thread.
 std::string byThread(const convert::Profile& profile, const ViewOptions& options) {
-  std::vector<WeightTotals> totals(profile.threads.size());
-  for (const convert::SampleGroup& group : profile.groups) totals[group.thread].add(group);
-  std::vector<WeightRow> rows;
-  for (size_t t = 0; t < totals.size(); ++t) {
-    if (totals[t].samples == 0) continue;
-    const convert::ProfileThread& thread = profile.threads[t];
-    rows.push_back(WeightRow{{thread.name, thread.osThreadId ? std::to_string(thread.osThreadId) : ""}, totals[t]});
-  }
   return weightTable("Allocation by Thread", {{"Thread"}, {"TID", TextTable::Align::kRight}}, kAllocated,
-                     std::move(rows), profile.totalCpuNanos, options, "threads");
+                     rowsByThread(profile), profile.totalCpuNanos, options, "threads");
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ Examples:
   jfrbpf view app.jfr method-timing
   jfrbpf view app.jfr off-cpu --thread worker-1
   jfrbpf view app.jfr allocation --top 10
+  jfrbpf view app.jfr locks --thread worker-1
 Exit codes: 0 shown; 1 unreadable or corrupt file; 2 bad command line.
 )help";
 

@@ -90,6 +90,7 @@ std::string summaryView(const RecordingDigest& digest, const ViewOptions& option
     field(out, "Lost off-CPU", offCpuLostLine(digest), options.width);
   }
   if (digest.allocation.eventsSeen > 0) field(out, "Alloc samples", allocationSamplesLine(digest), options.width);
+  if (digest.locks.eventsSeen() > 0) field(out, "Lock waits", lockEventsLine(digest), options.width);
   std::vector<ThreadStat> threads = threadStats(profile);
   std::string threadLine = std::to_string(threads.size()) + " with samples";
   if (!threads.empty()) {
@@ -148,6 +149,7 @@ const std::vector<ViewInfo>& allViews() {
       {"lost", "lost samples by cause and by thread, off-CPU samples too", lostView},
       {"off-cpu", "where threads waited: off-CPU time by method, kernel function, state, thread", offCpuView},
       {"allocation", "what threads allocated: bytes by class, allocation site, thread", allocationView},
+      {"locks", "where threads waited for locks: time by class, site, thread, owner", locksView},
   };
   return views;
 }

@@ -33,6 +33,14 @@ std::string allocationView(const RecordingDigest& digest, const ViewOptions& opt
 // The line the summary shares with the allocation view: "3,363, 1.2 GB allocated".
 std::string allocationSamplesLine(const RecordingDigest& digest);
 
+// jdk.JavaMonitorEnter, jdk.JavaMonitorWait and jdk.ThreadPark by time waited, each kind apart: by the lock's
+// class, by site (the top Java frame below Object.wait, LockSupport and java.util.concurrent.locks), by thread,
+// and by the thread the event names beside the waiting one (previous owner of the monitor, notifier).
+std::string locksView(const RecordingDigest& digest, const ViewOptions& options);
+
+// The line the summary shares with the locks view: "86 (15 blocked, 47 waiting, 24 parked), 1.23 s waited".
+std::string lockEventsLine(const RecordingDigest& digest);
+
 // The lines the summary shares with the off-cpu view: "24, 3.40 s of off-CPU time" and
 // "2 (7.69% of samples taken), 20.00 ms of off-CPU time" (or "0").
 std::string offCpuSamplesLine(const RecordingDigest& digest);

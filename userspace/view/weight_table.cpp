@@ -25,6 +25,18 @@ std::vector<WeightRow> rowsByName(const std::map<std::string_view, WeightTotals>
   return rows;
 }
 
+std::vector<WeightRow> rowsByThread(const convert::Profile& profile) {
+  std::vector<WeightTotals> totals(profile.threads.size());
+  for (const convert::SampleGroup& group : profile.groups) totals[group.thread].add(group);
+  std::vector<WeightRow> rows;
+  for (size_t t = 0; t < totals.size(); ++t) {
+    if (totals[t].samples == 0) continue;
+    const convert::ProfileThread& thread = profile.threads[t];
+    rows.push_back(WeightRow{{thread.name, thread.osThreadId ? std::to_string(thread.osThreadId) : ""}, totals[t]});
+  }
+  return rows;
+}
+
 std::string weightTable(const std::string& title, std::vector<TextTable::Column> labelColumns,
                         const WeightColumn& weight, std::vector<WeightRow> rows, int64_t total,
                         const ViewOptions& options, std::string_view rowNoun) {
@@ -33,7 +45,7 @@ std::string weightTable(const std::string& title, std::vector<TextTable::Column>
                    [](const WeightRow& a, const WeightRow& b) { return a.totals.weight > b.totals.weight; });
   std::vector<TextTable::Column> columns = std::move(labelColumns);
   columns.insert(columns.end(),
-                 {{weight.header, Align::kRight}, {"Percent", Align::kRight}, {"Samples", Align::kRight}});
+                 {{weight.header, Align::kRight}, {"Percent", Align::kRight}, {weight.countHeader, Align::kRight}});
   TextTable table(title, std::move(columns));
   for (size_t i = 0; i < rows.size() && i < options.top; ++i) {
     const WeightTotals& t = rows[i].totals;

@@ -30,14 +30,18 @@ struct WeightRow {
 };
 // One row per name.
 std::vector<WeightRow> rowsByName(const std::map<std::string_view, WeightTotals>& byName);
+// One row per thread with samples, labelled by its name and OS thread id, in the order threads were first seen.
+std::vector<WeightRow> rowsByThread(const convert::Profile& profile);
 
-// The weight column: its header ("Off-CPU Time") and how it shows a weight (humanDuration).
+// The weight column: its header ("Off-CPU Time") and how it shows a weight (humanDuration); and the count
+// column's header: "Samples", or "Events" where every event is recorded rather than sampled (lock waits).
 struct WeightColumn {
   std::string header;
   std::string (*format)(int64_t);
+  std::string countHeader = "Samples";
 };
 
-// The rows, heaviest first, at most options.top of them: their labels, weight, share of `total` and samples.
+// The rows, heaviest first, at most options.top of them: their labels, weight, share of `total` and count.
 // Rows left out are counted under the table, as "(N more `rowNoun`; use --top N)", where `rowNoun` is given.
 std::string weightTable(const std::string& title, std::vector<TextTable::Column> labelColumns,
                         const WeightColumn& weight, std::vector<WeightRow> rows, int64_t total,

@@ -2,14 +2,15 @@
 // jfrbpf flame graph: an icicle graph (roots on top) of the call tree embedded as JSON in #profile-data.
 // The data is a trie of stacks plus per-(thread, stack) sample counts per time bucket, so that thread and
 // time filters only re-sum counts. Where data.measure names what the samples stand for ("off-CPU time",
-// "allocated memory"), the counts are that instead, in data.unit: nanoseconds or bytes. Boxes are drawn on a
-// canvas (tens of thousands stay fast) and skipped below a pixel; the labelled ones are also listed in
-// #frames, a visually hidden list for screen readers (and tests), with their position.
+// "allocated memory", "lock wait time"), the counts are that instead, in data.unit: nanoseconds or bytes.
+// Boxes are drawn on a canvas (tens of thousands stay fast) and skipped below a pixel; the labelled ones are
+// also listed in #frames, a visually hidden list for screen readers (and tests), with their position.
 (function () {
   const data = JSON.parse(document.getElementById('profile-data').textContent);
-  const KINDS = ['Interpreted', 'JIT compiled', 'Inlined', 'Native', 'Kernel', 'Unknown', 'Allocated class'];
+  const KINDS = ['Interpreted', 'JIT compiled', 'Inlined', 'Native', 'Kernel', 'Unknown', 'Allocated class',
+    'Lock class'];
   // hue, saturation per kind (FrameKind's order)
-  const HUES = [[62, 58], [110, 50], [178, 50], [6, 62], [30, 85], [0, 0], [215, 60]];
+  const HUES = [[62, 58], [110, 50], [178, 50], [6, 62], [30, 85], [0, 0], [215, 60], [280, 45]];
   const ROW = 17;
   const MIN_WIDTH = 0.6;  // px; narrower boxes (and their children) are not drawn
   const TEXT_WIDTH = 24;  // px; narrower boxes get no label

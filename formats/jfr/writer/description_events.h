@@ -13,7 +13,7 @@
 
 namespace jfrbpf::jfr {
 
-inline constexpr uint64_t kFirstEventType = kCpuTimeSampleEvent, kLastEventType = kJavaMonitorWaitEvent;
+inline constexpr uint64_t kFirstEventType = kCpuTimeSampleEvent, kLastEventType = kThreadParkEvent;
 static_assert(kLastEventType - kFirstEventType < 32);
 // A bit per event type, for sets of event types.
 constexpr uint32_t eventBit(uint64_t type) { return 1u << (type - kFirstEventType); }

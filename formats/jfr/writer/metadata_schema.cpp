@@ -25,6 +25,7 @@ constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jdk.ObjectAllocationSample", kObjectAllocationSampleEvent},
     {"jdk.JavaMonitorEnter", kJavaMonitorEnterEvent},
     {"jdk.JavaMonitorWait", kJavaMonitorWaitEvent},
+    {"jdk.ThreadPark", kThreadParkEvent},
     {"jdk.CPUTimeSamplesLost", kCpuTimeSamplesLostEvent},
     {"jdk.MethodTiming", kMethodTimingEvent},
     {"jdk.MethodTrace", kMethodTraceEvent},
@@ -304,6 +305,18 @@ void addJdkEvents(Element& metadata) {
        field("timedOut", kBooleanType, {label("Timed Out"), description("Wait has been timed out")}),
        monitorAddress({description("Address of object waited on")}), category({"Java Application"}),
        label("Java Monitor Wait"), description("Waiting on a Java monitor")}));
+  metadata.child(eventType(
+      kThreadParkEvent,
+      {setting("threshold", kThresholdSetting, "0 ns"), setting("stackTrace", kStackTraceSetting, "true"), enabledSetting(),
+       startTime(), field("duration", kLongType, {label("Duration"), timespan("TICKS")}),
+       threadField("Event Thread", {description("Thread in which event was committed in")}), stackTraceField(),
+       field("parkedClass", kClassType, {label("Class Parked On")}, Ref::ConstantPool),
+       field("timeout", kLongType, {timespan("NANOSECONDS"), label("Park Timeout")}),
+       field("until", kLongType, {timestamp("MILLISECONDS_SINCE_EPOCH"), label("Park Until")}),
+       field("address", kLongType,
+             {unsignedValue, annotation(kMemoryAddressAnnotation), annotation(kJavaMonitorAddressAnnotation),
+              label("Address of Object Parked")}),
+       category({"Java Application"}), label("Java Thread Park")}));
   metadata.child(eventType(
       kExecutionSampleEvent,
       {setting("period", kPeriodSetting, "20 ms"), enabledSetting(), startTime(),

@@ -330,6 +330,26 @@ void Recording::javaMonitorWait(Ticks startTime, Ticks duration, ThreadId thread
   s.recorded(kJavaMonitorWaitEvent, startTime);
 }
 
+void Recording::threadPark(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+                           bool truncated, ClassId parkedClass, int64_t timeoutNanos, int64_t untilMillis,
+                           uint64_t address) {
+  State& s = *state_;
+  if (s.closed) return;
+  uint64_t stackTrace = s.stackTraceKey(frames, truncated);
+  SmallRecord(s.chunk.events(), kThreadParkEvent)
+      .longValue(startTime)
+      .longValue(duration)
+      .varint(s.threadKey(thread))
+      .varint(stackTrace)
+      .varint(s.pools.isClass(parkedClass) ? s.pools.markClassKey(parkedClass) : 0)
+      .longValue(timeoutNanos)
+      .longValue(untilMillis)
+      .longValue(static_cast<int64_t>(address))
+      .commit();
+  s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
+  s.recorded(kThreadParkEvent, startTime);
+}
+
 void Recording::sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples,
                            Ticks lostCpuTime) {
   State& s = *state_;

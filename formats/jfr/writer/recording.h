@@ -68,6 +68,10 @@ class Recording {
   // jdk.JavaMonitorWait: `thread` called Object.wait(timeoutMillis; 0: none) on a `monitorClass` object.
   void javaMonitorWait(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
                        bool truncated, ClassId monitorClass, int64_t timeoutMillis, bool timedOut, uint64_t address);
+  // jdk.ThreadPark: `thread` parked (LockSupport.park) on a `parkedClass` blocker (0: none) at `address`, with
+  // a timeout in ns or a deadline in ms since the epoch (Long.MIN_VALUE where there is none, as the JDK writes).
+  void threadPark(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames, bool truncated,
+                  ClassId parkedClass, int64_t timeoutNanos, int64_t untilMillis, uint64_t address);
   // minimum/average/maximum in ticks (ns); Long.MIN_VALUE where unknown, as the JDK writes them.
   void methodTiming(Ticks startTime, MethodId method, int64_t invocations, int64_t minimum, int64_t average,
                     int64_t maximum);

@@ -28,6 +28,7 @@ enum TypeId : uint64_t {
   kObjectAllocationSampleEvent,
   kJavaMonitorEnterEvent,
   kJavaMonitorWaitEvent,
+  kThreadParkEvent,
 
   kBooleanType = 40,
   kIntType,

@@ -1,6 +1,7 @@
 // Threads that wait for each other, for the lock tests: "blocked-1".."blocked-3" take turns holding one
-// Ledger's monitor for about a millisecond each (so each spends most of its time blocked entering it), and
-// "waiter" calls Mailbox.wait(3) without end, woken early now and then by "notifier". main switches on the
+// Ledger's monitor for about a millisecond each (so each spends most of its time blocked entering it),
+// "waiter" calls Mailbox.wait(3) without end, woken early now and then by "notifier", and "parker-1" and
+// "parker-2" take turns holding a ReentrantLock for about a millisecond (so they park waiting for it). main switches on the
 // JVM's contention accounting first, then every 100 ms stamps each thread's blocked and waited time
 // (ThreadInfo.getBlockedTime / getWaitedTime, in ms) with System.nanoTime (CLOCK_MONOTONIC, the recording's
 // clock) and writes all the stamps to the file named by its argument, as lines "<thread> <nanoTime>
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 public final class LockingThreads {
   static final class Ledger {
@@ -23,6 +25,7 @@ public final class LockingThreads {
 
   static final Ledger ledger = new Ledger();
   static final Mailbox mailbox = new Mailbox();
+  static final ReentrantLock vault = new ReentrantLock();
 
   public static void main(String[] args) throws Exception {
     ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -31,6 +34,7 @@ public final class LockingThreads {
     List<Thread> threads = new ArrayList<>();
     for (int i = 1; i <= 3; ++i) threads.add(E2eSupport.start("blocked-" + i, LockingThreads::takeTurns));
     threads.add(E2eSupport.start("waiter", LockingThreads::waitForMail));
+    for (int i = 1; i <= 2; ++i) threads.add(E2eSupport.start("parker-" + i, LockingThreads::takeVaultTurns));
     E2eSupport.start("notifier", LockingThreads::notifyNowAndThen);
     long[] ids = threads.stream().mapToLong(Thread::getId).toArray();
     StringBuilder stamps = new StringBuilder();
@@ -58,6 +62,20 @@ public final class LockingThreads {
     synchronized (ledger) {  // LINE:enter
       long until = System.nanoTime() + 1_000_000;
       while (System.nanoTime() < until) ledger.balance++;
+    }
+  }
+
+  static void takeVaultTurns() {
+    while (true) openVault();
+  }
+
+  static void openVault() {
+    vault.lock();  // LINE:park
+    try {
+      long until = System.nanoTime() + 1_000_000;
+      while (System.nanoTime() < until) ledger.balance--;
+    } finally {
+      vault.unlock();
     }
   }
 
