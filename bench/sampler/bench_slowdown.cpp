@@ -1,12 +1,16 @@
 // 4. Target slowdown: throughput (ops/s per thread) of a CPU-bound Java benchmark unprofiled and profiled,
 // by jfrbpf and by the JDKs' own samplers at the same rates; and of an allocating one with allocation samples,
-// jfrbpf's (--alloc) beside the JDK's own jdk.ObjectAllocationSample. Every configuration runs once per
-// round, in an order rotated from round to round, and is compared with the unprofiled run of the same JDK in
-// the same round, so that slow drifts of the machine's load affect both sides alike.
+// jfrbpf's (--alloc) beside the JDK's own jdk.ObjectAllocationSample; and of one contending for a monitor with
+// monitor events, jfrbpf's (--lock) beside the JDK's own jdk.JavaMonitorEnter and jdk.JavaMonitorWait. Every
+// configuration runs once per round, in an order rotated from round to round, and is compared with the
+// unprofiled run of the same JDK in the same round, so that slow drifts of the machine's load affect both
+// sides alike.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/sampler/bpf_probe.h"
@@ -38,12 +42,43 @@ struct Config {
   std::string target;   // "" for none
 };
 
+// What the profilers' rate counts: CPU samples per second per thread, or allocation samples or monitor
+// events (jdk.JavaMonitorEnter and jdk.JavaMonitorWait) per second per JVM.
+enum class Counted { CpuSamples, AllocationSamples, MonitorEvents };
+
 // What a table measures: its workload, what the profilers' rate counts, and what its figures are called.
 struct Table {
   ThroughputMix mix;
-  bool allocations;  // the rate is of allocation samples per second per JVM, else CPU samples per thread
-  std::string title;  // of a failure
+  int threads;
+  Counted counted;
+  std::string title;     // of a failure
+  std::string workload;  // the workload, for the "how measured" column
 };
+
+// The profiler's rate in the recording of `seconds` (jfrbpf's, or the JVM's lifetime).
+double rateOf(const Table& table, const RecordingFacts& facts, double seconds) {
+  switch (table.counted) {
+    case Counted::CpuSamples:
+      return static_cast<double>(facts.cpuTimeSamples + facts.executionSamples) / seconds / table.threads;
+    case Counted::AllocationSamples:
+      return static_cast<double>(facts.allocationSamples) / seconds;
+    case Counted::MonitorEvents:
+      return static_cast<double>(facts.monitorEvents) / seconds;
+  }
+  return 0;
+}
+
+const char* rateUnit(Counted counted) {
+  switch (counted) {
+    case Counted::CpuSamples:
+      return " samples/s per thread";
+    case Counted::AllocationSamples:
+      return " allocation samples/s";
+    case Counted::MonitorEvents:
+      return " monitor events/s (JavaMonitorEnter + JavaMonitorWait)";
+  }
+  return "";
+}
 
 struct Outcome {
   std::vector<double> opsPerThread;  // per round
@@ -100,10 +135,40 @@ std::vector<Config> allocationConfigurations(const BenchEnv& env) {
   };
 }
 
+// The contending workload: jfrbpf's CPU sampling alone (what --lock adds to), then with monitor events at
+// JFR's default threshold (20 ms: the workload's holder thread gives a few such waits a second) and at 0
+// (every contended entry and every wait); the JDK's profile.jfc with the same two thresholds for both events,
+// then without them: the differences are its monitor events' cost.
+std::vector<Config> lockConfigurations(const BenchEnv& env) {
+  const std::string profile = "settings=profile";
+  auto monitorEvents = [&](const std::string& threshold) {
+    return profile + ",jdk.JavaMonitorEnter#threshold=" + threshold + ",jdk.JavaMonitorEnter#stackTrace=true" +
+           ",jdk.JavaMonitorWait#threshold=" + threshold + ",jdk.JavaMonitorWait#stackTrace=true";
+  };
+  return {
+      {"locking, JDK 17, unprofiled", &env.jdk17, Profiler::None, {}, 0, ""},
+      {"locking, JDK 17 + jfrbpf CPU samples only (--interval 10ms)", &env.jdk17, Profiler::Jfrbpf,
+       {"--interval", "10ms"}, 0, ""},
+      {"locking, JDK 17 + jfrbpf --lock (20 ms)", &env.jdk17, Profiler::Jfrbpf, {"--interval", "10ms", "--lock"}, 0,
+       ""},
+      {"locking, JDK 17 + jfrbpf --lock=0", &env.jdk17, Profiler::Jfrbpf, {"--interval", "10ms", "--lock=0"}, 0, ""},
+      {"locking, JDK 17 + own JFR, profile.jfc with jdk.JavaMonitorEnter/Wait 20 ms", &env.jdk17, Profiler::JdkJfr,
+       {monitorEvents("20ms")}, 0, ""},
+      {"locking, JDK 17 + own JFR, profile.jfc with jdk.JavaMonitorEnter/Wait 0 ms", &env.jdk17, Profiler::JdkJfr,
+       {monitorEvents("0ms")}, 0, ""},
+      {"locking, JDK 17 + own JFR, profile.jfc without jdk.JavaMonitorEnter/Wait", &env.jdk17, Profiler::JdkJfr,
+       {profile + ",jdk.JavaMonitorEnter#enabled=false,jdk.JavaMonitorWait#enabled=false"}, 0, ""},
+  };
+}
+
+// The contending workload's threads: twice the CPUs (at least 4), so that a monitor's holder is preempted now
+// and then and the threads behind it block (the waits --lock records) instead of spinning until it leaves.
+int lockThreads() { return std::max(4, 2 * static_cast<int>(std::thread::hardware_concurrency())); }
+
 struct RunResult {
   double opsPerSecond = 0;      // per thread, mean over threads
   double opsPerCpuSecond = 0;   // per thread, mean over threads
-  double samplesPerSecond = 0;  // the profiler's, per thread
+  double samplesPerSecond = 0;  // the profiler's, as rateOf counts it
 };
 
 RunResult runOnce(const BenchEnv& env, const Table& table, const Config& c, const std::string& tag) {
@@ -114,7 +179,7 @@ RunResult runOnce(const BenchEnv& env, const Table& table, const Config& c, cons
   if (c.profiler == Profiler::JdkJfr)
     options.push_back("-XX:StartFlightRecording:" + c.setting.front() + ",filename=" + recording);
   auto started = std::chrono::steady_clock::now();
-  ChildProcess workload = startJavaThroughput(env, *c.jdk, kThreads, warmup, options, tag + ".log", table.mix);
+  ChildProcess workload = startJavaThroughput(env, *c.jdk, table.threads, warmup, options, tag + ".log", table.mix);
   std::optional<JfrbpfRun> jfrbpf;
   if (c.profiler == Profiler::Jfrbpf) {
     std::vector<std::string> args{"-p", std::to_string(workload.pid())};
@@ -129,12 +194,12 @@ RunResult runOnce(const BenchEnv& env, const Table& table, const Config& c, cons
   sleepFor(1s);  // every configuration alike: the window starts a moment after the profiler runs
   workload.writeLine("go " + std::to_string(measure.count()));
   std::vector<ThreadThroughput> rates = readThroughput(workload, measure + 120s);
-  if (rates.size() != kThreads)
+  if (rates.size() != static_cast<size_t>(table.threads))
     throw Error("the throughput workload reported no result (see " + env.scratch(tag + ".log") + ")");
   RunResult result;
   for (const ThreadThroughput& t : rates) {
-    result.opsPerSecond += t.opsPerSecond / kThreads;
-    result.opsPerCpuSecond += t.opsPerCpuSecond / kThreads;
+    result.opsPerSecond += t.opsPerSecond / table.threads;
+    result.opsPerCpuSecond += t.opsPerCpuSecond / table.threads;
   }
   double seconds = 0;
   if (jfrbpf) {
@@ -144,10 +209,7 @@ RunResult runOnce(const BenchEnv& env, const Table& table, const Config& c, cons
   workload.wait(60s);  // the JDK writes its recording at exit
   if (c.profiler == Profiler::JdkJfr) seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (c.profiler != Profiler::None && seconds > 0) {
-    RecordingFacts facts = readRecordingFacts(recording);
-    result.samplesPerSecond = table.allocations ? static_cast<double>(facts.allocationSamples) / seconds
-                                                : static_cast<double>(facts.cpuTimeSamples + facts.executionSamples) /
-                                                      seconds / kThreads;
+    result.samplesPerSecond = rateOf(table, readRecordingFacts(recording), seconds);
   }
   return result;
 }
@@ -164,8 +226,8 @@ void slowdownTable(const BenchEnv& env, Report& report, const Table& table, cons
                  configs[i].label);
         outcomes[i].loads.push_back(loadAverage());
         results[i] = runOnce(env, table, configs[i],
-                             "slowdown-" + std::to_string(table.allocations) + "-" + std::to_string(round) + "-" +
-                                 std::to_string(i));
+                             "slowdown-" + std::to_string(static_cast<int>(table.mix)) + "-" +
+                                 std::to_string(round) + "-" + std::to_string(i));
         outcomes[i].opsPerThread.push_back(results[i].opsPerSecond);
         if (configs[i].profiler != Profiler::None) outcomes[i].sampleRate.push_back(results[i].samplesPerSecond);
       }
@@ -193,9 +255,7 @@ void slowdownTable(const BenchEnv& env, Report& report, const Table& table, cons
       f.measure = "Throughput, " + c.label;
       f.result = describe(ops, 0, "ops/s per thread");
       if (ops.count >= 2) f.result += "; noise ±" + fixed(noise, 1) + " %";
-      f.how = std::string(table.allocations ? "SamplerWorkload allocating throughput (about 1 GB/s per thread), "
-                                             : "SamplerWorkload throughput, ") +
-              std::to_string(kThreads) + " threads, " +
+      f.how = table.workload + ", " + std::to_string(table.threads) + " threads, " +
               std::to_string(env.seconds(15, 5).count()) + "-s window after a warm-up of at least " +
               std::to_string(env.seconds(8, 5).count()) +
               " s that ends once the JIT has been idle for 1 s; configurations interleaved, order rotated per "
@@ -210,8 +270,7 @@ void slowdownTable(const BenchEnv& env, Report& report, const Table& table, cons
     f.measure = "Slowdown, " + c.label;
     f.result = describe(slowdown, 1, "%") + "; per CPU second of the worker threads " +
                describe(distributionOf(o.cpuSlowdown), 1, "%") + "; " + describe(ops, 0, "ops/s per thread") +
-               "; profiler took ≈" + fixed(distributionOf(o.sampleRate).median, 0) +
-               (table.allocations ? " allocation samples/s" : " samples/s per thread");
+               "; profiler took ≈" + fixed(distributionOf(o.sampleRate).median, 0) + rateUnit(table.counted);
     f.target = c.target;
     if (!c.target.empty()) {
       // A verdict needs a noise floor that was measured (3+ rounds) and is small enough to tell 2 % apart.
@@ -235,12 +294,24 @@ void slowdownTable(const BenchEnv& env, Report& report, const Table& table, cons
 }  // namespace
 
 void benchSlowdown(const BenchEnv& env, Report& report) {
-  slowdownTable(env, report, {ThroughputMix::Java, false, "Target slowdown"}, configurations(env));
+  slowdownTable(env, report,
+                {ThroughputMix::Java, kThreads, Counted::CpuSamples, "Target slowdown", "SamplerWorkload throughput"},
+                configurations(env));
 }
 
 void benchAllocationSlowdown(const BenchEnv& env, Report& report) {
-  slowdownTable(env, report, {ThroughputMix::Allocating, true, "Allocating target slowdown"},
+  slowdownTable(env, report,
+                {ThroughputMix::Allocating, kThreads, Counted::AllocationSamples, "Allocating target slowdown",
+                 "SamplerWorkload allocating throughput (about 1 GB/s per thread)"},
                 allocationConfigurations(env));
+}
+
+void benchLockSlowdown(const BenchEnv& env, Report& report) {
+  slowdownTable(env, report,
+                {ThroughputMix::Locking, lockThreads(), Counted::MonitorEvents, "Locking target slowdown",
+                 "SamplerWorkload locking throughput (every unit half inside one shared monitor, a 1-ms "
+                 "Object.wait every 4096 units, a thread holding the monitor 25 ms once a second)"},
+                lockConfigurations(env));
 }
 
 }  // namespace jfrbpf::bench

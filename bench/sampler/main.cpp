@@ -30,7 +30,8 @@ Options:
   --quick              CI-sized: 2 runs per figure, short windows, a 60-s memory run instead of 10 minutes
   --repeats N          runs per figure (default 5; 2 with --quick)
   --only LIST          comma-separated subset of:
-                       micro,cost,loader,rate,startup,sample-cost,slowdown,alloc-slowdown,timing,memory
+                       micro,cost,loader,rate,startup,sample-cost,slowdown,alloc-slowdown,lock-slowdown,
+                       timing,memory
   --keep               keep the scratch directory (recordings, logs) and print its path
   --jfrbpf PATH        the jfrbpf binary to measure (default: the one built with this benchmark)
   --compare PATH       sample-cost also measures this jfrbpf binary, in the same rounds (e.g. the build before
@@ -49,7 +50,8 @@ struct Scenario {
 constexpr Scenario kScenarios[] = {
     {"micro", benchMicro},     {"cost", benchBpfCost},    {"loader", benchLoaderCpu},
     {"rate", benchMaxRate},    {"startup", benchStartup}, {"sample-cost", benchSampleCost},
-    {"slowdown", benchSlowdown}, {"alloc-slowdown", benchAllocationSlowdown}, {"timing", benchTiming}, {"memory", benchMemory},
+    {"slowdown", benchSlowdown}, {"alloc-slowdown", benchAllocationSlowdown}, {"lock-slowdown", benchLockSlowdown},
+    {"timing", benchTiming},     {"memory", benchMemory},
 };
 
 std::vector<std::string> splitList(const std::string& text, char separator) {

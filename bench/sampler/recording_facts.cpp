@@ -25,6 +25,8 @@ RecordingFacts readRecordingFacts(const std::string& path) {
           depths.push_back(static_cast<double>(trace.size()));
         } else if (type == "jdk.ObjectAllocationSample") {
           facts.allocationSamples += 1;
+        } else if (type == "jdk.JavaMonitorEnter" || type == "jdk.JavaMonitorWait") {
+          facts.monitorEvents += 1;
         } else if (type == "jdk.CPUTimeSamplesLost") {
           facts.lostSamples += static_cast<uint64_t>(lost.of(event).asLong());
         } else if (type == "jfrbpf.SampleLoss") {
@@ -34,7 +36,8 @@ RecordingFacts readRecordingFacts(const std::string& path) {
       [](const TypeInfo& type) {
         return type.name == "jdk.CPUTimeSample" || type.name == "jdk.ExecutionSample" ||
                type.name == "jdk.CPUTimeSamplesLost" || type.name == "jfrbpf.SampleLoss" ||
-               type.name == "jdk.ObjectAllocationSample";
+               type.name == "jdk.ObjectAllocationSample" || type.name == "jdk.JavaMonitorEnter" ||
+               type.name == "jdk.JavaMonitorWait";
       });
   facts.medianFrames = distributionOf(std::move(depths)).median;
   return facts;

@@ -11,6 +11,7 @@ struct RecordingFacts {
   uint64_t cpuTimeSamples = 0;    // jdk.CPUTimeSample (jfrbpf, JDK 25)
   uint64_t executionSamples = 0;  // jdk.ExecutionSample (JDK's own sampler)
   uint64_t allocationSamples = 0;  // jdk.ObjectAllocationSample
+  uint64_t monitorEvents = 0;      // jdk.JavaMonitorEnter and jdk.JavaMonitorWait
   double medianFrames = 0;        // per sample of either kind
   uint64_t truncatedStacks = 0;
   uint64_t failedSamples = 0;

@@ -19,6 +19,9 @@ void benchSlowdown(const BenchEnv& env, Report& report);
 // 4b. An allocating Java benchmark's throughput unprofiled and with allocation samples (jfrbpf --alloc, JDK 17
 //     JFR's jdk.ObjectAllocationSample).
 void benchAllocationSlowdown(const BenchEnv& env, Report& report);
+// 4c. A Java benchmark contending for one monitor, unprofiled and with monitor events (jfrbpf --lock, JDK 17
+//     JFR's jdk.JavaMonitorEnter and jdk.JavaMonitorWait).
+void benchLockSlowdown(const BenchEnv& env, Report& report);
 // 5. jfrbpf's peak RSS over a long 1 kHz recording; BPF map memory; unwind table sizes.
 void benchMemory(const BenchEnv& env, Report& report);
 // 6. From `jfrbpf record -p` to the first sample, for a JVM and a C program.

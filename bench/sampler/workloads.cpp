@@ -55,6 +55,7 @@ ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int thread
   command.insert(command.end(), {"throughput", std::to_string(threads), std::to_string(warmupSeconds)});
   if (mix == ThroughputMix::JavaAndZlib) command.push_back("zlib");
   if (mix == ThroughputMix::Allocating) command.push_back("alloc");
+  if (mix == ThroughputMix::Locking) command.push_back("lock");
   std::string log = env.scratch(logName);
   ChildProcess::Options options = ChildProcess::Options::stderrTo(log);
   options.writableStdin = true;

@@ -18,8 +18,9 @@ ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int 
                            JavaDeepShape shape = JavaDeepShape::Recursion);
 
 // What the throughput workload's threads do: Java units only, or every second thread compressing through the
-// JDK's Deflater (JNI into libz: native frames below the Java ones).
-enum class ThroughputMix { Java, JavaAndZlib, Allocating };
+// JDK's Deflater (JNI into libz: native frames below the Java ones), or allocating, or taking turns on one
+// contended monitor (SamplerWorkload.java says how).
+enum class ThroughputMix { Java, JavaAndZlib, Allocating, Locking };
 
 // SamplerWorkload throughput: returns once the JVM printed "warm"; send "go SECONDS" to measure a window
 // (as many as wanted, one after the other; the JVM exits when its stdin closes).

@@ -9,10 +9,12 @@
 //                              Hop, each defined by its own class loader, so each is compiled on its own and
 //                              a walker meets DEPTH + 1 distinct code blobs (run with dontinline for
 //                              SamplerWorkload$Hop::apply)
-//   throughput THREADS WARMUP [zlib|alloc]
+//   throughput THREADS WARMUP [zlib|alloc|lock]
 //                              CPU-bound units of work on THREADS threads (with zlib, every second thread
 //                              compresses a buffer through the JDK's Deflater instead: JNI into libz; with
-//                              alloc, every thread's unit allocates short-lived arrays, about 1 GB/s); prints
+//                              alloc, every thread's unit allocates short-lived arrays, about 1 GB/s; with
+//                              lock, every unit enters one monitor shared by all threads, now and then waits
+//                              on it, and a holder thread blocks them all for 25 ms once a second); prints
 //                              "warm" after WARMUP seconds once the JIT has settled, then reads lines on stdin
 //                              until it closes: each "go SECONDS" measures a window of SECONDS and prints
 //                              "ops THREAD OPS_PER_SECOND OPS_PER_CPU_SECOND OPS CPU_NS" per thread (per second
@@ -173,8 +175,52 @@ public final class SamplerWorkload {
     return acc;
   }
 
+  static final Object lockMonitor = new Object();
+  static final long[] lockShared = new long[256];
+
+  // The lock threads' unit: a short unit of its own, then as much work again on data shared by all threads
+  // under one monitor, which wakes a waiter if there is one. With the monitor held half the time, an entry is
+  // often contended, and blocks rather than spins when the holder is preempted (more threads than CPUs).
+  // Every 4096th unit waits on the monitor instead (at most 1 ms: another thread's next unit notifies it), so
+  // that there are Object.wait events, and re-entries after them, besides the blocked entries.
+  static long lockUnit(long[] data, long seed, long count) throws InterruptedException {
+    long acc = unit(data, 4, seed);
+    synchronized (lockMonitor) {
+      acc = unit(lockShared, 0, acc);
+      if ((count & 4095) == 0) {
+        lockMonitor.wait(1);
+      } else {
+        lockMonitor.notify();
+      }
+    }
+    return acc;
+  }
+
+  // Waits of at least JFR's default 20 ms threshold, which short critical sections never give: once a second
+  // this thread holds the monitor for 25 ms (every worker blocks behind it), and it paces itself with a wait.
+  static void holdLockNowAndThen() {
+    final Object pacer = new Object();
+    try {
+      while (true) {
+        synchronized (pacer) {
+          pacer.wait(975);
+        }
+        synchronized (lockMonitor) {
+          Thread.sleep(25);
+        }
+      }
+    } catch (InterruptedException e) {
+      // daemon thread: the JVM is exiting
+    }
+  }
+
   private static void throughput(int threads, double warmupSeconds, String mix) throws Exception {
-    final boolean zlib = mix.equals("zlib"), alloc = mix.equals("alloc");
+    final boolean zlib = mix.equals("zlib"), alloc = mix.equals("alloc"), lock = mix.equals("lock");
+    if (lock) {
+      Thread holder = new Thread(SamplerWorkload::holdLockNowAndThen, "lock-holder");
+      holder.setDaemon(true);
+      holder.start();
+    }
     AtomicLongArray ops = new AtomicLongArray(threads);
     CountDownLatch started = new CountDownLatch(threads);
     long[] threadIds = new long[threads];
@@ -193,8 +239,14 @@ public final class SamplerWorkload {
         // A compression unit takes as long as a few hundred Java units: its counter is published every unit.
         int publishMask = compress ? 0 : 255;
         while (true) {
-          seed = compress ? compressUnit(deflater, input, output, seed)
-                 : alloc ? allocUnit(allocSinks[index & 63], seed) : unit(data, 16, seed);
+          try {
+            seed = compress ? compressUnit(deflater, input, output, seed)
+                   : alloc  ? allocUnit(allocSinks[index & 63], seed)
+                   : lock   ? lockUnit(data, seed, local)
+                            : unit(data, 16, seed);
+          } catch (InterruptedException e) {
+            return;  // daemon thread: nobody interrupts it
+          }
           // Published every few units so that the counter costs nothing measurable.
           if ((++local & publishMask) == 0) ops.lazySet(index, local);
         }
@@ -241,12 +293,13 @@ public final class SamplerWorkload {
   public static void main(String[] args) throws Exception {
     if (args.length == 3 && (args[0].equals("deep") || args[0].equals("distinct"))) {
       deep(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[0].equals("distinct"));
-    } else if ((args.length == 3 || args.length == 4 && (args[3].equals("zlib") || args[3].equals("alloc")))
+    } else if ((args.length == 3
+                || args.length == 4 && (args[3].equals("zlib") || args[3].equals("alloc") || args[3].equals("lock")))
                && args[0].equals("throughput")) {
       throughput(Integer.parseInt(args[1]), Double.parseDouble(args[2]), args.length == 4 ? args[3] : "");
     } else {
-      System.err.println(
-          "usage: SamplerWorkload deep|distinct DEPTH THREADS | throughput THREADS WARMUP_SECONDS [zlib|alloc]");
+      System.err.println("usage: SamplerWorkload deep|distinct DEPTH THREADS"
+                         + " | throughput THREADS WARMUP_SECONDS [zlib|alloc|lock]");
       System.exit(2);
     }
   }
