@@ -129,16 +129,17 @@ TEST_P(Locks, EachThreadsWaitsAddUpToWhatTheJvmCountedWithTheirClassAndSite) {
     const double truth = 1e6 * static_cast<double>(waiter.kind != Kind::kBlocked ? to->waitedMs - from->waitedMs
                                                                                 : to->blockedMs - from->blockedMs);
     std::printf("[ figure ] JDK %d %-9s %zu events, %.1f ms of %s within %.2f s against %.1f ms by the JVM (%+.2f %%); "
-                "%zu stacks truncated below the thread's start\n",
+                "%zu stacks truncated\n",
                 jdk, waiter.thread, events.size(), waited / 1e6,
                 waiter.kind == Kind::kBlocked ? "blocking" : waiter.kind == Kind::kWaiting ? "waits" : "parks", spanNs / 1e9,
                 truth / 1e6, 100 * (waited - truth) / truth, truncated);
     EXPECT_NEAR(waited, truth, kTolerance * truth) << "the waits against the JVM's count";
     EXPECT_EQ(ofClass, events.size()) << waiter.monitorClass;
     EXPECT_EQ(atSite, events.size()) << "the wait's site on top; e.g." << offSite;
-    // The Java stack whole, down to the thread's loop. Some walks (measured 2-8 %) then stop below libc's
-    // start_thread with "no unwind info" instead of at the thread's root: a flaw of the trace probe's walks.
+    // The whole stack, down to the thread's loop and on to its root. (Before the JVM's events waited for its
+    // process's unwind tables, 2-8 % of the walks stopped below libc's start_thread.)
     EXPECT_EQ(withLoop, events.size()) << "every Java stack whole, down to the thread's loop; e.g." << offLoop;
+    EXPECT_EQ(truncated, 0u) << "every stack down to the thread's root";
   }
   EXPECT_GT(timedOut, 0u) << "waits that ran out";
   EXPECT_GT(woken, 0u) << "waits the notifier ended";

@@ -12,6 +12,7 @@
 #include "formats/jfr/writer/recording.h"
 #include "jvmsupport/filter/filter.h"
 #include "jvmsupport/protocol/allocation_records.h"
+#include "jvmsupport/protocol/lock_records.h"
 #include "jvmsupport/protocol/timing_records.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/jvm/java_model.h"
@@ -25,7 +26,8 @@ using namespace jfrbpf;
 constexpr protocol::RecordType kTimingRecords[] = {protocol::RecordType::kHookSites, protocol::RecordType::kTimedMethod,
                                                    protocol::RecordType::kTimingSkipped,
                                                    protocol::RecordType::kTimingStatus,
-                                                   protocol::RecordType::kAllocationStatus};
+                                                   protocol::RecordType::kAllocationStatus,
+                                                   protocol::RecordType::kLockStatus};
 
 // One JVM with a traced method in slot 1 and a compiled caller, for the trace records to resolve against.
 struct TraceFixture {

@@ -19,6 +19,7 @@
 #include "jvmsupport/agent/timing_table.h"
 #include "jvmsupport/classfile/rewriter.h"
 #include "jvmsupport/protocol/allocation_records.h"
+#include "jvmsupport/protocol/lock_records.h"
 #include "jvmsupport/protocol/timing_records.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/base/error.h"
@@ -125,6 +126,26 @@ TEST(AllocationProtocol, RecordsRoundTripAndACommandAsksForOneThing) {
   EXPECT_EQ(statusBack.message, "why");
   const std::vector<uint8_t> bytes = encoded(status);
   EXPECT_FALSE(protocol::decode(std::span(bytes).first(10), statusBack)) << "cut short";
+}
+
+TEST(LockProtocol, RecordsRoundTrip) {
+  protocol::StartLocks start{20'000'000}, back;
+  ASSERT_TRUE(protocol::decode(encoded(start), back));
+  EXPECT_EQ(back.thresholdNs, 20'000'000u);
+
+  protocol::LockStatus status{9, static_cast<uint32_t>(protocol::LockState::kStarted), 0, "no Method size"};
+  protocol::LockStatus statusBack;
+  ASSERT_TRUE(protocol::decode(encoded(status), statusBack));
+  EXPECT_EQ(statusBack.state, static_cast<uint32_t>(protocol::LockState::kStarted));
+  EXPECT_EQ(statusBack.parks, 0u);
+  EXPECT_EQ(statusBack.message, "no Method size");
+  const std::vector<uint8_t> bytes = encoded(status);
+  EXPECT_FALSE(protocol::decode(std::span(bytes).first(10), statusBack)) << "cut short";
+  // The hook flags of the five kinds of trace record stay apart.
+  EXPECT_EQ(protocol::kHookLock & (protocol::kHookTimed | protocol::kHookTraced | protocol::kHookAllocation), 0u);
+  EXPECT_EQ((protocol::kHookLockWait | protocol::kHookLockPark | protocol::kHookLockUntil | protocol::kHookLockTimedOut) &
+                protocol::kHookSlotMask,
+            0u);
 }
 
 TEST(TimingProtocol, RecordsRoundTrip) {

@@ -1,8 +1,15 @@
 #include "userspace/record/agent_event_writer.h"
 
+#include "jvmsupport/protocol/allocation_records.h"
+#include "jvmsupport/protocol/lock_records.h"
 #include "userspace/timing/trace_record.h"
 
 namespace jfrbpf::record {
+
+// The agent's and the probe's spellings of the same hook index bits.
+static_assert(protocol::kHookAllocation == JFRBPF_HOOK_ALLOCATION && protocol::kHookLock == JFRBPF_HOOK_LOCK &&
+              protocol::kHookLockWait == JFRBPF_HOOK_LOCK_WAIT && protocol::kHookLockTimedOut == JFRBPF_HOOK_LOCK_TIMED_OUT &&
+              protocol::kHookLockPark == JFRBPF_HOOK_LOCK_PARK && protocol::kHookLockUntil == JFRBPF_HOOK_LOCK_UNTIL);
 
 AgentEventWriter::AgentEventWriter(jfr::Recording& out, Resolve resolve, ThreadOf threadOf)
     : out_(out), resolve_(std::move(resolve)), threadOf_(std::move(threadOf)),

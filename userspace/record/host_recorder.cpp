@@ -101,6 +101,7 @@ class HostRecorder {
         host->jvm = std::move(jvm);
         std::vector<std::string> notes;
         host->slotBase = session_.prepareJvm(*host->jvm, notes);
+        session_.startJvmEvents(*host->jvm, notes);
         session_.joinLateJvm(*host->jvm, *attachment, *host->output, std::move(notes));
       } else {
         session_.refuseLateJvm(*attachment, *host->output);
@@ -245,6 +246,11 @@ class HostRecorder {
       session_.beginTarget(pid, *host.output);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Target) throw;  // it exited while we connected: the watcher tells soon
+    }
+    if (host.jvm) {
+      std::vector<std::string> eventNotes;
+      session_.startJvmEvents(*host.jvm, eventNotes);
+      for (const std::string& note : eventNotes) host.output->recording().note(jfr::Recording::now(), "warning", note);
     }
     session_.tell("recording JVM " + std::to_string(pid) + " (" + discovery::printableText(host.mainClass) + ") into " +
                   host.path + (host.jvm ? "" : " (native frames until its agent attaches)"));

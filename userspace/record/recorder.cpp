@@ -180,6 +180,9 @@ RecordSummary record(const RecordConfig& config) {
   summary.outputPath = config.outputPath;
   try {
     for (pid_t pid : config.pids) session.beginTarget(pid, *output);
+    if (instrument) {
+      for (auto& jvm : jvms) session.startJvmEvents(*jvm, notes);
+    }
     // The launched child is still one gated thread, running our code: its own code is followed once released.
     if (launched) session.beginTarget(launched->pid(), *output, /*codeMapped=*/false);
     stop.requireAlive();
@@ -202,6 +205,7 @@ RecordSummary record(const RecordConfig& config) {
               [](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); }, kAgentTimeout);
         }
         session.prepareJvm(*launchedJvm, jvmNotes);
+        session.startJvmEvents(*launchedJvm, jvmNotes);
         // The output has the JVM before it goes on: the samples of the threads it then starts are resolved,
         // and their threads named, with the agent's records from the first one on.
         auto added = std::make_shared<std::promise<void>>();
@@ -244,6 +248,7 @@ RecordSummary record(const RecordConfig& config) {
         if (auto jvm = attachment->takeConnection()) {
           std::vector<std::string> jvmNotes;
           session.prepareJvm(*jvm, jvmNotes);
+          session.startJvmEvents(*jvm, jvmNotes);
           session.joinLateJvm(*jvm, *attachment, *output, std::move(jvmNotes));
           jvms.push_back(std::move(jvm));
         } else if (!attachment->jvmExited()) {

@@ -54,12 +54,14 @@ void RecordingSession::retireTarget(pid_t pid, std::function<void()> whenDrained
 
 std::optional<uint32_t> RecordingSession::prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes) {
   publishJvm(jvm, sampler_, notes);
-  std::optional<uint32_t> slots = timeMethods(jvm, notes);
+  return timeMethods(jvm, notes);
+}
+
+void RecordingSession::startJvmEvents(JvmConnection& jvm, std::vector<std::string>& notes) {
   if (config_.allocation.enabled) {
     sampleAllocations(jvm, sampler_, config_.allocation.intervalBytes, config_.allocation.samplesPerSecond, notes);
   }
   if (config_.lock.enabled) profileLocks(jvm, sampler_, config_.lock.thresholdNs, notes);
-  return slots;
 }
 
 std::optional<uint32_t> RecordingSession::timeMethods(JvmConnection& jvm, std::vector<std::string>& notes) {

@@ -10,6 +10,7 @@
 //   auto output = session.openOutput(path);            // a file (or series) targets are written into
 //   session.beginTarget(pid, *output);                  // sampled from now on
 //   session.prepareJvm(jvm, notes); output->addJvm(jvm) // its Java frames, its methods timed
+//   session.startJvmEvents(jvm, notes);                // once it is a target: its allocations and locks
 //   reason = session.run(stop, what, startNs, turn, outputs); // until the duration, a signal, the targets end
 //   session.endSampling();                              // 1. nothing more is sampled; all is drained
 //   output->finish(...);                                // 2. the caller finishes its files
@@ -64,9 +65,11 @@ class RecordingSession {
   // in the rings (its output may be finished there).
   void retireTarget(pid_t pid, std::function<void()> whenDrained = {});
 
-  // What a JVM needs before its Java frames can be recorded: its walker tables in BPF, then timeMethods(),
-  // then with --alloc its allocations sampled.
+  // What a JVM needs before its Java frames can be recorded: its walker tables in BPF, then timeMethods().
   std::optional<uint32_t> prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes);
+  // With --alloc and --lock, the JVM's own events switched on: after beginTarget, so that the stacks of the
+  // first ones already find the process's native unwind tables in BPF.
+  void startJvmEvents(JvmConnection& jvm, std::vector<std::string>& notes);
   // With --method-timing or --method-trace, the JVM's methods instrumented, in a range of slots of its own.
   // Returns that range's first slot, to be given back with releaseTimingSlots() once its file is finished.
   std::optional<uint32_t> timeMethods(JvmConnection& jvm, std::vector<std::string>& notes);
