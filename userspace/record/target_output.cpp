@@ -214,6 +214,13 @@ void TargetOutput::afterTraces() {
   if (agentEvents_) agentEvents_->retryPending();
 }
 
+void TargetOutput::flushIfDue(jfr::Ticks now) {
+  if (!out_->chunkDue(now)) return;
+  serviceJvms(now);
+  jvms_.nameThreads(threads_);
+  out_->rotateIfDue(now);
+}
+
 void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses) {
   jvms_.nameThreads(threads_);
   ledger_.reportThreadLosses(now, losses);

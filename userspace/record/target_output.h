@@ -74,7 +74,10 @@ class TargetOutput {
   // --max-rate changed the sampling period: the file's settings follow, and a note says why.
   void samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const std::string& why);
   // Writes the chunk being built out to the file once it is --flush old: what a crash can lose.
-  void flushIfDue(jfr::Ticks now) { out_->rotateIfDue(now); }
+  // Finishes the file's chunk once it is --flush old. A thread first seen in a sample that came before its
+  // agent's record of it has no Java identity yet: it gets the one the agents gave by now before the chunk
+  // with that sample is written.
+  void flushIfDue(jfr::Ticks now);
   bool fileDue(jfr::Ticks now) const { return files_.due(now); }
   // Finishes the current file with what is per file (the threads' CPU time and the method timings over it)
   // and goes on in the next one. Losses up to `now` must have been reported (periodicWork) before.

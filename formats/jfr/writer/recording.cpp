@@ -457,10 +457,13 @@ void Recording::changeSetting(const Setting& setting) {
   s.updateChunkOverhead();
 }
 
+bool Recording::chunkDue(Ticks now) const {
+  const State& s = *state_;
+  return !s.closed && s.options.maxChunkAge > 0 && now - s.chunk.openedTicks() >= s.options.maxChunkAge;
+}
+
 void Recording::rotateIfDue(Ticks now) {
-  State& s = *state_;
-  if (!s.closed && s.options.maxChunkAge > 0 && now - s.chunk.openedTicks() >= s.options.maxChunkAge)
-    s.finishChunk(false);
+  if (chunkDue(now)) state_->finishChunk(false);
 }
 
 void Recording::rotate() {

@@ -102,6 +102,8 @@ class Recording {
 
   // Chunks rotate by size on their own; by age when the caller calls rotateIfDue periodically.
   void rotateIfDue(Ticks now);
+  // Whether rotateIfDue(now) would finish the current chunk.
+  bool chunkDue(Ticks now) const;
   void rotate();
   // Finishes the current file as close() does and goes on in a new one at `path`, every setting kept: a
   // file per period of a long recording, each self-contained. The constants start afresh in the new file,
