@@ -1,8 +1,8 @@
 /* The ABI between the method-trace uprobe program and userspace (JEP 520 from outside the JVM).
  *
- * Instrumented bytecode calls the agent's enter(int)/exit(int) stubs, which time the invocation themselves
- * (jvmsupport/agent/hook_stubs.h). A traced invocation at or over the threshold then calls the agent's
- * trace stub, traced(hook index, entry time, duration, detail, address), which starts with a 5-byte NOP where userspace
+ * Instrumented bytecode calls the agent's hook class, which times the invocation in Java code
+ * (jvmsupport/agent/hook_class.h). A traced invocation at or over the threshold then calls the agent's
+ * trace stub (jvmsupport/agent/hook_stubs.h), traced(hook index, entry time, duration, detail, address), which starts with a 5-byte NOP where userspace
  * attaches a uprobe: the program walks the stack from there (the stubs, the traced method, its callers)
  * and sends a trace record to the traces ring buffer. */
 #ifndef JFRBPF_METHOD_TIMER_ABI_H

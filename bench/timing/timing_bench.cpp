@@ -2,8 +2,9 @@
 //   in this process, a pair of 5-byte-NOP stubs unprobed and with the cheapest possible uprobe program on
 //   each (what timing by an enter and an exit uprobe could cost at best), and one traced invocation: a
 //   call of a trace stub with jfrbpf's trace probe on it (plus the kernel's bpf_stats run time);
-//   in JVMs, a small method in a loop: JDK 17 alone, with `jfrbpf record --method-timing`, and, when a JDK 25
-//   is installed, JDK 25 alone, with its own jdk.MethodTiming, and with jfrbpf.
+//   in JVMs, a small method in a loop, on one thread and on 8 threads calling the same method: JDK 17 alone,
+//   with `jfrbpf record --method-timing`, and, when a JDK 25 is installed, JDK 25 alone, with its own
+//   jdk.MethodTiming, and with jfrbpf; each measured in its steady state (TimingBench.java).
 // Every figure is CPU time per invocation (user + system: uprobe handling runs in the kernel on the
 // caller's thread), the median of several rounds. Prints a Markdown table. Needs root.
 //
@@ -178,13 +179,13 @@ TraceFigures measureTraceProbe(const Settings& s) {
 // One JVM run: the median CPU ns per call of TimingBench.work, with jfrbpf attached when `jfrbpfArgs` is set.
 std::optional<double> javaRun(const std::string& javaHome, const std::vector<std::string>& jvmOptions,
                               const std::optional<std::vector<std::string>>& jfrbpfArgs, const Settings& s,
-                              const std::filesystem::path& scratch, std::string& log) {
+                              int threads, const std::filesystem::path& scratch, std::string& log) {
   std::filesystem::path go = scratch / "go";
   std::filesystem::remove(go);
   std::vector<std::string> argv{javaHome + "/bin/java"};
   argv.insert(argv.end(), jvmOptions.begin(), jvmOptions.end());
   argv.insert(argv.end(), {"-cp", TIMING_BENCH_CLASSES, "TimingBench", go.string(), std::to_string(s.calls),
-                           std::to_string(s.rounds)});
+                           std::to_string(s.rounds), std::to_string(threads)});
   ChildProcess jvm(argv, withStderr());
   std::string pid;
   while (auto line = jvm.readLine(120s)) {
@@ -290,26 +291,44 @@ int main(int argc, char** argv) {
     std::filesystem::path scratch = dir;
     std::string log;
     const std::vector<std::string> timing{"--method-timing", "TimingBench::work"};
-    std::optional<double> jdk17 = javaRun(TIMING_BENCH_JDK17, {}, std::nullopt, s, scratch, log);
-    std::optional<double> jdk17Timed = javaRun(TIMING_BENCH_JDK17, {}, timing, s, scratch, log);
-    std::printf("| JDK 17, small method, untimed | %s |\n", figure(jdk17).c_str());
-    std::printf("| JDK 17 + jfrbpf --method-timing | %s |\n", figure(jdk17Timed).c_str());
-    if (jdk17 && jdk17Timed) std::printf("| **jfrbpf overhead per timed invocation (JDK 17)** | **%.1f** |\n", *jdk17Timed - *jdk17);
+    // Per-invocation overhead on one thread and on kContended threads calling the one timed method.
+    constexpr int kContended = 8;
+    auto overhead = [](std::optional<double> timed, std::optional<double> plain) -> std::optional<double> {
+      if (!timed || !plain) return std::nullopt;
+      return *timed - *plain;
+    };
+    auto row = [](const char* what, std::optional<double> one, std::optional<double> many) {
+      std::printf("| %s | %s | %s |\n", what, figure(one).c_str(), figure(many).c_str());
+    };
+    std::printf("\n| small method, ns per call | 1 thread | %d threads |\n|---|---|---|\n", kContended);
+    auto measure = [&](const std::string& home, const std::vector<std::string>& jvmOptions,
+                       const std::optional<std::vector<std::string>>& jfrbpfArgs) {
+      return std::pair{javaRun(home, jvmOptions, jfrbpfArgs, s, 1, scratch, log),
+                       javaRun(home, jvmOptions, jfrbpfArgs, s, kContended, scratch, log)};
+    };
+    auto jdk17 = measure(TIMING_BENCH_JDK17, {}, std::nullopt);
+    auto jdk17Timed = measure(TIMING_BENCH_JDK17, {}, timing);
+    row("JDK 17, untimed", jdk17.first, jdk17.second);
+    row("JDK 17 + jfrbpf --method-timing", jdk17Timed.first, jdk17Timed.second);
+    row("**jfrbpf overhead per timed invocation (JDK 17)**", overhead(jdk17Timed.first, jdk17.first),
+        overhead(jdk17Timed.second, jdk17.second));
     std::string jdk25Home = TIMING_BENCH_JDK25;
     if (!jdk25Home.empty() && std::filesystem::exists(jdk25Home + "/bin/java")) {
-      std::optional<double> jdk25 = javaRun(jdk25Home, {}, std::nullopt, s, scratch, log);
-      std::optional<double> jdk25Own = javaRun(
-          jdk25Home, {"-XX:StartFlightRecording:filename=" + (scratch / "jdk.jfr").string() +
-                          ",jdk.MethodTiming#filter=TimingBench::work"},
-          std::nullopt, s, scratch, log);
-      std::optional<double> jdk25Timed = javaRun(jdk25Home, {}, timing, s, scratch, log);
-      std::printf("| JDK 25, small method, untimed | %s |\n", figure(jdk25).c_str());
-      std::printf("| JDK 25 own jdk.MethodTiming | %s |\n", figure(jdk25Own).c_str());
-      std::printf("| JDK 25 + jfrbpf --method-timing | %s |\n", figure(jdk25Timed).c_str());
-      if (jdk25 && jdk25Own) std::printf("| JDK 25's own overhead per timed invocation | %.1f |\n", *jdk25Own - *jdk25);
-      if (jdk25 && jdk25Timed) std::printf("| **jfrbpf overhead per timed invocation (JDK 25)** | **%.1f** |\n", *jdk25Timed - *jdk25);
+      auto jdk25 = measure(jdk25Home, {}, std::nullopt);
+      auto jdk25Own = measure(jdk25Home,
+                              {"-XX:StartFlightRecording:filename=" + (scratch / "jdk.jfr").string() +
+                               ",jdk.MethodTiming#filter=TimingBench::work"},
+                              std::nullopt);
+      auto jdk25Timed = measure(jdk25Home, {}, timing);
+      row("JDK 25, untimed", jdk25.first, jdk25.second);
+      row("JDK 25 own jdk.MethodTiming", jdk25Own.first, jdk25Own.second);
+      row("JDK 25 + jfrbpf --method-timing", jdk25Timed.first, jdk25Timed.second);
+      row("JDK 25's own overhead per timed invocation", overhead(jdk25Own.first, jdk25.first),
+          overhead(jdk25Own.second, jdk25.second));
+      row("**jfrbpf overhead per timed invocation (JDK 25)**", overhead(jdk25Timed.first, jdk25.first),
+          overhead(jdk25Timed.second, jdk25.second));
     } else {
-      std::printf("| JDK 25 | not installed |\n");
+      std::printf("| JDK 25 | not installed | |\n");
     }
     std::filesystem::remove_all(scratch);
     std::printf("\n| BPF object load (verifier) | ms |\n|---|---|\n");

@@ -25,8 +25,8 @@ constexpr uint64_t kMinInterval = 1024;
 constexpr uint64_t kMaxInterval = 0x7fffffff;  // SetHeapSamplingInterval takes a jint
 constexpr double kMaxStep = 16;
 
-// The allocating thread's counter at its previous sample, per sampling period. In a pthread key, as the hook
-// stubs' shadow stacks are (not thread_local: its __tls_get_addr would tie the agent to ld.so's version).
+// The allocating thread's counter at its previous sample, per sampling period. In a pthread key (not
+// thread_local: its __tls_get_addr would tie the agent to ld.so's version).
 struct ThreadCounter {
   uint32_t session;
   uint64_t allocated;

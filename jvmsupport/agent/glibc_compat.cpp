@@ -5,7 +5,7 @@
 //   __libc_single_threaded (2.32)  libstdc++'s "skip atomics" shortcut: never taken, the JVM is threaded
 //   getentropy (2.25), arc4random (2.36)  std::random_device, linked but unused: the getrandom syscall
 //   pthread_once, __pthread_key_create (2.34 defaults)  the unwinder's, forwarded to their 2.2.5 versions
-//   pthread_key_create, pthread_get/setspecific (2.34)  the hook stubs' shadow stacks, forwarded likewise
+//   pthread_key_create, pthread_get/setspecific (2.34)  the lock and allocation profilers' per-thread state, forwarded likewise
 //   __cxa_get_globals(_fast)     the C++ runtime's per-thread exception state, kept with pthread keys
 //                                instead of __thread, whose __tls_get_addr would make ld.so a dependency
 #include <dlfcn.h>

@@ -1,7 +1,8 @@
 #include "jvmsupport/agent/hook_class.h"
 
-#include <cstring>
-#include <initializer_list>
+#include <algorithm>
+#include <atomic>
+#include <limits>
 
 #include "jvmsupport/agent/hook_stubs.h"
 #include "jvmsupport/agent/jvmti_memory.h"
@@ -10,122 +11,108 @@ namespace jfrbpf::agent {
 
 namespace {
 
-constexpr uint16_t kAccPublic = 0x0001;
-constexpr uint16_t kAccStatic = 0x0008;
-constexpr uint16_t kAccFinal = 0x0010;
-constexpr uint16_t kAccSuper = 0x0020;
-constexpr uint16_t kAccNative = 0x0100;
-constexpr uint8_t kConstantUtf8 = 1;
-constexpr uint8_t kConstantClass = 7;
-constexpr char kHookDescriptorText[] = "(I)V";
+constexpr char kUnsafeClass[] = "jdk/internal/misc/Unsafe";
+constexpr char kUnsafeType[] = "Ljdk/internal/misc/Unsafe;";
 
-class ClassFileWriter {
- public:
-  ClassFileWriter(uint8_t* out, size_t capacity) : out_(out), capacity_(capacity) {}
-  void u1(uint8_t v) {
-    if (size_ < capacity_) out_[size_] = v;
-    ++size_;
-  }
-  void u2(uint16_t v) {
-    u1(static_cast<uint8_t>(v >> 8));
-    u1(static_cast<uint8_t>(v));
-  }
-  void u4(uint32_t v) {
-    u2(static_cast<uint16_t>(v >> 16));
-    u2(static_cast<uint16_t>(v));
-  }
-  void utf8(const char* s) {
-    size_t n = std::strlen(s);
-    u1(kConstantUtf8);
-    u2(static_cast<uint16_t>(n));
-    for (size_t i = 0; i < n; ++i) u1(static_cast<uint8_t>(s[i]));
-  }
-  size_t size() const { return size_ <= capacity_ ? size_ : 0; }
+// Static fields of MethodTimer.java, set through JNI (which ignores `private`).
+bool setStatic(JNIEnv* jni, jclass klass, const char* name, jlong value) {
+  jfieldID field = jni->GetStaticFieldID(klass, name, "J");
+  if (field == nullptr) return jni->ExceptionClear(), false;
+  jni->SetStaticLongField(klass, field, value);
+  return true;
+}
 
- private:
-  uint8_t* out_;
-  size_t capacity_;
-  size_t size_ = 0;
-};
-
-// Keep the constant pool indexes below in step with buildHookClassFile.
-enum : uint16_t { kThisName = 1, kThisClass, kSuperName, kSuperClass, kEnterName, kHookDescriptor, kExitName, kPoolCount };
+bool setStatic(JNIEnv* jni, jclass klass, const char* name, jint value) {
+  jfieldID field = jni->GetStaticFieldID(klass, name, "I");
+  if (field == nullptr) return jni->ExceptionClear(), false;
+  jni->SetStaticIntField(klass, field, value);
+  return true;
+}
 
 }  // namespace
 
-size_t buildHookClassFile(uint8_t* out, size_t capacity) {
-  ClassFileWriter w(out, capacity);
-  w.u4(0xCAFEBABE);
-  w.u2(0);   // minor
-  w.u2(52);  // Java 8
-  w.u2(kPoolCount);
-  w.utf8(kHookClassName);
-  w.u1(kConstantClass);
-  w.u2(kThisName);
-  w.utf8("java/lang/Object");
-  w.u1(kConstantClass);
-  w.u2(kSuperName);
-  w.utf8(kHookEnterMethod);
-  w.utf8(kHookDescriptorText);
-  w.utf8(kHookExitMethod);
-  w.u2(kAccPublic | kAccFinal | kAccSuper);
-  w.u2(kThisClass);
-  w.u2(kSuperClass);
-  w.u2(0);  // interfaces
-  w.u2(0);  // fields
-  w.u2(2);  // methods
-  for (uint16_t name : {kEnterName, kExitName}) {
-    w.u2(kAccPublic | kAccStatic | kAccNative);
-    w.u2(name);
-    w.u2(kHookDescriptor);
-    w.u2(0);  // attributes
-  }
-  w.u2(0);  // class attributes
-  return w.size();
-}
-
-bool HookClass::install(JNIEnv* jni, const char*& error) {
+bool HookClass::install(jvmtiEnv* jvmti, JNIEnv* jni, const char*& error) {
   if (klass_ != nullptr) return true;
+  if (jni->GetVersion() < JNI_VERSION_9) {
+    error = "method timing needs JDK 9 or later (its hooks use jdk.internal.misc.Unsafe)";
+    return false;
+  }
   jclass local = jni->FindClass(kHookClassName);  // an earlier session (or jfrbpf agent) defined it
   if (local == nullptr) {
     jni->ExceptionClear();
-    uint8_t bytes[256];
-    size_t size = buildHookClassFile(bytes, sizeof bytes);
-    local = size == 0 ? nullptr
-                      : jni->DefineClass(kHookClassName, nullptr, reinterpret_cast<const jbyte*>(bytes),
-                                         static_cast<jsize>(size));
+    local = jni->DefineClass(kHookClassName, nullptr, reinterpret_cast<const jbyte*>(kMethodTimerClass),
+                             static_cast<jsize>(kMethodTimerClass_size));
     if (local == nullptr) {
       jni->ExceptionClear();
       error = "the JVM refused to define the hook class";
       return false;
     }
   }
-  // JNINativeMethod predates const; RegisterNatives only reads the strings.
-  char* descriptor = const_cast<char*>(kHookDescriptorText);
-  JNINativeMethod natives[] = {
-      {const_cast<char*>(kHookEnterMethod), descriptor, reinterpret_cast<void*>(&jfrbpf_method_enter)},
-      {const_cast<char*>(kHookExitMethod), descriptor, reinterpret_cast<void*>(&jfrbpf_method_exit)},
-  };
-  if (jni->RegisterNatives(local, natives, 2) != JNI_OK) {
-    jni->ExceptionClear();
-    jni->DeleteLocalRef(local);
-    error = "the hook class's natives could not be bound";
-    return false;
-  }
-  klass_ = static_cast<jclass>(jni->NewGlobalRef(local));
-  if (jni->GetVersion() >= JNI_VERSION_9) {
-    jobject module = jni->GetModule(local);
-    if (module != nullptr) {
-      module_ = jni->NewGlobalRef(module);
-      jni->DeleteLocalRef(module);
+  const bool bound = bind(jvmti, jni, local, error);
+  jni->DeleteLocalRef(local);
+  return bound;
+}
+
+bool HookClass::bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, const char*& error) {
+  // The class counts with jdk.internal.misc.Unsafe, which java.base exports to no one: export it to the
+  // boot loader's unnamed module, the hook class's, before any instrumented method can link a hook call.
+  jobject module = jni->GetModule(local);
+  jclass object = jni->FindClass("java/lang/Object");
+  jobject javaBase = object != nullptr ? jni->GetModule(object) : nullptr;
+  jclass unsafeClass = jni->FindClass(kUnsafeClass);
+  jfieldID theUnsafe = unsafeClass != nullptr ? jni->GetStaticFieldID(unsafeClass, "theUnsafe", kUnsafeType) : nullptr;
+  jobject unsafe = theUnsafe != nullptr ? jni->GetStaticObjectField(unsafeClass, theUnsafe) : nullptr;
+  jfieldID hookUnsafe = jni->GetStaticFieldID(local, "unsafe", kUnsafeType);
+  jni->ExceptionClear();
+  bool ok = module != nullptr && javaBase != nullptr && unsafe != nullptr && hookUnsafe != nullptr &&
+            jvmti->AddModuleExports(javaBase, "jdk.internal.misc", module) == JVMTI_ERROR_NONE;
+  if (!ok) {
+    error = "the hook class could not be given jdk.internal.misc.Unsafe";
+  } else {
+    jni->SetStaticObjectField(local, hookUnsafe, unsafe);
+    // JNINativeMethod predates const; RegisterNatives only reads the strings.
+    JNINativeMethod traced{const_cast<char*>("traced"), const_cast<char*>("(IJJ)V"),
+                           reinterpret_cast<void*>(&jfrbpf_java_method_traced)};
+    if (jni->RegisterNatives(local, &traced, 1) != JNI_OK) {
+      jni->ExceptionClear();
+      error = "the hook class's native could not be bound";
+      ok = false;
     }
   }
-  jni->DeleteLocalRef(local);
-  if (klass_ == nullptr) {
-    error = "out of JNI global references";
-    return false;
+  if (ok) {
+    klass_ = static_cast<jclass>(jni->NewGlobalRef(local));
+    module_ = jni->NewGlobalRef(module);
+    if (klass_ == nullptr || module_ == nullptr) {
+      error = "out of JNI global references";
+      ok = false;
+    }
   }
-  return true;
+  for (jobject ref : {module, static_cast<jobject>(object), javaBase, static_cast<jobject>(unsafeClass), unsafe}) {
+    if (ref != nullptr) jni->DeleteLocalRef(ref);
+  }
+  return ok;
+}
+
+int32_t HookClass::arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs) {
+  static std::atomic<int32_t> recordings{0};  // per JVM: the agent library is loaded once
+  const int32_t recording = recordings.fetch_add(1, std::memory_order_relaxed) + 1;
+  const auto address = [](const void* p) { return static_cast<jlong>(reinterpret_cast<uintptr_t>(p)); };
+  const jlong threshold = static_cast<jlong>(
+      std::min<uint64_t>(traceThresholdNs, static_cast<uint64_t>(std::numeric_limits<jlong>::max())));
+  setTraceCounterTable(table);
+  setStatic(jni, klass_, "rows", address(protocol::timingRows(table)));
+  setStatic(jni, klass_, "stripeBytes", static_cast<jlong>(table->slotCount * sizeof(protocol::TimingRow)));
+  setStatic(jni, klass_, "badSlotCounter", address(&table->counters.badSlot));
+  setStatic(jni, klass_, "stripeMask", static_cast<jint>(table->stripes - 1));
+  setStatic(jni, klass_, "slotBase", static_cast<jint>(table->slotBase));
+  setStatic(jni, klass_, "slotCount", static_cast<jint>(table->slotCount));
+  setStatic(jni, klass_, "traceThresholdNs", threshold);
+  setStatic(jni, klass_, "recording", static_cast<jint>(recording));  // last: the fields above are in place
+  return recording;
+}
+
+void HookClass::disarm(JNIEnv* jni) {
+  if (klass_ != nullptr) setStatic(jni, klass_, "recording", jint{0});
 }
 
 void HookClass::grantReadsToAllModules(jvmtiEnv* jvmti, JNIEnv* jni) {

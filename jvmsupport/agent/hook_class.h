@@ -1,38 +1,48 @@
 #pragma once
-// The Java side of the method hooks: a tiny class with two static native methods, defined in the boot
-// class loader (so classes of every loader that delegates to it, JDK classes included, can call it) and
-// bound to the native stubs. Defined once per JVM: a later session finds it again and rebinds.
+// The Java side of method timing: the class java/jfrbpf/agent/MethodTimer.java, compiled into the agent,
+// defined in the boot class loader (so classes of every loader that delegates to it, JDK classes included,
+// can call it), its static state set through JNI for each recording, and its native `traced` bound to the
+// trace stub. Defined once per JVM: a later session finds it again.
 #include <jvmti.h>
 
 #include <cstddef>
 #include <cstdint>
 
+#include "jvmsupport/protocol/timing_table.h"
+
 namespace jfrbpf::agent {
 
 // Internal name; never instrumented itself, and named after the agent so filters do not meet it by accident.
-inline constexpr char kHookClassName[] = "jfrbpf/agent/MethodHooks";
-inline constexpr char kHookEnterMethod[] = "enter";
-inline constexpr char kHookExitMethod[] = "exit";
+inline constexpr char kHookClassName[] = "jfrbpf/agent/MethodTimer";
+inline constexpr char kHookEnterMethod[] = "enter";  // (I)J
+inline constexpr char kHookExitMethod[] = "exit";    // (IIJ)V
 
-// The class file: `public final class jfrbpf.agent.MethodHooks { public static native void enter(int);
-// public static native void exit(int); }`, version 52 so that every JDK from 8 on loads it. Returns its size,
-// or 0 if `capacity` is too small.
-size_t buildHookClassFile(uint8_t* out, size_t capacity);
+// The class file, generated from MethodTimer.java at build time (cmake/EmbedBytes.cmake).
+extern const unsigned char kMethodTimerClass[];
+extern const size_t kMethodTimerClass_size;
 
 class HookClass {
  public:
-  // Agent thread: finds or defines the class and binds its natives to the stubs. False with a one-line
-  // reason in `error`.
-  bool install(JNIEnv* jni, const char*& error);
-  // JDK 9+: lets every module that exists now, and `module` later, read the hook class's module (the boot
-  // loader's unnamed module); instrumented classes in named modules could not link their hook calls
-  // otherwise. Does nothing on JDK 8.
+  // Agent thread: finds or defines the class, lets it use jdk.internal.misc.Unsafe and binds its native.
+  // False with a one-line reason in `error` (on JDK 8, which it does not support).
+  bool install(jvmtiEnv* jvmti, JNIEnv* jni, const char*& error);
+  // Agent thread, before instrumenting for a recording: where invocations count, and from which duration on
+  // a traced one goes to the trace stub. Returns the recording's number, new in this JVM, which its
+  // instrumentation passes to exit(): methods instrumented for another recording (sessions included)
+  // count nowhere from then on.
+  int32_t arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs);
+  // Agent thread, when a recording's methods are restored: nothing counts any more.
+  void disarm(JNIEnv* jni);
+  // Lets every module that exists now, and `module` later, read the hook class's module (the boot loader's
+  // unnamed module); instrumented classes in named modules could not link their hook calls otherwise.
   void grantReadsToAllModules(jvmtiEnv* jvmti, JNIEnv* jni);
   void grantReads(jvmtiEnv* jvmti, JNIEnv* jni, jclass instrumented);
 
  private:
+  bool bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, const char*& error);
+
   jclass klass_ = nullptr;    // global reference
-  jobject module_ = nullptr;  // global reference; null on JDK 8
+  jobject module_ = nullptr;  // global reference
 };
 
 }  // namespace jfrbpf::agent

@@ -20,8 +20,8 @@ constexpr jvmtiEvent kEvents[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVE
                                   JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
 
 // The thread's open waits. An entry and a wait are kept apart: a woken Object.wait enters its monitor again,
-// which may be contended. In a pthread key, as the hook stubs' shadow stacks are (not thread_local: its
-// __tls_get_addr would tie the agent to ld.so's version).
+// which may be contended. In a pthread key (not thread_local: its __tls_get_addr would tie the agent to
+// ld.so's version).
 struct ThreadWaits {
   uint32_t enterSession;
   uint32_t waitSession;

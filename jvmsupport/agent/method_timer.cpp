@@ -62,6 +62,15 @@ bool isOwnClass(std::string_view className) {
   return className == kHookClassName || className.substr(0, sizeof kAgentPackage - 1) == kAgentPackage;
 }
 
+// Methods the hook class runs on every timed exit: instrumenting them would recurse without end.
+bool hooksUse(std::string_view className, std::string_view methodName) {
+  if (className == "jdk/internal/misc/Unsafe") return true;
+  if (className == "java/lang/Thread") {
+    return methodName == "currentThread" || methodName == "getId" || methodName == "threadId";
+  }
+  return className == "java/lang/System" && methodName == "nanoTime";
+}
+
 void sleepMs(int ms) {
   timespec ts{ms / 1000, static_cast<long>(ms % 1000) * 1000000L};
   nanosleep(&ts, nullptr);
@@ -141,12 +150,12 @@ void MethodTimer::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> comm
   }
   const char* error = nullptr;
   protocol::TimingTableHeader* table = nullptr;
-  if (!addCapabilities(agent.jvmti(), error) || !hookClass_.install(jni, error) ||
+  if (!addCapabilities(agent.jvmti(), error) || !hookClass_.install(agent.jvmti(), jni, error) ||
       (table = table_.prepare(request.slotBase, limit - request.slotBase, error)) == nullptr) {
     sendStatus(agent, protocol::TimingState::kUnavailable, error);
     return;
   }
-  armHooks(table, request.traceThresholdNs);
+  recording_ = hookClass_.arm(jni, table, request.traceThresholdNs);
 
   timing_ = std::move(timing.filter);
   trace_ = std::move(trace.filter);
@@ -286,6 +295,11 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
     uint32_t flags = (timing_.matches(candidate) ? protocol::kHookTimed : 0) |
                      (trace_.matches(candidate) ? protocol::kHookTraced : 0);
     if (flags == 0) return std::nullopt;
+    if (hooksUse(c.name, m.name)) {
+      methodsSkipped_.fetch_add(1, std::memory_order_relaxed);
+      skipped(agent, c.name, m.name, m.descriptor, "called by jfrbpf's timing hooks themselves: timing it would recurse");
+      return std::nullopt;
+    }
     uint32_t slot = nextSlot_.fetch_add(1, std::memory_order_relaxed);
     if (slot >= slotLimit_) {
       slotsExhausted = true;
@@ -296,7 +310,7 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
     methodModifiers.emplace_back(index, m.accessFlags & kRecognizedMethodModifiers);
     return index;
   };
-  classfile::HookConfig hooks{kHookClassName, kHookEnterMethod, kHookExitMethod};
+  classfile::HookConfig hooks{kHookClassName, kHookEnterMethod, kHookExitMethod, recording_};
   classfile::RewriteResult result = classfile::rewriteClass(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data), static_cast<size_t>(length)), hooks, select);
 
@@ -377,6 +391,7 @@ void MethodTimer::stop(Agent& agent, JNIEnv* jni) {
     for (jclass done : batch) jni->DeleteLocalRef(done);
   }
   jvmti->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, nullptr);
+  hookClass_.disarm(jni);
   for (int waited = 0; inFlight_.load(std::memory_order_acquire) != 0 && waited < kStopWaitMs; ++waited) sleepMs(1);
   state_.store(kIdle, std::memory_order_release);
   if (inFlight_.load(std::memory_order_acquire) != 0) return;  // a hook call is stuck: keep its filters alive

@@ -4,16 +4,17 @@
 // select, applied to the classes already loaded (RetransformClasses) and to every class loaded later
 // (ClassFileLoadHook), and removed again when the session ends.
 //
-// Each selected method calls the hook class's enter(int)/exit(int) on entry and on every exit, normal or
-// exceptional (jvmsupport/classfile/rewriter.h); the int is the method's hook index, whose slot comes from
-// the range the loader assigned to this JVM. The stubs time the invocations into a table shared with the
-// loader (hook_stubs.h, timing_table.h) and hand traced ones to the loader's uprobe. The agent reports
-// each instrumented method (TimedMethod), what it could not instrument and why (TimingSkipped), and when
-// the loaded classes are done (TimingStatus, with where the timing table is).
+// Each selected method calls the hook class's enter(int) on entry and exit(int, int, long) on every exit,
+// normal or exceptional (jvmsupport/classfile/rewriter.h); the ints are the method's hook index, whose slot
+// comes from the range the loader assigned to this JVM, and the recording it was instrumented for. The hook
+// class (hook_class.h) is Java code the JIT inlines: it times the invocation into a table shared with the
+// loader (timing_table.h) and hands traced ones to the loader's uprobe. The agent reports each
+// instrumented method (TimedMethod), what it could not instrument and why (TimingSkipped), and when the
+// loaded classes are done (TimingStatus, with where the timing table is).
 //
 // Restoring retransforms every class it changed while the ClassFileLoadHook returns nothing new, which
-// gives the JVM back the class bytes it had before. Classes, hook class and JDK internals of the agent are
-// never instrumented; the stubs call no Java code, so instrumenting JDK classes cannot recurse.
+// gives the JVM back the class bytes it had before. Classes of the agent and the methods the hook class
+// itself calls (hooksUse) are never instrumented, so timing cannot recurse.
 #include <jvmti.h>
 #include <pthread.h>
 
@@ -95,6 +96,7 @@ class MethodTimer {
   bool annotationTargets_ = false;
   std::atomic<uint32_t> nextSlot_{0};
   uint32_t slotLimit_ = 0;
+  int32_t recording_ = 0;  // the hook class's number for this session's instrumentation
 
   std::atomic<uint32_t> classesInstrumented_{0};
   std::atomic<uint32_t> methodsInstrumented_{0};

@@ -50,7 +50,9 @@ protocol::TimingTableHeader* TimingTable::prepare(uint32_t slotBase, uint32_t sl
     }
     header_ = static_cast<protocol::TimingTableHeader*>(mapped);
     bytes_ = needed;
-  } else {
+  } else if (madvise(header_, bytes_, MADV_REMOVE) != 0) {
+    // MADV_REMOVE frees the pages (reading them again gives zeros): the stripes are mostly untouched, and a
+    // memset would make all of them resident in the target.
     std::memset(static_cast<void*>(header_), 0, bytes_);
   }
   auto* header = new (header_) protocol::TimingTableHeader();

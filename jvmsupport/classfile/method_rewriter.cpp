@@ -16,8 +16,9 @@ namespace {
 
 constexpr uint16_t kFirstStackMapVersion = 50;  // earlier class files are verified by type inference
 constexpr uint32_t kMaxCodeLength = 65535;
-constexpr uint32_t kHookCallLength = 6;                   // sipush/ldc_w index (3) + invokestatic (3)
-constexpr uint32_t kHandlerLength = kHookCallLength + 1;  // + athrow
+constexpr uint32_t kPushIntLength = 3;  // sipush, or ldc_w beyond its range
+constexpr uint32_t kInvokeLength = 3;
+constexpr uint32_t kExitStack = 4;  // index, recording, start (a long)
 constexpr uint32_t kGotoWLength = 5;
 constexpr uint32_t kWidenedConditionalLength = 3 + kGotoWLength;  // if<!cond> over a goto_w
 
@@ -59,7 +60,11 @@ class MethodRewriter {
   std::vector<Frame> finalFrames();
   std::vector<ExceptionEntry> exceptionTable() const;
   std::vector<uint8_t> emitCode() const;
-  void emitHookCall(Writer& out, uint16_t methodref) const;
+  void emitPushInt(Writer& out, int32_t value, uint16_t constant) const;
+  void emitStartLocal(Writer& out, uint8_t opcode) const;
+  void emitEnter(Writer& out) const;
+  void emitExit(Writer& out) const;
+  Frame withStartLocal(Frame frame) const;
   std::vector<std::pair<uint16_t, std::vector<uint8_t>>> codeAttributes(std::vector<uint8_t> stackMap);
   std::string_view attributeName(const Attribute& attribute) const { return pool_.utf8(attribute.nameIndex); }
   bool usesStackMaps() const { return method_.majorVersion >= kFirstStackMapVersion; }
@@ -75,6 +80,11 @@ class MethodRewriter {
   OffsetMap offsets_;
   std::map<uint32_t, Frame> frames_;  // by original offset: the method's own plus inserted ones
   uint16_t indexConstant_ = 0;        // Integer constant for an index beyond sipush's range
+  uint16_t recordingConstant_ = 0;    // the same for the recording
+  uint32_t startLocalLength_ = 0;     // lstore/lload of the start local: 2 bytes, or 4 with wide
+  uint32_t entryLength_ = 0;
+  uint32_t exitLength_ = 0;
+  uint32_t handlerLength_ = 0;        // the exit call and athrow
   uint32_t widened_ = 0;
   uint32_t insertedFrames_ = 0;
 };
@@ -115,9 +125,13 @@ void MethodRewriter::plan() {
     if (entry.endPc != code_.code.size()) checkBoundary(entry.endPc, "exception range end");
     if (entry.startPc >= entry.endPc) throw ClassFileError("empty exception range");
   }
-  if (method_.index < std::numeric_limits<int16_t>::min() || method_.index > std::numeric_limits<int16_t>::max()) {
-    indexConstant_ = pool_.addInteger(method_.index);
-  }
+  if (!fitsInt16(method_.index)) indexConstant_ = pool_.addInteger(method_.index);
+  if (!fitsInt16(method_.recording)) recordingConstant_ = pool_.addInteger(method_.recording);
+  if (code_.maxLocals > 0xffff - 2) throw ClassFileError("max_locals would exceed 65535");
+  startLocalLength_ = code_.maxLocals <= 0xff ? 2 : 4;
+  entryLength_ = kPushIntLength + kInvokeLength + startLocalLength_;
+  exitLength_ = 2 * kPushIntLength + startLocalLength_ + kInvokeLength;
+  handlerLength_ = exitLength_ + 1;
   splitConstructor_ = usesStackMaps() && method_.name == "<init>" && (method_.accessFlags & kAccStatic) == 0 &&
                       method_.className != "java/lang/Object";
 }
@@ -127,13 +141,13 @@ void MethodRewriter::plan() {
 void MethodRewriter::layout() {
   const uint32_t oldLength = static_cast<uint32_t>(code_.code.size());
   while (true) {
-    uint32_t position = kHookCallLength;  // the entry call
+    uint32_t position = entryLength_;
     std::vector<int32_t> instruction(oldLength + 1, -1);
     std::vector<int32_t> target(oldLength + 1, -1);
     for (Planned& p : planned_) {
       if (isReturn(p.in.opcode)) {
         p.exitCall = position;
-        position += kHookCallLength;
+        position += exitLength_;
       }
       p.start = position;
       instruction[p.in.bci] = static_cast<int32_t>(position);
@@ -152,8 +166,8 @@ void MethodRewriter::layout() {
       if (position > kMaxCodeLength) throw ClassFileError("code would exceed 65535 bytes after instrumentation");
     }
     handlerStart_ = position;
-    uninitializedHandlerStart_ = position + kHandlerLength;
-    uint32_t codeLength = position + kHandlerLength * (splitConstructor_ ? 2 : 1);
+    uninitializedHandlerStart_ = position + handlerLength_;
+    uint32_t codeLength = position + handlerLength_ * (splitConstructor_ ? 2 : 1);
     if (codeLength > kMaxCodeLength) throw ClassFileError("code would exceed 65535 bytes after instrumentation");
     instruction[oldLength] = target[oldLength] = static_cast<int32_t>(handlerStart_);
     offsets_ = OffsetMap(std::move(instruction), std::move(target));
@@ -235,16 +249,27 @@ std::vector<Frame> MethodRewriter::finalFrames() {
         type.offset = offsets_.instruction(type.offset);
       }
     }
-    result.push_back(std::move(frame));
+    result.push_back(withStartLocal(std::move(frame)));
   }
   const VType throwable = VType::object("java/lang/Throwable");
-  result.push_back(Frame{handlerStart_, {}, {throwable}});
+  result.push_back(withStartLocal(Frame{handlerStart_, {}, {throwable}}));
   ++insertedFrames_;
   if (splitConstructor_) {
-    result.push_back(Frame{uninitializedHandlerStart_, {VType::of(VType::kUninitializedThis)}, {throwable}});
+    result.push_back(withStartLocal(Frame{uninitializedHandlerStart_, {VType::of(VType::kUninitializedThis)}, {throwable}}));
     ++insertedFrames_;
   }
   return result;
+}
+
+// Every frame lies after the entry code, where the start local holds a long: the locals up to it are
+// padded with top (what a frame's missing locals are anyway).
+Frame MethodRewriter::withStartLocal(Frame frame) const {
+  uint32_t slots = 0;
+  for (const VType& type : frame.locals) slots += type.kind == VType::kLong || type.kind == VType::kDouble ? 2 : 1;
+  if (slots > code_.maxLocals) throw ClassFileError("stack map frame has more locals than max_locals");
+  frame.locals.resize(frame.locals.size() + (code_.maxLocals - slots), VType::of(VType::kTop));
+  frame.locals.push_back(VType::of(VType::kLong));
+  return frame;
 }
 
 // The original entries, moved, then the catch-all ranges: each maximal run of instructions with the same
@@ -273,24 +298,48 @@ std::vector<ExceptionEntry> MethodRewriter::exceptionTable() const {
   return table;
 }
 
-void MethodRewriter::emitHookCall(Writer& out, uint16_t methodref) const {
-  if (indexConstant_ != 0) {
+void MethodRewriter::emitPushInt(Writer& out, int32_t value, uint16_t constant) const {
+  if (constant != 0) {
     out.u1(op::kLdcW);
-    out.u2(indexConstant_);
+    out.u2(constant);
   } else {
     out.u1(op::kSipush);
-    out.u2(static_cast<uint16_t>(static_cast<int16_t>(method_.index)));
+    out.u2(static_cast<uint16_t>(static_cast<int16_t>(value)));
   }
+}
+
+void MethodRewriter::emitStartLocal(Writer& out, uint8_t opcode) const {
+  if (startLocalLength_ == 4) {
+    out.u1(op::kWide);
+    out.u1(opcode);
+    out.u2(code_.maxLocals);
+  } else {
+    out.u1(opcode);
+    out.u1(static_cast<uint8_t>(code_.maxLocals));
+  }
+}
+
+void MethodRewriter::emitEnter(Writer& out) const {
+  emitPushInt(out, method_.index, indexConstant_);
   out.u1(op::kInvokestatic);
-  out.u2(methodref);
+  out.u2(method_.enterMethodref);
+  emitStartLocal(out, op::kLstore);
+}
+
+void MethodRewriter::emitExit(Writer& out) const {
+  emitPushInt(out, method_.index, indexConstant_);
+  emitPushInt(out, method_.recording, recordingConstant_);
+  emitStartLocal(out, op::kLload);
+  out.u1(op::kInvokestatic);
+  out.u2(method_.exitMethodref);
 }
 
 std::vector<uint8_t> MethodRewriter::emitCode() const {
   Writer out;
-  emitHookCall(out, method_.enterMethodref);
+  emitEnter(out);
   const std::span<const uint8_t> code = code_.code;
   for (const Planned& p : planned_) {
-    if (isReturn(p.in.opcode)) emitHookCall(out, method_.exitMethodref);
+    if (isReturn(p.in.opcode)) emitExit(out);
     if (out.size() != p.start) throw ClassFileError("internal: instruction layout mismatch");
     const int64_t here = p.start;
     auto relative = [&](uint32_t oldTarget, int64_t from) {
@@ -339,7 +388,7 @@ std::vector<uint8_t> MethodRewriter::emitCode() const {
   }
   if (out.size() != handlerStart_) throw ClassFileError("internal: handler layout mismatch");
   for (int handler = 0; handler < (splitConstructor_ ? 2 : 1); ++handler) {
-    emitHookCall(out, method_.exitMethodref);
+    emitExit(out);
     out.u1(op::kAthrow);
   }
   return out.take();
@@ -376,14 +425,15 @@ RewrittenCode MethodRewriter::run() {
     analyze(initial);
     stackMap = encodeStackMapTable(finalFrames(), pool_, initial);
   }
-  uint32_t maxStack = std::max<uint32_t>(code_.maxStack + 1u, 2u);
+  // The exit call's operands over a return value (within max_stack already), or over a handler's throwable.
+  uint32_t maxStack = std::max<uint32_t>(code_.maxStack + kExitStack, 1 + kExitStack);
   if (maxStack > 0xffff) throw ClassFileError("max_stack would exceed 65535");
   std::vector<ExceptionEntry> table = exceptionTable();
   std::vector<uint8_t> code = emitCode();
 
   Writer out;
   out.u2(maxStack);
-  out.u2(code_.maxLocals);
+  out.u2(static_cast<uint16_t>(code_.maxLocals + 2));
   out.u4(static_cast<uint32_t>(code.size()));
   out.append(code);
   out.u2(static_cast<uint32_t>(table.size()));

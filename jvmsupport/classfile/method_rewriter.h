@@ -18,6 +18,7 @@ struct MethodToRewrite {
   uint16_t accessFlags = 0;
   std::span<const uint8_t> codeAttribute;  // the Code attribute's payload
   int32_t index = 0;                       // passed to the hooks
+  int32_t recording = 0;                   // passed to exit
   uint16_t enterMethodref = 0;
   uint16_t exitMethodref = 0;
 };

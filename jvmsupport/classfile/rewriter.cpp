@@ -128,12 +128,12 @@ RewriteResult rewrite(std::span<const uint8_t> classBytes, const HookConfig& hoo
     }
     try {
       if (enterRef == 0) {
-        enterRef = model.pool.addMethodref(hooks.hookClass, hooks.enterMethod, "(I)V");
-        exitRef = model.pool.addMethodref(hooks.hookClass, hooks.exitMethod, "(I)V");
+        enterRef = model.pool.addMethodref(hooks.hookClass, hooks.enterMethod, "(I)J");
+        exitRef = model.pool.addMethodref(hooks.hookClass, hooks.exitMethod, "(IIJ)V");
       }
-      MethodToRewrite request{info.name,         model.majorVersion, methodInfo.name, methodInfo.descriptor,
-                              method.accessFlags, code->info,        *index,          enterRef,
-                              exitRef};
+      MethodToRewrite request{info.name,          model.majorVersion, methodInfo.name, methodInfo.descriptor,
+                              method.accessFlags,  code->info,        *index,          hooks.recording,
+                              enterRef,            exitRef};
       RewrittenCode rewritten = rewriteMethod(request, model.pool);
       newCode[i] = std::move(rewritten.codeAttribute);
       result.stats.widenedBranches += rewritten.widenedBranches;

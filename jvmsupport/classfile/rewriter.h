@@ -1,13 +1,14 @@
 #pragma once
 // Bytecode instrumentation for method timing and tracing (JEP 520 semantics, done from outside the JDK).
 //
-// Each selected method gets, for the int the caller assigned to it (its "method index"):
-//   on entry                     push index; invokestatic <HookClass>.enter(I)V
-//   before every *return         push index; invokestatic <HookClass>.exit(I)V
+// Each selected method gets, for the int the caller assigned to it (its "method index"), the recording
+// number R of HookConfig and a new local S (two slots, after all the method's own):
+//   on entry                     push index; invokestatic <HookClass>.enter(I)J; lstore S
+//   before every *return         push index; push R; lload S; invokestatic <HookClass>.exit(IIJ)V
 //   on every exceptional exit    a catch-all handler, after every existing one in the exception table,
-//                                covering the original code: push index; invokestatic <HookClass>.exit(I)V;
-//                                athrow
-// so every enter is followed by exactly one exit, with one exception in constructors (below).
+//                                covering the original code: the same exit call, then athrow
+// so every enter is followed by exactly one exit, with one exception in constructors (below). The hooks
+// are ordinary static methods: the JIT inlines them, so timing costs no call at all.
 //
 // Constructors in class files with stack maps (version 50+) get two catch-all handlers. While `this` is
 // uninitialized the verifier's flagThisUninit is set, and a handler's frame must carry it too (JVMS
@@ -23,8 +24,9 @@
 // The rewriter fixes everything the insertion moves: branch offsets (widening goto to goto_w and a far
 // if<cond> to if<!cond> over a goto_w, with a new stack map frame computed for the new branch target),
 // switch padding, the exception table, StackMapTable (re-encoded; uninitialized(offset) types follow their
-// `new`), LineNumberTable, LocalVariable(Type)Table and type annotations on code. max_stack grows by at
-// most one (two in a method that had none); max_locals is unchanged.
+// `new`), LineNumberTable, LocalVariable(Type)Table and type annotations on code. Every stack map frame
+// gets S as a long (the locals before it padded with top), max_stack grows by at most four (five in a
+// method that needed less than one) and max_locals by two.
 //
 // Methods are left untouched, with a reason, when they have no code (abstract, native), use jsr/ret, would
 // exceed 65535 bytes of code, or cannot be rewritten with certainty (malformed input). Never throws: this
@@ -70,8 +72,9 @@ ClassInfoResult readClassInfo(std::span<const uint8_t> classBytes) noexcept;
 
 struct HookConfig {
   std::string hookClass;  // internal name, e.g. "jfrbpf/agent/Hooks"; its enter/exit must be public static
-  std::string enterMethod = "enter";
-  std::string exitMethod = "exit";
+  std::string enterMethod = "enter";  // (I)J
+  std::string exitMethod = "exit";    // (IIJ)V
+  int32_t recording = 0;              // passed to every exit
 };
 
 // Returns the index to pass to the hooks for a method to instrument, or nullopt to leave it alone.

@@ -14,7 +14,7 @@
 namespace jfrbpf::classfile::testing {
 namespace {
 
-const HookConfig kHooks{"jfrbpf/test/Hooks"};
+const HookConfig kHooks{"jfrbpf/test/Hooks", "enter", "exit", 9};
 
 MethodSelector all(int32_t index = 7) {
   return [index](const ClassInfo&, const MethodInfo&) -> std::optional<int32_t> { return index; };
@@ -97,72 +97,106 @@ TEST(ClassfileRewriter, InsertsEntryExitAndCatchAllAndMovesEveryTable) {
   const ConstantPool& pool = r->model.pool;
   std::span<const uint8_t> code = r->code.code;
 
-  // Entry: sipush 7; invokestatic Hooks.enter(I)V
-  ASSERT_GE(code.size(), 6u);
+  // Entry: sipush 7; invokestatic Hooks.enter(I)J; lstore 2 (the new local after the method's two)
+  ASSERT_GE(code.size(), 8u);
   EXPECT_EQ(code[0], op::kSipush);
   EXPECT_EQ(loadU2(code, 1), 7);
   EXPECT_EQ(code[3], op::kInvokestatic);
   ConstantPool::MemberRef enter = pool.memberRef(loadU2(code, 4));
   EXPECT_EQ(enter.owner, "jfrbpf/test/Hooks");
   EXPECT_EQ(enter.name, "enter");
-  EXPECT_EQ(enter.descriptor, "(I)V");
+  EXPECT_EQ(enter.descriptor, "(I)J");
+  EXPECT_EQ(code[6], op::kLstore);
+  EXPECT_EQ(code[7], 2);
 
-  // Every return is preceded by sipush 7; invokestatic Hooks.exit(I)V; the code ends with the handler.
+  // Every return is preceded by sipush 7; sipush 9 (the recording); lload 2; invokestatic Hooks.exit(IIJ)V;
+  // the code ends with the handler: the same call and athrow.
   std::vector<Instruction> instructions = decodeInstructions(code);
   int returns = 0;
   for (size_t i = 0; i < instructions.size(); ++i) {
-    if (!isReturn(instructions[i].opcode)) continue;
-    ++returns;
-    ASSERT_GE(i, 2u);
-    EXPECT_EQ(instructions[i - 2].opcode, op::kSipush);
+    if (!isReturn(instructions[i].opcode) && instructions[i].opcode != op::kAthrow) continue;
+    returns += instructions[i].opcode != op::kAthrow;
+    ASSERT_GE(i, 4u);
+    EXPECT_EQ(instructions[i - 4].opcode, op::kSipush);
+    EXPECT_EQ(loadU2(code, instructions[i - 4].bci + 1), 7);
+    EXPECT_EQ(instructions[i - 3].opcode, op::kSipush);
+    EXPECT_EQ(loadU2(code, instructions[i - 3].bci + 1), 9);
+    EXPECT_EQ(instructions[i - 2].opcode, op::kLload);
+    EXPECT_EQ(code[instructions[i - 2].bci + 1], 2);
     ConstantPool::MemberRef exit = pool.memberRef(loadU2(code, instructions[i - 1].bci + 1));
     EXPECT_EQ(exit.name, "exit");
+    EXPECT_EQ(exit.descriptor, "(IIJ)V");
   }
   EXPECT_EQ(returns, 2);
   EXPECT_EQ(instructions.back().opcode, op::kAthrow);
-  const uint32_t handler = static_cast<uint32_t>(code.size()) - 7;
+  const uint32_t handler = static_cast<uint32_t>(code.size()) - 12;
 
-  // Original instruction positions: +6 for the entry call, +6 more after each return before them.
-  // old 0..32 -> new 6..38 (the first return at old 32 gets its exit call at new 38), old 33 -> 45.
+  // Original instruction positions: +8 for the entry code, +11 more after each return before them.
+  // old 0..32 -> new 8..40 (the first return at old 32 gets its exit call at new 40), old 33 -> 52.
   ASSERT_EQ(r->code.exceptionTable.size(), 2u);
-  EXPECT_EQ(r->code.exceptionTable[0].startPc, 6);
-  EXPECT_EQ(r->code.exceptionTable[0].endPc, 37);
-  EXPECT_EQ(r->code.exceptionTable[0].handlerPc, 45);
-  EXPECT_EQ(r->code.exceptionTable[1].startPc, 6);
+  EXPECT_EQ(r->code.exceptionTable[0].startPc, 8);
+  EXPECT_EQ(r->code.exceptionTable[0].endPc, 39);
+  EXPECT_EQ(r->code.exceptionTable[0].handlerPc, 52);
+  EXPECT_EQ(r->code.exceptionTable[1].startPc, 8);
   EXPECT_EQ(r->code.exceptionTable[1].endPc, handler);
   EXPECT_EQ(r->code.exceptionTable[1].handlerPc, handler);
   EXPECT_EQ(r->code.exceptionTable[1].catchType, 0);
-  EXPECT_EQ(r->code.maxStack, 4);
-  EXPECT_EQ(r->code.maxLocals, 2);
+  EXPECT_EQ(r->code.maxStack, 3 + 4) << "the exit call's int, int and long";
+  EXPECT_EQ(r->code.maxLocals, 2 + 2) << "the start local";
 
-  // Branches still reach their targets: the loop's goto goes back to old 2 = new 8.
+  // Branches still reach their targets: the loop's goto goes back to old 2 = new 10.
   auto loopBack = std::find_if(instructions.begin(), instructions.end(),
                                [](const Instruction& in) { return in.opcode == op::kGoto; });
   ASSERT_NE(loopBack, instructions.end());
-  EXPECT_EQ(loopBack->bci, 16u);
-  EXPECT_EQ(branchTargets(code, *loopBack)[0], 8);
+  EXPECT_EQ(loopBack->bci, 18u);
+  EXPECT_EQ(branchTargets(code, *loopBack)[0], 10);
 
   std::vector<VType> initial = initialLocals("t/Sample", "f", "(I)I", true);
   std::vector<Frame> frames = decodeStackMapTable(attributeOf(*r, "StackMapTable"), pool, initial);
   ASSERT_EQ(frames.size(), 6u);
-  EXPECT_EQ(frames[0].offset, 8u);
-  EXPECT_EQ(frames[1].offset, 19u);
-  EXPECT_EQ(frames[2].offset, 31u);
-  EXPECT_EQ(frames[2].stack, (std::vector<VType>{VType::uninitialized(19), VType::uninitialized(19)}));
-  EXPECT_EQ(frames[3].offset, 32u);
-  EXPECT_EQ(frames[4].offset, 45u);
+  EXPECT_EQ(frames[0].offset, 10u);
+  EXPECT_EQ(frames[1].offset, 21u);
+  EXPECT_EQ(frames[2].offset, 33u);
+  EXPECT_EQ(frames[2].stack, (std::vector<VType>{VType::uninitialized(21), VType::uninitialized(21)}));
+  EXPECT_EQ(frames[3].offset, 34u);
+  EXPECT_EQ(frames[4].offset, 52u);
   EXPECT_EQ(frames[4].stack, std::vector<VType>{VType::object("java/lang/RuntimeException")});
   EXPECT_EQ(frames[5].offset, handler);
-  EXPECT_TRUE(frames[5].locals.empty());
+  const VType kTop = VType::of(VType::kTop), kLong = VType::of(VType::kLong);
+  EXPECT_EQ(frames[5].locals, (std::vector<VType>{kTop, kTop, kLong})) << "only the start local is known";
   EXPECT_EQ(frames[5].stack, std::vector<VType>{VType::object("java/lang/Throwable")});
+  for (const Frame& frame : frames) {
+    ASSERT_EQ(frame.locals.size(), 3u) << frame.offset;
+    EXPECT_EQ(frame.locals[2], kLong) << "every frame carries the start local, at " << frame.offset;
+  }
 
-  // Lines: bci 0 stays 0 (the entry call belongs to the first line), 13 -> 19, the return at 32 -> 38.
-  EXPECT_EQ(attributeOf(*r, "LineNumberTable"), (std::vector<uint8_t>{0, 3, 0, 0, 0, 10, 0, 19, 0, 11, 0, 38, 0, 12}));
-  // The local `i` from old 2 to the end of the code -> from new 8 to the end of the original code.
+  // Lines: bci 0 stays 0 (the entry code belongs to the first line), 13 -> 21, the return at 32 -> 40.
+  EXPECT_EQ(attributeOf(*r, "LineNumberTable"), (std::vector<uint8_t>{0, 3, 0, 0, 0, 10, 0, 21, 0, 11, 0, 40, 0, 12}));
+  // The local `i` from old 2 to the end of the code -> from new 10 to the end of the original code.
   std::vector<uint8_t> locals = attributeOf(*r, "LocalVariableTable");
   ASSERT_EQ(locals.size(), 12u);
-  EXPECT_EQ(loadU2(locals, 2), 8);
-  EXPECT_EQ(loadU2(locals, 4), handler - 8);
+  EXPECT_EQ(loadU2(locals, 2), 10);
+  EXPECT_EQ(loadU2(locals, 4), handler - 10);
+}
+
+TEST(ClassfileRewriter, AStartLocalBeyond255IsReachedWithWide) {
+  ClassBuilder builder("t/ManyLocals");
+  MethodSpec m = sampleMethod(builder);
+  m.maxLocals = 300;
+  builder.addMethod(m);
+  auto r = rewriteAndParse(builder.build(), all(7));
+  ASSERT_TRUE(r->result.modified()) << (r->result.skipped.empty() ? r->result.error : r->result.skipped[0].reason);
+  std::span<const uint8_t> code = r->code.code;
+  EXPECT_EQ(code[6], op::kWide);
+  EXPECT_EQ(code[7], op::kLstore);
+  EXPECT_EQ(loadU2(code, 8), 300);
+  EXPECT_EQ(r->code.maxLocals, 302);
+  std::vector<Instruction> instructions = decodeInstructions(code);
+  ASSERT_GE(instructions.size(), 3u);
+  const Instruction& load = instructions[instructions.size() - 3];  // the handler's: ..., wide lload, invokestatic, athrow
+  EXPECT_EQ(code[load.bci], op::kWide);
+  EXPECT_EQ(code[load.bci + 1], op::kLload);
+  EXPECT_EQ(loadU2(code, load.bci + 2), 300);
 }
 
 TEST(ClassfileRewriter, NothingSelectedLeavesTheClassAlone) {
@@ -206,6 +240,13 @@ TEST(ClassfileRewriter, IndexBeyondSipushUsesAnIntegerConstant) {
   ASSERT_TRUE(r->result.modified());
   EXPECT_EQ(r->code.code[0], op::kLdcW);
   EXPECT_EQ(r->model.pool.integer(loadU2(r->code.code, 1)), 1 << 20);
+  RewriteResult farRecording = rewriteClass(builder.build(), HookConfig{"jfrbpf/test/Hooks", "enter", "exit", 70000}, all(1));
+  ASSERT_TRUE(farRecording.modified());
+  ClassModel model = parseClass(farRecording.bytes);
+  CodeAttribute code = parseCode(model.find(model.methods.at(0).attributes, "Code")->info);
+  const size_t exitAt = code.code.size() - 12;  // the handler: push index, push recording, ...
+  EXPECT_EQ(code.code[exitAt + 3], op::kLdcW);
+  EXPECT_EQ(model.pool.integer(loadU2(code.code, exitAt + 4)), 70000);
   auto negative = rewriteAndParse(builder.build(), all(-5));
   EXPECT_EQ(negative->code.code[0], op::kSipush);
   EXPECT_EQ(static_cast<int16_t>(loadU2(negative->code.code, 1)), -5);
@@ -225,22 +266,23 @@ TEST(ClassfileRewriter, ConstructorGetsASeparateHandlerBeforeSuperAndNoneOverIt)
   builder.addMethod(ctor);
   auto r = rewriteAndParse(builder.build(), all(3));
   ASSERT_TRUE(r->result.modified()) << (r->result.skipped.empty() ? r->result.error : r->result.skipped[0].reason);
-  // Code: enter(0..6) aload_0(6) invokespecial(7) exit(10) return(16) handler(17) uninitialized handler(24)
-  ASSERT_EQ(r->code.code.size(), 31u);
+  // Code: enter(0..8) aload_0(8) invokespecial(9) exit(12) return(23) handler(24) uninitialized handler(36)
+  ASSERT_EQ(r->code.code.size(), 48u);
   ASSERT_EQ(r->code.exceptionTable.size(), 2u);
-  EXPECT_EQ(r->code.exceptionTable[0].startPc, 6);  // aload_0 runs with `this` uninitialized
-  EXPECT_EQ(r->code.exceptionTable[0].endPc, 7);
-  EXPECT_EQ(r->code.exceptionTable[0].handlerPc, 24);
-  EXPECT_EQ(r->code.exceptionTable[1].startPc, 10);  // after super(): exit call and return
-  EXPECT_EQ(r->code.exceptionTable[1].endPc, 17);
-  EXPECT_EQ(r->code.exceptionTable[1].handlerPc, 17);
+  EXPECT_EQ(r->code.exceptionTable[0].startPc, 8);  // aload_0 runs with `this` uninitialized
+  EXPECT_EQ(r->code.exceptionTable[0].endPc, 9);
+  EXPECT_EQ(r->code.exceptionTable[0].handlerPc, 36);
+  EXPECT_EQ(r->code.exceptionTable[1].startPc, 12);  // after super(): exit call and return
+  EXPECT_EQ(r->code.exceptionTable[1].endPc, 24);
+  EXPECT_EQ(r->code.exceptionTable[1].handlerPc, 24);
   std::vector<Frame> frames = decodeStackMapTable(attributeOf(*r, "StackMapTable"), r->model.pool,
                                                   initialLocals("t/Ctor", "<init>", "()V", false));
   ASSERT_EQ(frames.size(), 2u);
-  EXPECT_EQ(frames[0].offset, 17u);
-  EXPECT_TRUE(frames[0].locals.empty());
-  EXPECT_EQ(frames[1].offset, 24u);
-  EXPECT_EQ(frames[1].locals, std::vector<VType>{VType::of(VType::kUninitializedThis)});
+  const VType kLong = VType::of(VType::kLong);
+  EXPECT_EQ(frames[0].offset, 24u);
+  EXPECT_EQ(frames[0].locals, (std::vector<VType>{VType::of(VType::kTop), kLong}));
+  EXPECT_EQ(frames[1].offset, 36u);
+  EXPECT_EQ(frames[1].locals, (std::vector<VType>{VType::of(VType::kUninitializedThis), kLong}));
 }
 
 TEST(ClassfileRewriter, Version49ConstructorIsCoveredByOneHandlerAndGetsNoStackMap) {
@@ -255,8 +297,8 @@ TEST(ClassfileRewriter, Version49ConstructorIsCoveredByOneHandlerAndGetsNoStackM
   auto r = rewriteAndParse(builder.build(), all(3));
   ASSERT_TRUE(r->result.modified());
   ASSERT_EQ(r->code.exceptionTable.size(), 1u);
-  EXPECT_EQ(r->code.exceptionTable[0].startPc, 6);
-  EXPECT_EQ(r->code.exceptionTable[0].endPc, 17);
+  EXPECT_EQ(r->code.exceptionTable[0].startPc, 8);
+  EXPECT_EQ(r->code.exceptionTable[0].endPc, 24);
   EXPECT_FALSE(r->model.find(r->code.attributes, "StackMapTable"));
 }
 
@@ -337,18 +379,18 @@ TEST(ClassfileRewriter, FarConditionalBranchIsInvertedOverAGotoWWithANewFrame) {
   ASSERT_TRUE(r->result.modified()) << (r->result.skipped.empty() ? r->result.error : r->result.skipped[0].reason);
   EXPECT_EQ(r->result.stats.widenedBranches, 1u);
   std::span<const uint8_t> code = r->code.code;
-  // enter(0..6) iload_0(6) ifne +8 (7) goto_w L (10) first block (15)
-  EXPECT_EQ(code[6], 0x1a);
-  EXPECT_EQ(code[7], invertedCondition(op::kIfeq));
-  EXPECT_EQ(loadU2(code, 8), 8);
-  EXPECT_EQ(code[10], op::kGotoW);
-  int64_t target = 10 + loadS4(code, 11);
+  // enter(0..8) iload_0(8) ifne +8 (9) goto_w L (12) first block (17)
+  EXPECT_EQ(code[8], 0x1a);
+  EXPECT_EQ(code[9], invertedCondition(op::kIfeq));
+  EXPECT_EQ(loadU2(code, 10), 8);
+  EXPECT_EQ(code[12], op::kGotoW);
+  int64_t target = 12 + loadS4(code, 13);
   EXPECT_EQ(code[static_cast<size_t>(target)], 0x04) << "goto_w lands on L: iconst_1";
   std::vector<Frame> frames = decodeStackMapTable(attributeOf(*r, "StackMapTable"), r->model.pool,
                                                   initialLocals("t/Wide", "w", "(I)I", true));
   ASSERT_FALSE(frames.empty());
-  EXPECT_EQ(frames[0].offset, 15u) << "the fall-through of the inverted branch is now a branch target";
-  EXPECT_EQ(frames[0].locals, std::vector<VType>{VType::of(VType::kInteger)});
+  EXPECT_EQ(frames[0].offset, 17u) << "the fall-through of the inverted branch is now a branch target";
+  EXPECT_EQ(frames[0].locals, (std::vector<VType>{VType::of(VType::kInteger), VType::of(VType::kLong)}));
   EXPECT_TRUE(frames[0].stack.empty());
   EXPECT_EQ(frames.size(), 1000u + 2u);  // new target, 999 block starts, L, the handler
 }

@@ -114,7 +114,7 @@ TreeRewrite rewriteTree(const fs::path& from, const fs::path& to, const std::str
                         const std::function<bool(const ClassInfo&, const MethodInfo&)>& wanted) {
   TreeRewrite tree;
   int32_t next = firstIndex;
-  HookConfig hooks{hookClass};
+  HookConfig hooks{hookClass, "enter", "exit", kTestRecording};
   for (const fs::path& relative : classFiles(from)) {
     std::vector<uint8_t> bytes = readBytes(from / relative);
     auto select = [&](const ClassInfo& info, const MethodInfo& method) -> std::optional<int32_t> {

@@ -58,5 +58,6 @@ TreeRewrite rewriteTree(const std::filesystem::path& from, const std::filesystem
                         const std::function<bool(const ClassInfo&, const MethodInfo&)>& wanted = {});
 
 inline constexpr const char* kTestHooks = "jfrbpf/test/Hooks";
+inline constexpr int32_t kTestRecording = 40000;  // Hooks.RECORDING
 
 }  // namespace jfrbpf::classfile::testing

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "jvmsupport/agent/command_reader.h"
@@ -222,7 +223,7 @@ TEST(TimingModel, PublishesJavaThreadPointers) {
 TEST(TimingModel, KeepsOnlyMethodsInsideTheAssignedSlots) {
   StreamBuilder b;
   b.preamble().hello();
-  b.record(RecordType::kHookSites, protocol::HookSites{0x1010, "jfrbpf/agent/MethodHooks"});
+  b.record(RecordType::kHookSites, protocol::HookSites{0x1010, "jfrbpf/agent/MethodTimer"});
   b.record(RecordType::kTimedMethod, protocol::TimedMethod{1, 10 | protocol::kHookTimed, 1, 9, "A", "early", "()V"});
   jvm::JavaModel model;
   model.timedMethods().setSlotRange(100, 200);
@@ -310,22 +311,18 @@ TEST_F(TimingCommandReader, RefusesOversizedCommands) {
   EXPECT_FALSE(reader_.next(type, payload));
 }
 
-TEST(TimingHookClass, IsAValidClassWithTwoStaticNatives) {
-  uint8_t bytes[512];
-  size_t size = agent::buildHookClassFile(bytes, sizeof bytes);
-  ASSERT_GT(size, 0u);
-  EXPECT_EQ(agent::buildHookClassFile(bytes, 16), 0u) << "too small a buffer is refused, not overrun";
-  classfile::ClassInfoResult info = classfile::readClassInfo(std::span<const uint8_t>(bytes, size));
+TEST(TimingHookClass, IsTheCompiledMethodTimerWithItsTwoHooks) {
+  std::span<const uint8_t> bytes(agent::kMethodTimerClass, agent::kMethodTimerClass_size);
+  classfile::ClassInfoResult info = classfile::readClassInfo(bytes);
   ASSERT_TRUE(info.info.has_value()) << info.error;
   EXPECT_EQ(info.info->name, agent::kHookClassName);
-  EXPECT_EQ(info.info->majorVersion, 52);
-  ASSERT_EQ(info.info->methods.size(), 2u);
-  for (const classfile::MethodInfo& m : info.info->methods) {
-    EXPECT_EQ(m.descriptor, "(I)V");
-    EXPECT_EQ(m.accessFlags, 0x0109) << "public static native";
-  }
-  EXPECT_EQ(info.info->methods[0].name, agent::kHookEnterMethod);
-  EXPECT_EQ(info.info->methods[1].name, agent::kHookExitMethod);
+  EXPECT_EQ(info.info->majorVersion, 52) << "loadable by every JDK the agent supports";
+  std::map<std::string, std::pair<std::string, uint16_t>> methods;
+  for (const classfile::MethodInfo& m : info.info->methods) methods[m.name] = {m.descriptor, m.accessFlags};
+  using Method = std::pair<std::string, uint16_t>;
+  EXPECT_EQ(methods[agent::kHookEnterMethod], Method("(I)J", 0x0009)) << "public static";
+  EXPECT_EQ(methods[agent::kHookExitMethod], Method("(IIJ)V", 0x0009)) << "public static";
+  EXPECT_EQ(methods["traced"], Method("(IJJ)V", 0x010a)) << "private static native";
 }
 
 // ---- finding the caller in a traced stack -------------------------------------------------------------------
@@ -338,7 +335,7 @@ void loadTracingModel(jvm::JavaModel& model) {
   StreamBuilder b;
   b.preamble().hello();
   b.record(RecordType::kClass, protocol::ClassInfo{1, 0, 1, protocol::kReplayed, "com/example/Work"});
-  b.record(RecordType::kClass, protocol::ClassInfo{2, 0, 1, protocol::kReplayed, "jfrbpf/agent/MethodHooks"});
+  b.record(RecordType::kClass, protocol::ClassInfo{2, 0, 1, protocol::kReplayed, "jfrbpf/agent/MethodTimer"});
   auto method = [](uint64_t id, uint64_t classId, uint64_t ptr, std::string_view name, std::string_view sig) {
     protocol::MethodInfo m;
     m.methodId = id;
@@ -416,7 +413,7 @@ TEST(TimingTraceStack, DropsAnInterpretedTracedFrameWhole) {
   record->time_ns = 100;
   record->user_depth = 5;
   uint64_t frames[] = {0x5000, 0,  // the trace stub (native)
-                       0x5100, 0,  // the exit stub (native)
+                       0x5100, 0,  // the native function `traced` is bound to
                        0x6000, 0,  // the hook's native wrapper
                        kTracedPtr + 0x45, kTracedPtr, kCallerPtr + 0x48, kCallerPtr};
   std::memcpy(record->data, frames, sizeof frames);
@@ -456,153 +453,78 @@ TEST(TimingTraceStack, WithoutTheTracedFrameDropsOnlyTheHooksFrames) {
   record->time_ns = 100;
   record->user_depth = 4;
   uint64_t hookPtr = 0x800030000;
-  // trace stub, exit stub, MethodHooks.exit, unknown code
+  // trace stub, the native `traced` is bound to, MethodTimer.traced, unknown code
   uint64_t frames[] = {0x5000, 0, 0x5100, 0, hookPtr + 0x40, hookPtr, 0x9000, 0};
   std::memcpy(record->data, frames, sizeof frames);
   std::array<jvm::JavaFrame, 8> scratch;
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", kNow, scratch), 3u);
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodTimer", kNow, scratch), 3u);
   frames[5] = kCallerPtr;  // not the hook's frame after all
   std::memcpy(record->data, frames, sizeof frames);
-  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodHooks", kNow, scratch), 1u) << "only the trace stub is certain";
+  EXPECT_EQ(hookFrames(model, *record, "jfrbpf/agent/MethodTimer", kNow, scratch), 1u) << "only the trace stub is certain";
 }
 
-// ---- the agent's stubs and the shared timing table -------------------------------------------------------------
+// ---- the shared timing table -------------------------------------------------------------------------------
 
 constexpr uint32_t kBase = 100;
 
-jint timed(uint32_t slot) { return static_cast<jint>(slot | protocol::kHookTimed); }
-void hookEnter(jint hook) { jfrbpf_method_enter(nullptr, nullptr, hook); }
-void hookExit(jint hook) { jfrbpf_method_exit(nullptr, nullptr, hook); }
-
-// Each case runs on a thread of its own: the shadow stack is per thread.
-template <typename F>
-void onNewThread(F&& body) {
-  std::thread thread(std::forward<F>(body));
-  thread.join();
-}
-
-// A cleared table for slots [kBase, kBase + slots), where the stubs count from now on.
-void armTable(agent::TimingTable& table, uint32_t slots, uint64_t traceThresholdNs,
-              protocol::TimingTableHeader*& header) {
+// A cleared table for slots [kBase, kBase + slots).
+void prepareTable(agent::TimingTable& table, uint32_t slots, protocol::TimingTableHeader*& header) {
   const char* error = nullptr;
   header = table.prepare(kBase, slots, error);
   ASSERT_NE(header, nullptr) << error;
-  agent::armHooks(header, traceThresholdNs);
 }
 
-TEST(TimingStubs, TimeNestedCallsIntoTheirSlots) {
-  agent::TimingTable table;
-  protocol::TimingTableHeader* header = nullptr;
-  ASSERT_NO_FATAL_FAILURE(armTable(table, 16, UINT64_MAX, header));
-  onNewThread([] {
-    hookEnter(timed(kBase + 1));
-    hookEnter(timed(kBase + 2));
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    hookExit(timed(kBase + 2));
-    hookExit(timed(kBase + 1));
-  });
-  const protocol::TimingRow* rows = protocol::timingRows(header);
-  EXPECT_EQ(rows[1].invocations, 1u);
-  EXPECT_EQ(rows[2].invocations, 1u);
-  EXPECT_GE(rows[2].totalNs, 2'000'000u) << "the inner call slept 2 ms";
-  EXPECT_GE(rows[1].totalNs, rows[2].totalNs) << "the outer call contains the inner one";
-  EXPECT_EQ(rows[1].minNs, rows[1].totalNs);
-  EXPECT_EQ(rows[1].maxNs, rows[1].totalNs);
-  EXPECT_EQ(rows[0].invocations, 0u);
-  EXPECT_EQ(header->counters.unmatchedExits + header->counters.orphanedEnters + header->counters.overflow, 0u);
-}
-
-TEST(TimingStubs, KeepTheShadowStackConsistentWhenCallsGoWrong) {
-  agent::TimingTable table;
-  protocol::TimingTableHeader* header = nullptr;
-  ASSERT_NO_FATAL_FAILURE(armTable(table, 16, UINT64_MAX, header));
-  const protocol::TimingRow* rows = protocol::timingRows(header);
-  onNewThread([] { hookExit(timed(kBase + 3)); });  // began before timing did
-  EXPECT_EQ(header->counters.unmatchedExits, 1u);
-
-  onNewThread([] {
-    hookEnter(timed(kBase + 4));
-    hookEnter(timed(kBase + 5));  // a constructor whose super() threw: no exit
-    hookExit(timed(kBase + 4));
-  });
-  EXPECT_EQ(header->counters.orphanedEnters, 1u);
-  EXPECT_EQ(rows[4].invocations, 1u);
-  EXPECT_EQ(rows[5].invocations, 0u);
-
-  constexpr uint32_t deep = protocol::kShadowStackDepth + 2;
-  onNewThread([] {
-    for (uint32_t i = 0; i < deep; ++i) hookEnter(timed(kBase + 6));
-    for (uint32_t i = 0; i < deep; ++i) hookExit(timed(kBase + 6));
-    hookEnter(timed(kBase + 7));  // the stack is back at the bottom: still timed
-    hookExit(timed(kBase + 7));
-  });
-  EXPECT_EQ(header->counters.overflow, 2u);
-  EXPECT_EQ(rows[6].invocations, protocol::kShadowStackDepth);
-  EXPECT_EQ(rows[7].invocations, 1u);
-
-  onNewThread([] {
-    hookEnter(timed(kBase - 1));  // another JVM's slot, or an earlier recording's
-    hookExit(timed(kBase - 1));
-  });
-  EXPECT_EQ(header->counters.badSlot, 1u);
-}
-
-TEST(TimingStubs, NeverTimeAnInvocationThatBeganInAnEarlierRecording) {
-  agent::TimingTable first, second;
-  protocol::TimingTableHeader* earlier = nullptr;
-  protocol::TimingTableHeader* later = nullptr;
-  ASSERT_NO_FATAL_FAILURE(armTable(second, 4, UINT64_MAX, later));
-  ASSERT_NO_FATAL_FAILURE(armTable(first, 4, UINT64_MAX, earlier));
-  onNewThread([later] {
-    hookEnter(timed(kBase + 1));        // a loop the first recording instrumented, still running ...
-    agent::armHooks(later, UINT64_MAX);  // ... when the next recording reuses slot 1 for another method,
-    hookExit(timed(kBase + 1));         // which was entered before its instrumentation
-    hookEnter(timed(kBase + 1));
-    hookExit(timed(kBase + 1));
-  });
-  EXPECT_EQ(later->counters.unmatchedExits, 1u) << "not timed from the earlier recording's entry";
-  EXPECT_EQ(protocol::timingRows(later)[1].invocations, 1u) << "only the call that began in this recording";
-}
-
-TEST(TimingStubs, HandOnlyTracedCallsOverTheThresholdToTheTraceProbe) {
-  agent::TimingTable table;
-  protocol::TimingTableHeader* header = nullptr;
-  ASSERT_NO_FATAL_FAILURE(armTable(table, 4, 1'000'000, header));
-  constexpr jint traced = static_cast<jint>((kBase + 1) | protocol::kHookTraced);
-  onNewThread([] {
-    hookEnter(traced);
-    hookExit(traced);  // far below 1 ms
-    hookEnter(traced);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    hookExit(traced);
-  });
-  EXPECT_EQ(header->counters.tracesCalled, 1u);
-  EXPECT_EQ(protocol::timingRows(header)[1].invocations, 0u) << "traced, not timed";
+// What MethodTimer.count does for one invocation on a thread of stripe `stripe` (the JVM tests run the real one).
+void countInvocation(protocol::TimingTableHeader* header, uint32_t stripe, uint32_t slot, uint64_t durationNs) {
+  protocol::TimingRow& row = protocol::timingRows(header)[protocol::timingRowIndex(*header, stripe, slot - kBase)];
+  ++row.invocations;
+  row.totalNs += durationNs;
+  if (row.minNs == 0 || durationNs < row.minNs) row.minNs = durationNs;
+  row.maxNs = std::max(row.maxNs, durationNs);
 }
 
 TEST(TimingTableViewTest, ReadsTheAgentsTableThroughMapFiles) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root: /proc/PID/map_files needs CAP_SYS_ADMIN";
   agent::TimingTable table;
   protocol::TimingTableHeader* header = nullptr;
-  ASSERT_NO_FATAL_FAILURE(armTable(table, 8, UINT64_MAX, header));
-  onNewThread([] {
-    hookEnter(timed(kBase + 2));
-    hookExit(timed(kBase + 2));
-    hookExit(timed(kBase + 2));
-  });
+  ASSERT_NO_FATAL_FAILURE(prepareTable(table, 8, header));
+  EXPECT_EQ(header->stripes, protocol::kTimingStripes);
+  countInvocation(header, 0, kBase + 2, 500);
+  countInvocation(header, 5, kBase + 2, 300);
+  countInvocation(header, protocol::kTimingStripes - 1, kBase + 2, 900);
+  countInvocation(header, 5, kBase + 7, 40);
+  header->counters.badSlot = 1;
   timing::TimingTableView view(getpid(), table.address(), table.mappedBytes(), kBase, 8);
   EXPECT_TRUE(view.hasSlot(kBase + 7));
   EXPECT_FALSE(view.hasSlot(kBase + 8));
-  EXPECT_EQ(view.read(kBase + 2).invocations, 1u);
-  EXPECT_EQ(view.read(kBase + 2).minNs, protocol::timingRows(header)[2].minNs);
-  EXPECT_EQ(view.counters().unmatchedExits, 1u);
+  MethodStats two = view.read(kBase + 2);
+  EXPECT_EQ(two.invocations, 3u) << "the stripes summed";
+  EXPECT_EQ(two.totalNs, 1700u);
+  EXPECT_EQ(two.minNs, 300u);
+  EXPECT_EQ(two.maxNs, 900u);
+  EXPECT_EQ(view.read(kBase + 7).invocations, 1u) << "each slot its own rows";
+  EXPECT_EQ(view.read(kBase + 7).minNs, 40u);
+  EXPECT_EQ(view.counters().badSlot, 1u);
   EXPECT_EQ(view.read(kBase + 9).invocations, 0u) << "outside the table";
-  hookEnter(timed(kBase + 3));
-  hookExit(timed(kBase + 3));
+  countInvocation(header, 3, kBase + 3, 10);
   EXPECT_EQ(view.read(kBase + 3).invocations, 1u) << "the same pages, not a copy";
   EXPECT_THROW(timing::TimingTableView(getpid(), table.address(), table.mappedBytes(), kBase + 1, 8), Error)
       << "another JVM's slots";
   EXPECT_THROW(timing::TimingTableView(getpid(), table.address(), 64, kBase, 8), Error) << "too small";
+}
+
+TEST(TimingTableViewTest, ALaterRecordingGetsItsTableCleared) {
+  agent::TimingTable table;
+  protocol::TimingTableHeader* header = nullptr;
+  ASSERT_NO_FATAL_FAILURE(prepareTable(table, 8, header));
+  countInvocation(header, 7, kBase + 1, 25);
+  header->counters.tracesCalled = 4;
+  const uint64_t address = table.address();
+  ASSERT_NO_FATAL_FAILURE(prepareTable(table, 8, header));
+  EXPECT_EQ(table.address(), address) << "the same mapping, reused";
+  EXPECT_EQ(protocol::timingRows(header)[protocol::timingRowIndex(*header, 7, 1)].invocations, 0u);
+  EXPECT_EQ(header->counters.tracesCalled, 0u);
+  EXPECT_EQ(header->magic, protocol::kTimingTableMagic);
 }
 
 // A target that truncates the file behind its table must not kill the loader with SIGBUS: the agent's memfd
@@ -611,7 +533,7 @@ TEST(TimingTableViewTest, MapsOnlyATableThatCannotShrink) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root: /proc/PID/map_files needs CAP_SYS_ADMIN";
   agent::TimingTable table;
   protocol::TimingTableHeader* header = nullptr;
-  ASSERT_NO_FATAL_FAILURE(armTable(table, 8, UINT64_MAX, header));
+  ASSERT_NO_FATAL_FAILURE(prepareTable(table, 8, header));
   const std::string path = proc::mapFilesPath(getpid(), table.address(), table.address() + table.mappedBytes());
   UniqueFd agentFile(open(path.c_str(), O_RDWR | O_CLOEXEC));
   ASSERT_TRUE(agentFile) << path;

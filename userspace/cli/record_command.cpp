@@ -174,14 +174,10 @@ void printTimingSummary(const record::RecordSummary& s) {
   std::printf("  timing   %s method%s in %zu JVM%s, %s calls timed, %s traces\n", groupThousands(s.timedMethods).c_str(),
               s.timedMethods == 1 ? "" : "s", s.timedJvms, s.timedJvms == 1 ? "" : "s",
               groupThousands(s.timedInvocations).c_str(), groupThousands(s.tracesWritten).c_str());
-  uint64_t untimed = stubs.overflow + stubs.unmatchedExits + stubs.orphanedEnters + stubs.badSlot;
   uint64_t tracesLost = probe[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL] + probe[JFRBPF_TIMER_TRACES_LOST_BUSY] + s.tracesUnknown;
-  if (untimed > 0 || tracesLost > 0) {
-    std::printf("           not timed: %s deeper than the shadow stack, %s exits without enter, %s enters without exit, "
-                "%s from an earlier recording; traces lost: %s\n",
-                groupThousands(stubs.overflow).c_str(), groupThousands(stubs.unmatchedExits).c_str(),
-                groupThousands(stubs.orphanedEnters).c_str(), groupThousands(stubs.badSlot).c_str(),
-                groupThousands(tracesLost).c_str());
+  if (stubs.badSlot > 0 || tracesLost > 0) {
+    std::printf("           not timed: %s outside this JVM's slots; traces lost: %s\n",
+                groupThousands(stubs.badSlot).c_str(), groupThousands(tracesLost).c_str());
   }
 }
 

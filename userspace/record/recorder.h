@@ -112,7 +112,7 @@ struct RecordSummary {
   uint64_t timedInvocations = 0;       // the invocations they count
   uint64_t tracesWritten = 0;          // jdk.MethodTrace events
   uint64_t tracesUnknown = 0;          // trace records no timed method could be found for
-  protocol::TimingCounters stubCounters;  // the agents' hook stubs', summed over JVMs
+  protocol::TimingCounters stubCounters;  // the agents' timing tables', summed over JVMs
   std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> traceCounters{};  // the trace probe program's, over CPUs
   size_t fileCount = 0;                // files written (more than one per target with --rotate)
   size_t memoryLimitBytes = 0;         // --memory-limit, and what the budget saw and did

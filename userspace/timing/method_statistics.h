@@ -14,7 +14,7 @@ struct MethodStats {
   uint64_t minNs = 0;  // 0: no invocation yet
   uint64_t maxNs = 0;
 
-  // Adds another slot's share (a method instrumented twice).
+  // Adds another stripe's share, or another slot's (a method instrumented twice).
   void merge(const MethodStats& other) {
     invocations += other.invocations;
     totalNs += other.totalNs;

@@ -45,7 +45,7 @@ TimingTableView::TimingTableView(pid_t pid, uint64_t address, uint64_t bytes, ui
   header_ = static_cast<const protocol::TimingTableHeader*>(mapped);
   bytes_ = bytes;
   if (header_->magic != protocol::kTimingTableMagic || header_->slotBase != slotBase ||
-      header_->slotCount != slotCount) {
+      header_->slotCount != slotCount || header_->stripes != protocol::kTimingStripes) {
     munmap(mapped, bytes_);
     header_ = nullptr;
     throw Error(jvm + ": the agent's method timing table is not the one this recording asked for");
@@ -58,13 +58,17 @@ TimingTableView::~TimingTableView() {
 
 MethodStats TimingTableView::read(uint32_t slot) const {
   if (!hasSlot(slot)) return {};
-  const protocol::TimingRow& row = protocol::timingRows(header_)[slot - slotBase_];
-  return MethodStats{load(row.invocations), load(row.totalNs), load(row.minNs), load(row.maxNs)};
+  MethodStats stats;
+  for (uint32_t stripe = 0; stripe < protocol::kTimingStripes; ++stripe) {
+    const protocol::TimingRow& row = protocol::timingRows(header_)[protocol::timingRowIndex(*header_, stripe, slot - slotBase_)];
+    stats.merge(MethodStats{load(row.invocations), load(row.totalNs), load(row.minNs), load(row.maxNs)});
+  }
+  return stats;
 }
 
 protocol::TimingCounters TimingTableView::counters() const {
   const protocol::TimingCounters& c = header_->counters;
-  return {load(c.unmatchedExits), load(c.orphanedEnters), load(c.overflow), load(c.badSlot), load(c.tracesCalled)};
+  return {load(c.badSlot), load(c.tracesCalled)};
 }
 
 }  // namespace jfrbpf::timing

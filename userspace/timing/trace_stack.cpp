@@ -10,7 +10,7 @@ namespace jfrbpf::timing {
 
 namespace {
 
-// The trace stub, the exit stub, the hook's frame and the traced method's own: a little slack for adapters.
+// The trace stub, its native caller, the hook's frames and the traced method's own: a little slack for adapters.
 constexpr uint32_t kMaxFramesToSearch = 8;
 
 bool isTracedMethod(const jvm::JavaMethod* method, const jvm::TimedMethodInfo& traced) {

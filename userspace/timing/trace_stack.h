@@ -1,7 +1,8 @@
 #pragma once
 // A traced invocation's stack, as JDK 25 records jdk.MethodTrace's: starting at the caller of the traced
-// method. The walk starts in the exit stub, so the raw stack is: the stub (native), the hook's native method
-// frame, then the traced method, which C2 may have inlined into its caller's physical frame. The frames
+// method. The walk starts in the trace stub, so the raw stack is: the stub and the native function the hook
+// class's `traced` is bound to, that method's native frame, the hook's exit (usually inlined into the traced
+// method), then the traced method, which C2 may have inlined into its caller's physical frame. The frames
 // up to and including the traced method are dropped by locating its frame among the first few physical
 // frames with the rules the stack resolver names frames by (jvm/walked_frame.h).
 #include <cstdint>

@@ -207,7 +207,7 @@ public class TimingWorkload {
         sink += map.size();
         System.out.println("calls hashmap " + map.size());
 
-        // A second round of ticks after all the above: the shadow stacks must still be consistent.
+        // A second round of ticks after all the above: exceptions and unfinished constructors left nothing behind.
         for (int i = 0; i < TICKS; i++) {
             tick();
         }
