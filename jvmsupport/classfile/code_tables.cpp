@@ -8,7 +8,7 @@ std::vector<uint8_t> remapLineNumberTable(std::span<const uint8_t> info, const O
   uint16_t count = reader.u2();
   out.u2(count);
   for (uint16_t i = 0; i < count; ++i) {
-    out.u2(offsets.scopeStart(reader.u2()));  // the entry call keeps the method's first line
+    out.u2(offsets.scopeStart(reader.u2()));  // the entry code keeps the method's first line
     out.u2(reader.u2());                      // line_number
   }
   if (reader.remaining() != 0) throw ClassFileError("extra bytes after LineNumberTable");

@@ -273,7 +273,7 @@ Frame MethodRewriter::withStartLocal(Frame frame) const {
 }
 
 // The original entries, moved, then the catch-all ranges: each maximal run of instructions with the same
-// coverage, from the first instruction after the entry call to the end of the original code.
+// coverage, from the first instruction after the entry code to the end of the original code.
 std::vector<ExceptionEntry> MethodRewriter::exceptionTable() const {
   std::vector<ExceptionEntry> table;
   for (const ExceptionEntry& entry : code_.exceptionTable) {

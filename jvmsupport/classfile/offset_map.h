@@ -1,6 +1,6 @@
 #pragma once
 // Where each original bytecode offset lands in the rewritten code. The instrumentation inserts code at the
-// start of the method (the entry call), before every return (the exit call) and after the original code
+// start of the method (the entry code), before every return (the exit call) and after the original code
 // (the catch-all handler); branches into a return must reach its exit call, so "target" and "instruction"
 // differ exactly at returns.
 #include <cstdint>
