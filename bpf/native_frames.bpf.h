@@ -29,16 +29,46 @@ struct {
   __type(value, struct jfrbpf_unwind_process);
 } unwind_processes SEC(".maps");
 
+/* Where find_unwind_row's binary searches keep their bounds between steps, per CPU and scratch (a program
+ * that interrupts another on this CPU walks in another scratch). Only for the verifier: a value read back
+ * from a map is unknown to it, so every path through a search step reaches the next step with the same
+ * state and is pruned there. Kept in registers, the bounds are different constants or ranges on each of the
+ * search's paths, and since 6.17 the verifier compares scalars inside a loop by their ranges, precise or not
+ * (a stored state whose loop is still being explored): it followed each path to the end, 330k of the 520k
+ * instructions it processed per walker program. */
+struct search_bounds {
+  __u32 lo;
+  __u32 hi;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, SCRATCHES);
+  __type(key, __u32);
+  __type(value, struct search_bounds);
+} unwind_search SEC(".maps");
+
+/* Stores the bounds and reads them back: the same values, unknown to the verifier. */
+static __always_inline void forget_bounds(struct search_bounds* b, __u32* lo, __u32* hi) {
+  *(volatile __u32*)&b->lo = *lo;
+  *(volatile __u32*)&b->hi = *hi;
+  *lo = *(volatile __u32*)&b->lo;
+  *hi = *(volatile __u32*)&b->hi;
+}
+
 /* The table row that covers `pc` in this process, packed into a __u64 (a row of kind NONE = 0: no mapping,
  * no table, or a gap). A global function: the verifier checks its searches once, not on every path of the
  * walk that calls it, which keeps the program's load time down. */
-__noinline __u64 find_unwind_row(__u32 tgid, __u64 pc) {
+__noinline __u64 find_unwind_row(__u32 scratch_key, __u32 tgid, __u64 pc) {
+  struct search_bounds* bounds = bpf_map_lookup_elem(&unwind_search, &scratch_key);
+  if (!bounds) return 0;
   const struct jfrbpf_unwind_process* proc = bpf_map_lookup_elem(&unwind_processes, &tgid);
   if (!proc) return 0;
   /* Last mapping with start <= pc. */
   __u32 lo = 0, hi = proc->mapping_count;
   if (hi > JFRBPF_UNWIND_MAX_MAPPINGS) hi = JFRBPF_UNWIND_MAX_MAPPINGS;
   for (int i = 0; i < JFRBPF_UNWIND_MAPPING_SEARCH_STEPS && lo < hi; i++) {
+    forget_bounds(bounds, &lo, &hi);
     __u32 mid = (lo + hi) / 2;
     if (mid >= JFRBPF_UNWIND_MAX_MAPPINGS) return 0;
     if (proc->mappings[mid].start <= pc) {
@@ -59,6 +89,7 @@ __noinline __u64 find_unwind_row(__u32 tgid, __u64 pc) {
   __u32 first = file->first_row;
   __u32 left = 0, right = file->row_count;
   for (int i = 0; i < JFRBPF_UNWIND_SEARCH_STEPS && left < right; i++) {
+    forget_bounds(bounds, &left, &right);
     __u32 mid = (left + right) / 2;
     __u32 index = first + mid;
     const struct jfrbpf_unwind_row* row = bpf_map_lookup_elem(&unwind_rows, &index);
@@ -119,9 +150,9 @@ static __always_inline bool row_cache_hit(const struct walk* w, const struct row
 /* find_unwind_row through the cache; `w->unwind_epoch` is the epoch read when the walk began. */
 static __always_inline __u64 cached_unwind_row(struct walk* w, __u64 pc) {
   struct row_cache_entry* entry = row_cache_entry(w, pc);
-  if (!entry) return find_unwind_row(w->tgid, pc);
+  if (!entry) return find_unwind_row(w->scratch_key, w->tgid, pc);
   if (row_cache_hit(w, entry, pc)) return entry->row;
-  __u64 row = find_unwind_row(w->tgid, pc);
+  __u64 row = find_unwind_row(w->scratch_key, w->tgid, pc);
   entry->pc = pc;
   entry->tgid = w->tgid;
   entry->epoch = w->unwind_epoch;

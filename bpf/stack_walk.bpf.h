@@ -163,13 +163,13 @@ static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s
 
 /* Each bpf_loop step costs a call, a return (which this kernel's SRSO mitigation, safe RET, makes dear) and
  * its set-up, so one step walks one frame of any kind and then up to FAST_FRAMES_PER_STEP fast frames or
- * compiled runs. The verifier walks every iteration of these loops: 8, with runs of 16, cost it 442k
- * instructions of its 1M limit on 6.18, and every instruction of it costs start-up time. */
+ * compiled runs. The verifier walks every iteration of this loop, and every instruction it processes costs
+ * start-up time. */
 #define FAST_FRAMES_PER_STEP 8
 
-/* Returns 1 to stop the loop. `ctx` points at the key of the scratch the walk runs in. */
-static long walk_step(__u32 index, void* ctx) {
-  __u32 key = *(__u32*)ctx;
+/* One step of the walk in scratch `key`; nonzero to stop. A global function: the verifier checks it once,
+ * while a bpf_loop callback is checked again until its states at the loop converge. */
+__noinline int walk_frames(__u32 key) {
   struct sampler_scratch* s = get_scratch(key);
   struct blob_cache* cache = bpf_map_lookup_elem(&blob_caches, &key);
   if (!s || !cache) return 1;
@@ -179,6 +179,11 @@ static long walk_step(__u32 index, void* ctx) {
     if (result != FAST_FRAME_UNWOUND) return result == FAST_FRAME_STOPPED;
   }
   return 0;
+}
+
+/* Returns 1 to stop the loop. `ctx` points at the key of the scratch the walk runs in. */
+static long walk_step(__u32 index, void* ctx) {
+  return walk_frames(*(__u32*)ctx) != 0;
 }
 
 static __always_inline void end_count(enum jfrbpf_walk_end end) {

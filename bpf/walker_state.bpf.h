@@ -140,13 +140,21 @@ static __always_inline bool fill_stack_window(struct stack_window* win, __u64 ad
   return true;
 }
 
+/* fill_stack_window for the window of scratch `scratch_key`. A global function, verified once instead of at
+ * each of the walker's many inlined stack reads; a refill costs a read of up to 4 KiB anyway. */
+__noinline int refill_stack_window(__u32 scratch_key, __u64 address, __u32 size) {
+  struct sampler_scratch* s = get_scratch(scratch_key);
+  return s && fill_stack_window(&s->window, address, size);
+}
+
 /* The words of the stack at [address, address + size) in the window, refilling it if needed; 0 on a fault
  * or an unaligned address (no frame of an x86-64 stack is unaligned). `size` is a constant multiple of 8 of
- * at most STACK_READ_MAX. */
+ * at most STACK_READ_MAX. `win` is a scratch's window. */
 static __always_inline const __u64* stack_words(struct stack_window* win, __u64 address, __u32 size) {
   if ((address & 7) != 0) return 0;
   if (address < win->low || address + size > win->high || address + size < address) {
-    if (!fill_stack_window(win, address, size)) return 0;
+    const struct sampler_scratch* s = (const void*)win - __builtin_offsetof(struct sampler_scratch, window);
+    if (!refill_stack_window(s->walk.scratch_key, address, size)) return 0;
   }
   __u64 index = (address - win->low) / 8;
   if (index > STACK_WINDOW_BYTES / 8) return 0; /* cannot happen: tells the verifier */
