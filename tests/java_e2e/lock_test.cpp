@@ -58,7 +58,9 @@ TEST_P(Locks, EachThreadsWaitsAddUpToWhatTheJvmCountedWithTheirClassAndSite) {
   const std::string truthPath = dir.file("waited.txt");
   Workload workload(javaCommand(jdk, {}, "LockingThreads", {truthPath}), 7);
   const std::string out = dir.file("lock.jfr");
-  RunResult r = recordPid(workload.pid(), out, "5s", {"--lock=0"});
+  // Lock events begin once their probe program is verified, in the background after sampling began: 0.3 s
+  // later on a quiet VM, 2.3 s at a load of 8.5 on 2 CPUs, when 5 s left one blocked thread 16 events.
+  RunResult r = recordPid(workload.pid(), out, "7s", {"--lock=0"});
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_EQ(linesWith(r.output, "locks ").size(), 1u) << r.output;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the workload's next stamps

@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "sampler.skel.h"
@@ -66,6 +68,12 @@ constexpr uint64_t kMaxOffCpuIntervalNs = (1ull << 32) - 1;
 // inlined into both).
 constexpr const char* kCodeHeapFreeFunctions[] = {"_ZN8CodeHeap10deallocateEPv", "_ZN8CodeHeap15deallocate_tailEPvm"};
 
+// The programs loaded after the others (BpfSampler::startLateLoad).
+constexpr const char* kTraceProgram = "on_method_traced";
+constexpr const char* kOffCpuFlushProgram = "flush_off_cpu";
+constexpr const char* kLatePrograms[] = {kTraceProgram, kOffCpuFlushProgram};
+constexpr int kLateLoadNice = 10;
+
 // Each of the first `keys` values of a per-CPU array of __u64, summed over CPUs (a value that cannot be read
 // counts as 0).
 std::vector<uint64_t> sumPerCpu(const bpf_map* map, uint32_t keys) {
@@ -98,17 +106,15 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
   methodTraces_ = config.methodTraces;
   skel_->rodata->ringbuf_check_mask = ringbufCheckMask(
       methodTraces_ ? std::min(config.ringBufferBytes, config.traceRingBufferBytes) : config.ringBufferBytes);
-  if (methodTraces_) {
-    bpf_map__set_max_entries(skel_->maps.traces, config.traceRingBufferBytes);
-  } else {
-    // No traces: the uprobe program would just double the verifier's work at every start.
-    bpf_program__set_autoload(skel_->progs.on_method_traced, false);
-  }
+  if (methodTraces_) bpf_map__set_max_entries(skel_->maps.traces, config.traceRingBufferBytes);
   offCpu_ = config.offCpu;
   skel_->rodata->off_cpu_interval_ns = std::min(config.offCpuIntervalNs, kMaxOffCpuIntervalNs);
-  for (bpf_program* program : {skel_->progs.on_sched_switch, skel_->progs.on_rseq_update,
-                               skel_->progs.flush_off_cpu, skel_->progs.prime_off_cpu}) {
+  for (bpf_program* program :
+       {skel_->progs.on_sched_switch, skel_->progs.on_rseq_update, skel_->progs.prime_off_cpu}) {
     bpf_program__set_autoload(program, offCpu_);
+  }
+  for (const char* name : kLatePrograms) {
+    bpf_program__set_autoload(bpf_object__find_program_by_name(skel_->obj, name), false);
   }
   bpf_program__set_autoload(skel_->progs.on_thread_exit, config.perCpuClocks);
   int err = sampler::load(skel_);
@@ -130,6 +136,43 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     attachSchedulerHook(skel_->progs.on_thread_exit,
                         "--sampler cpu needs the sched_process_exit tracepoint with BTF; record with --sampler thread");
   }
+  startLateLoad();
+}
+
+void BpfSampler::startLateLoad() {
+  if (!methodTraces_ && !offCpu_) return;
+  const bool traces = methodTraces_;
+  const bool offCpu = offCpu_;
+  const sampler* loaded = skel_;
+  late_ = std::async(std::launch::async, [loaded, traces, offCpu] {
+            // Behind what the first samples wait for (the agent's tables, unwind tables, perf events), which
+            // runs meanwhile: the verifier works in this thread, at this thread's priority.
+            setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kLateLoadNice);
+            Skeleton late(sampler::open());
+            if (!late) throw Error(loadFailureHint(errno), ErrorKind::Environment);
+            bpf_program* program = nullptr;
+            bpf_object__for_each_program(program, late->obj) {
+              const std::string_view name = bpf_program__name(program);
+              bpf_program__set_autoload(program, (traces && name == kTraceProgram) || (offCpu && name == kOffCpuFlushProgram));
+            }
+            // Every map is the loaded object's: the late programs see the same targets, tables and rings, and
+            // the global data (already frozen) keeps the values the first programs were verified with.
+            bpf_map* map = nullptr;
+            bpf_object__for_each_map(map, late->obj) {
+              const bpf_map* shared = bpf_object__find_map_by_name(loaded->obj, bpf_map__name(map));
+              if (!shared || bpf_map__reuse_fd(map, bpf_map__fd(shared)) != 0) {
+                throw Error(std::string("loading the BPF trace and off-CPU programs failed: cannot share map ") +
+                                bpf_map__name(map),
+                            ErrorKind::Environment);
+              }
+            }
+            if (int err = sampler::load(late.get())) throw Error(loadFailureHint(-err), ErrorKind::Environment);
+            return late;
+          }).share();
+}
+
+bpf_program* BpfSampler::lateProgram(const char* name) const {
+  return bpf_object__find_program_by_name(late_.get()->obj, name);
 }
 
 void BpfSampler::attachSchedulerHook(bpf_program* program, const char* needs) {
@@ -150,10 +193,14 @@ BpfSampler::~BpfSampler() {
   detach();
   detachTraceProbes();
   codeFreeProbes_.clear();
+  if (late_.valid()) late_.wait();  // a load under way reads the first object's maps
+  late_ = {};
   sampler::destroy(skel_);
 }
 
 void BpfSampler::LinkDestroyer::operator()(bpf_link* link) const { bpf_link__destroy(link); }
+
+void BpfSampler::SkeletonDestroyer::operator()(sampler* skeleton) const { sampler::destroy(skeleton); }
 
 void BpfSampler::writeUnwindRows(uint32_t firstRow, std::span<const jfrbpf_unwind_row> rows) {
   // One batched update per table: a library's rows land in a single system call.
@@ -260,7 +307,7 @@ void BpfSampler::setOffCpuRunDelayEnds(const ThreadCpuTimes& end) {
 
 void BpfSampler::flushOffCpu() {
   if (!offCpu_) return;
-  runTaskIterator(skel_->progs.flush_off_cpu,
+  runTaskIterator(lateProgram(kOffCpuFlushProgram),
                   "reading the waits still going on as the recording stops (the off-CPU task iterator)");
 }
 
@@ -272,7 +319,7 @@ UniqueFd BpfSampler::offCpuFlushIterator(uint32_t tgid) {
   options.link_info = &info;
   options.link_info_len = sizeof info;
   // The iterator holds what it needs of the link: the link can go now.
-  Link iterator(bpf_program__attach_iter(skel_->progs.flush_off_cpu, &options));
+  Link iterator(bpf_program__attach_iter(lateProgram(kOffCpuFlushProgram), &options));
   return UniqueFd(iterator ? bpf_iter_create(bpf_link__fd(iterator.get())) : -1);
 }
 
@@ -354,7 +401,7 @@ int BpfSampler::ringBufferMapFd() const { return bpf_map__fd(skel_->maps.samples
 void BpfSampler::attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset) {
   if (!methodTraces_) throw Error("method tracing was not enabled when the BPF programs were loaded");
   LIBBPF_OPTS(bpf_uprobe_opts, options);
-  bpf_link* link = bpf_program__attach_uprobe_opts(skel_->progs.on_method_traced, static_cast<pid_t>(pid), path.c_str(),
+  bpf_link* link = bpf_program__attach_uprobe_opts(lateProgram(kTraceProgram), static_cast<pid_t>(pid), path.c_str(),
                                                    static_cast<size_t>(fileOffset), &options);
   if (!link) {
     int err = errno;
@@ -378,7 +425,7 @@ TimerCounters BpfSampler::readTimerCounters() const {
 
 int BpfSampler::traceRingBufferMapFd() const { return bpf_map__fd(skel_->maps.traces); }
 
-int BpfSampler::traceProgramFd() const { return methodTraces_ ? bpf_program__fd(skel_->progs.on_method_traced) : -1; }
+int BpfSampler::traceProgramFd() const { return methodTraces_ ? bpf_program__fd(lateProgram(kTraceProgram)) : -1; }
 
 bool BpfSampler::traceProbeHit(uint32_t tgid) const {
   uint8_t hit = 0;

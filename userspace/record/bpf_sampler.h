@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -32,7 +33,8 @@ struct SamplerConfig {
   uint32_t userStackDepth = 512;
   uint32_t ringBufferBytes = 8u << 20;   // power of two, >= page size
   uint32_t unwindRows = 4u << 20;        // native unwind table rows for all processes (8 bytes each)
-  // Method tracing (jdk.MethodTrace): loads the trace probe program; false leaves it unloaded.
+  // Method tracing (jdk.MethodTrace): loads the trace probe program; false leaves it unloaded. It and the
+  // closing off-CPU pass are verified on a thread of their own after the constructor returns (see lateProgram).
   bool methodTraces = false;
   uint32_t traceRingBufferBytes = 8u << 20;  // power of two, >= page size
   // Times every target sample in BPF (readSampleCosts); one more clock read per sample.
@@ -151,8 +153,19 @@ class BpfSampler {
     void operator()(bpf_link* link) const;
   };
   using Link = std::unique_ptr<bpf_link, LinkDestroyer>;
+  struct SkeletonDestroyer {
+    void operator()(sampler* skeleton) const;
+  };
+  using Skeleton = std::unique_ptr<sampler, SkeletonDestroyer>;
+
+  // The trace probe and the closing off-CPU pass each carry a copy of the stack walker, and neither is needed
+  // for the first sample: a second instance of the object, sharing every map of the first, loads them in
+  // the background (startLateLoad). lateProgram() waits for it; throws jfrbpf::Error if it failed.
+  void startLateLoad();
+  bpf_program* lateProgram(const char* name) const;
 
   sampler* skel_ = nullptr;
+  std::shared_future<Skeleton> late_;
   std::vector<bpf_link*> links_;
   std::vector<bpf_link*> traceLinks_;
   std::mutex codeFreeProbesMutex_;  // JVMs come from the recorder's thread and go from the consumer's

@@ -102,6 +102,12 @@ RecordSummary record(const RecordConfig& config) {
 
   const bool timing = config.methodTiming.enabled();
   const bool launchesJava = !config.command.empty() && isJavaLauncher(config.command.front());
+  // The agents attach while the session loads and verifies its BPF programs: the two take about as long.
+  AttachPermits permits{kConcurrentAttaches};
+  std::vector<std::unique_ptr<JvmAttachment>> attaching;
+  for (pid_t pid : config.pids) {
+    attaching.push_back(std::make_unique<JvmAttachment>(pid, permits, sessionLimitsOf(config)));
+  }
   RecordingSession session(config,
                            config.rotation.enabled()
                                ? config.outputPath
@@ -110,10 +116,6 @@ RecordSummary record(const RecordConfig& config) {
 
   // Java frames need the JVM's tables in BPF before its first sample: wait for the agents before targeting
   // the JVMs, for a while. A JVM still starting then is recorded with native frames until it takes the agent.
-  std::vector<std::unique_ptr<JvmAttachment>> attaching;
-  for (pid_t pid : config.pids) {
-    attaching.push_back(std::make_unique<JvmAttachment>(pid, session.attachPermits(), sessionLimitsOf(config)));
-  }
   const auto attachDeadline = std::chrono::steady_clock::now() + kStartAttachWait;
   for (auto& attachment : attaching) {
     attachment->waitUntilDone(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -136,21 +138,7 @@ RecordSummary record(const RecordConfig& config) {
   if (timing && jvms.empty() && attaching.empty() && !launchesJava) {
     throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
   }
-  // Method timing changes the JVMs' code; allocation sampling and lock profiling only switch on the JVM's
-  // heap sampler and monitor events.
-  bool instrument = timing || config.agentEvents();
-  for (auto& jvm : jvms) {
-    if (instrument && signals.stopPending()) {  // asked to stop while attaching: the JVMs are left alone
-      instrument = false;
-      notes.push_back(
-          session.tell("stopped before method timing or the JVMs' own events began: no method was instrumented"));
-    }
-    if (instrument) {
-      session.prepareJvm(*jvm, notes);
-    } else {
-      publishJvm(*jvm, session.sampler(), notes);
-    }
-  }
+  for (auto& jvm : jvms) publishJvm(*jvm, session.sampler(), notes);
 
   std::unique_ptr<LaunchedProcess> launched;
   std::unique_ptr<JvmConnection> launchedJvm;
@@ -180,13 +168,24 @@ RecordSummary record(const RecordConfig& config) {
   summary.outputPath = config.outputPath;
   try {
     for (pid_t pid : config.pids) session.beginTarget(pid, *output);
-    if (instrument) {
-      for (auto& jvm : jvms) session.startJvmEvents(*jvm, notes);
-    }
     // The launched child is still one gated thread, running our code: its own code is followed once released.
     if (launched) session.beginTarget(launched->pid(), *output, /*codeMapped=*/false);
     stop.requireAlive();
     session.clocks().enable();
+    // Once sampling runs (method traces wait for their probe program, which loads meanwhile), and before the
+    // consumer thread starts, which then reads the JVMs' records: method timing changes the JVMs' code;
+    // allocation sampling and lock profiling only switch on the JVM's heap sampler and monitor events.
+    if (timing || config.agentEvents()) {
+      if (signals.stopPending()) {  // asked to stop while attaching: the JVMs are left alone
+        notes.push_back(
+            session.tell("stopped before method timing or the JVMs' own events began: no method was instrumented"));
+      } else {
+        for (auto& jvm : jvms) {
+          session.timeMethods(*jvm, notes);
+          session.startJvmEvents(*jvm, notes);
+        }
+      }
+    }
     if (launched) {
       launched->release();
       session.followCode(launched->pid(), *output);

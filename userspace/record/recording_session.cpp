@@ -8,6 +8,7 @@
 #include "userspace/base/error.h"
 #include "userspace/record/dump_requests.h"
 #include "userspace/record/jvm_setup.h"
+#include "userspace/symbolize/kernel_symbolizer.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -20,9 +21,29 @@ constexpr int kTurnMs = 250;
 RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce)
     : config_(config),
       outputDirectory_(std::move(outputDirectory)),
+      kernelSymbolsLoading_(std::async(std::launch::async,
+                                       [] {
+                                         try {
+                                           symbolize::KernelSymbolizer::shared();
+                                         } catch (const Error&) {
+                                           // the pipeline asks again, and says why
+                                         }
+                                       })),
+      tablesLoading_(std::async(std::launch::async,
+                                [this, pids = config.pids] {
+                                  std::vector<unwind::AddressSpace> spaces;
+                                  for (pid_t pid : pids) {
+                                    try {
+                                      spaces.push_back(unwind::AddressSpace::forProcess(pid, unwindTables_));
+                                    } catch (const Error&) {
+                                      // beginTarget reads it again, and says what failed
+                                    }
+                                  }
+                                  return spaces;
+                                })),
       sampler_(samplerConfigOf(config)),
       clocks_(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler_),
-      pipeline_(sampler_, clocks_, config.memoryLimitBytes),
+      pipeline_(sampler_, clocks_, config.memoryLimitBytes, unwindTables_),
       budget_(config.maxRatePerSecond, config.periodNs, sampler_, clocks_, pipeline_),
       retention_(config.outputPath, config.retention),
       slots_(kMethodSlots, kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, timedJvmsAtOnce))) {}
@@ -37,6 +58,7 @@ std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& pa
 }
 
 void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMapped) {
+  if (tablesLoading_.valid()) prefetchedTables_ = tablesLoading_.get();  // before the cache is used here
   clocks_.addProcess(pid);
   const ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
   output.beginTarget(pid, cpuStart);
@@ -115,6 +137,8 @@ StopReason RecordingSession::run(StopConditions& stop, const std::string& what, 
                                  const std::function<void()>& turn,
                                  const std::function<std::vector<TargetOutput*>()>& outputs) {
   progress_.emplace(config_.progressLine, what);
+  if (tablesLoading_.valid()) tablesLoading_.wait();
+  prefetchedTables_.clear();  // the targets' own mapping lists hold what they use
   std::unique_ptr<DumpServer> dumps = openDumpServer();
   OutputDirectoryWatch outputDirectory(outputDirectory_);
   std::optional<StopReason> reason;

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,8 @@
 #include "userspace/record/slot_ranges.h"
 #include "userspace/record/stop_conditions.h"
 #include "userspace/record/target_output.h"
+#include "userspace/unwind/process_maps.h"
+#include "userspace/unwind/table_cache.h"
 
 namespace jfrbpf::record {
 
@@ -106,6 +109,14 @@ class RecordingSession {
  private:
   const RecordConfig& config_;
   std::string outputDirectory_;
+  // While the BPF programs load, so does what the first samples need next: the kernel's symbols
+  // (/proc/kallsyms, 0.1-0.4 s to read and sort; the pipeline takes them once both are ready), and the
+  // native unwind tables of the targets named at the start (0.1 s for a JVM's libjvm), kept alive in
+  // `prefetchedTables_` until the main loop starts, by when beginTarget has published them.
+  std::future<void> kernelSymbolsLoading_;
+  unwind::TableCache unwindTables_;
+  std::future<std::vector<unwind::AddressSpace>> tablesLoading_;
+  std::vector<unwind::AddressSpace> prefetchedTables_;
   BpfSampler sampler_;
   SamplingClocks clocks_;
   SamplePipeline pipeline_;

@@ -35,14 +35,15 @@ symbolize::ProcessSymbolizer::Options symbolizerOptions(const MemoryBudget& budg
 
 }  // namespace
 
-SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size_t memoryLimit)
+SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size_t memoryLimit,
+                               unwind::TableCache& unwindTables)
     : sampler_(sampler),
       clocks_(clocks),
       memory_(memoryLimit),
       kernelSymbols_(symbolize::KernelSymbolizer::shared()),
       nativeSymbols_(symbolizerOptions(memory_)),
       ring_(sampler.ringBufferMapFd(), [this](const void* data, size_t size) { onSample(data, size); }),
-      unwind_(sampler) {
+      unwind_(sampler, unwindTables) {
   if (sampler.methodTracesLoaded()) {
     traceRing_ = std::make_unique<RingBufferReader>(sampler.traceRingBufferMapFd(),
                                                     [this](const void* data, size_t size) { onTrace(data, size); });

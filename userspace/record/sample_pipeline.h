@@ -30,7 +30,8 @@ namespace jfrbpf::record {
 class SamplePipeline {
  public:
   // `memoryLimit`: --memory-limit, what the caches are sized from and the consumer keeps the loader under.
-  SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size_t memoryLimit);
+  // `unwindTables`: where native unwind tables are compiled and kept.
+  SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size_t memoryLimit, unwind::TableCache& unwindTables);
   ~SamplePipeline();  // stops the consumer if neither stopAndDrain() nor abandon() did
   SamplePipeline(const SamplePipeline&) = delete;
   SamplePipeline& operator=(const SamplePipeline&) = delete;

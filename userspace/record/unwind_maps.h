@@ -20,7 +20,8 @@ namespace jfrbpf::record {
 
 class UnwindMaps {
  public:
-  explicit UnwindMaps(BpfSampler& sampler) : sampler_(sampler) {}
+  // `cache`: where the files' tables are compiled and kept (the session's; it may have compiled some ahead).
+  UnwindMaps(BpfSampler& sampler, unwind::TableCache& cache) : sampler_(sampler), cache_(cache) {}
 
   // Loads the tables of every executable mapping of `pid` and publishes its mapping list. Cheap when
   // nothing changed since the last call. Returns one line per problem (files that could not be read).
@@ -46,7 +47,7 @@ class UnwindMaps {
   void freeRows(uint32_t first, uint32_t count);
 
   BpfSampler& sampler_;
-  unwind::TableCache cache_;
+  unwind::TableCache& cache_;
   std::unordered_map<const unwind::UnwindTable*, FileSlot> files_;
   std::unordered_map<pid_t, ProcessState> processes_;
   std::map<uint32_t, uint32_t> freeRanges_;  // first row -> count, coalesced
