@@ -51,6 +51,9 @@ struct jfrbpf_hotspot {
   __u64 entry_barrier_size; /* unknown. Its frame has a cookie word between rbp's slot and the return address */
   __u32 code_frees_watched; /* a uprobe sees the code heap free blocks: the walker may trust blobs it checked */
   __u32 reserved;           /* until the next free (see bpf/hotspot_frames.bpf.h) */
+  __u32 cont_entry;         /* offsets from JavaThread* of _cont_entry (ContinuationEntry*) and */
+  __u32 monitor_owner_id;   /* _monitor_owner_id (int64_t, the current thread's Java id): JDK 24+; both 0 in */
+                            /* older JVMs, where samples are never attributed to virtual threads */
 };
 
 #endif

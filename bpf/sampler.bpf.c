@@ -21,6 +21,7 @@
 #include "sampler_maps.bpf.h"
 #include "stack_walk.bpf.h"
 #include "thread_cpu_time.bpf.h"
+#include "virtual_threads.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -83,6 +84,7 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   rec->cpu_time_ns = cpu_time_ns;
   rec->periods = periods;
   if (start_registers(ctx, s)) rec->flags |= JFRBPF_SAMPLE_IN_KERNEL;
+  note_continuation(s);
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(s->walk.end);
   if (udepth == 0) count(JFRBPF_COUNTER_USER_STACK_FAILED);

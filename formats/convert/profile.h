@@ -37,6 +37,7 @@ struct ProfileThread {
   std::string osName;
   int64_t osThreadId = 0;
   int64_t javaThreadId = 0;
+  bool isVirtual = false;
 };
 
 // Samples per slot of the profile's time grid, and the time they stand for; a group's entries are sorted by

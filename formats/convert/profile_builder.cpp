@@ -55,7 +55,10 @@ uint32_t ProfileBuilder::thread(const std::optional<jfr::reader::ThreadInfo>& in
     t.osName = std::string(info->osName);
     t.osThreadId = info->osThreadId;
     t.javaThreadId = info->javaThreadId;
+    t.isVirtual = info->virtualThread;
   }
+  // JDK 25 names no virtual thread unless the program did: its Java id tells it from the others.
+  if (t.name.empty() && t.isVirtual) t.name = "[virtual thread " + std::to_string(t.javaThreadId) + "]";
   if (t.name.empty()) t.name = info ? "[tid " + std::to_string(t.osThreadId) + "]" : std::string(kUnknownThread);
   std::string key = std::to_string(t.osThreadId) + '/' + std::to_string(t.javaThreadId) + '/' + t.name;
   auto [it, inserted] = threadsByKey_.try_emplace(key, static_cast<uint32_t>(profile_.threads.size()));

@@ -87,6 +87,7 @@ JfrSample sampleFromJson(const Json& values) {
     sample.javaThreadId = integerOr(thread, "javaThreadId", 0);
     sample.osName = stringOr(thread, "osName");
     sample.javaName = stringOr(thread, "javaName");
+    sample.virtualThread = thread.has("virtual") && thread["virtual"].boolean();
   }
   sample.failed = values.has("failed") && values["failed"].boolean();
   if (values.has("stackTrace") && !values["stackTrace"].isNull()) {

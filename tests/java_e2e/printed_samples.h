@@ -33,6 +33,7 @@ struct JfrSample {
   int64_t javaThreadId = 0;
   std::string osName;
   std::string javaName;
+  bool virtualThread = false;
   bool failed = false;
   bool truncated = false;
   int64_t startNanosOfDay = -1;  // the sample's time in UTC, from midnight; -1 if jfr did not print it

@@ -93,6 +93,37 @@ TEST(HotspotLayout, Jdk25ReadsAUint32BlockLengthAndAnInt16FrameComplete) {
   EXPECT_EQ(layout->code_granule_shift, 6u) << "the smallest segment of any heap";
 }
 
+// JDK 24+ export where a JavaThread keeps its current Java thread's id and its innermost continuation's entry
+// (offsets of JDK 25 on x86_64): the walker tells samples of mounted virtual threads by them.
+TEST(HotspotLayout, Jdk25GivesTheWalkerTheCurrentThreadIdAndTheContinuationEntry) {
+  std::vector<Field> withThreads = kJdk25;
+  withThreads.push_back({"JavaThread", "_monitor_owner_id", "int64_t", 1312});
+  withThreads.push_back({"JavaThread", "_cont_entry", "ContinuationEntry*", 1560});
+  std::string whyNot;
+  auto layout = hotspotLayout(modelOf(withThreads, {7}), whyNot);
+  ASSERT_TRUE(layout) << whyNot;
+  EXPECT_EQ(layout->monitor_owner_id, 1312u);
+  EXPECT_EQ(layout->cont_entry, 1560u);
+}
+
+TEST(HotspotLayout, WithoutThoseFieldsSamplesStayTheirPlatformThreads) {
+  std::string whyNot;
+  auto jdk17 = hotspotLayout(modelOf(kJdk17, {7}), whyNot);
+  ASSERT_TRUE(jdk17) << whyNot;
+  EXPECT_EQ(jdk17->cont_entry, 0u);
+  EXPECT_EQ(jdk17->monitor_owner_id, 0u);
+  // JDK 21-23 have _cont_entry but no _monitor_owner_id; an id of another width is not read either.
+  std::vector<Field> jdk21 = kJdk25;
+  jdk21.push_back({"JavaThread", "_cont_entry", "ContinuationEntry*", 1500});
+  auto noOwner = hotspotLayout(modelOf(jdk21, {7}), whyNot);
+  ASSERT_TRUE(noOwner) << whyNot;
+  EXPECT_EQ(noOwner->cont_entry, 0u);
+  jdk21.push_back({"JavaThread", "_monitor_owner_id", "int32_t", 1312});
+  auto narrow = hotspotLayout(modelOf(jdk21, {7}), whyNot);
+  ASSERT_TRUE(narrow) << whyNot;
+  EXPECT_EQ(narrow->monitor_owner_id, 0u);
+}
+
 TEST(HotspotLayout, RefusesFieldsBeyondWhatTheWalkerCopies) {
   std::vector<Field> far = kJdk17;
   far[3].offset = 400;  // CodeBlob::_frame_size

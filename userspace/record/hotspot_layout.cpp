@@ -155,6 +155,17 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
     layout.anchor_fp = anchor + fp;
     layout.anchor_pc = anchor + pc;
   }
+  // JDK 24+ (virtual threads that hold monitors): which Java thread is current on a carrier, and where its
+  // innermost continuation begins; the walker tells samples of mounted virtual threads by them
+  // (bpf/virtual_threads.bpf.h). Absent before: samples stay their platform thread's.
+  uint32_t contEntry = 0, ownerId = 0;
+  const jvm::VmField* owner = vm.field("JavaThread", "_monitor_owner_id");
+  if (owner != nullptr && owner->typeString == "int64_t" &&
+      offset(vm, "JavaThread", "_cont_entry", contEntry, ignored) &&
+      offset(vm, "JavaThread", "_monitor_owner_id", ownerId, ignored)) {
+    layout.cont_entry = contEntry;
+    layout.monitor_owner_id = ownerId;
+  }
   return layout;
 }
 

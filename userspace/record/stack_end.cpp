@@ -23,6 +23,7 @@ constexpr std::array<Names, static_cast<size_t>(StackEnd::kCount)> kNames = {{
     {"Java frames not known yet", "[truncated: Java frames not known yet]"},
     {"no JVM agent", "[truncated: no JVM agent]"},
     {"Java frames dropped (memory limit)", "[truncated: Java frames dropped: memory limit]"},
+    {"frozen virtual thread frames", "[truncated: frozen virtual thread frames]"},
 }};
 
 const Names& namesOf(StackEnd end) {

@@ -107,6 +107,30 @@ ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record, StackSt
   return {frames_, end, resolving.complete};
 }
 
+std::optional<ResolvedStack> StackResolver::continuationPart(pid_t tgid, const ResolvedStack& stack) {
+  // A resumed virtual thread may never have shown its entry yet: its return barrier needs no Java method.
+  auto caches = javaCaches_.find(tgid);
+  const jfr::MethodId entry = caches == javaCaches_.end() ? 0 : caches->second.continuationEntry;
+  const jfr::MethodId returnBarrier = jvmCodeMethod("cont_returnBarrier");
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    if (entry != 0 && frames_[i].method == entry) {
+      frames_.resize(i + 1);
+      return ResolvedStack{frames_, StackEnd::kRoot, stack.complete};
+    }
+    if (frames_[i].method == returnBarrier) {
+      frames_.resize(i);
+      frames_.push_back({markerMethod(markerFrameName(StackEnd::kContinuationFrozen)), -1, -1, jfr::FrameType::Native});
+      return ResolvedStack{frames_, StackEnd::kContinuationFrozen, stack.complete};
+    }
+  }
+  return std::nullopt;
+}
+
+const jvm::JavaModel* StackResolver::javaModel(pid_t tgid) const {
+  auto model = javaModels_.find(tgid);
+  return model == javaModels_.end() ? nullptr : model->second;
+}
+
 bool StackResolver::isJvmOwnFrame(pid_t tgid, const jvm::JavaModel* java, uint64_t pc, uint64_t methodPtr,
                                   uint64_t ticks) {
   if (methodPtr != 0) return false;  // an interpreted Java frame
@@ -192,12 +216,16 @@ jfr::MethodId StackResolver::javaMethod(Resolving& resolving, const jvm::JavaMet
     std::snprintf(name, sizeof(name), "method@0x%llx", static_cast<unsigned long long>(methodId));
     return out_.internMethod(out_.internClass("[unknown]"), name, "()V");
   }
-  auto [it, inserted] = javaCaches_[resolving.tgid].methodIds.try_emplace(method, 0);
+  JavaCaches& caches = javaCaches_[resolving.tgid];
+  auto [it, inserted] = caches.methodIds.try_emplace(method, 0);
   if (inserted) {
     const jvm::JavaClass* klass = method->klass;
     jfr::ClassId owner = out_.internClass(klass->name, static_cast<int32_t>(klass->modifiers), klass->hidden);
     it->second = out_.internMethod(owner, method->name, method->signature, static_cast<int32_t>(method->modifiers),
                                    klass->hidden);
+    if (method->name == "enterSpecial" && klass->name == "jdk/internal/vm/Continuation") {
+      caches.continuationEntry = it->second;
+    }
   }
   return it->second;
 }

@@ -46,9 +46,16 @@ class StackResolver {
 
   // The frames of `record` (whose data holds its user frames, then its kernel frames).
   ResolvedStack resolve(const jfrbpf_sample_record& record, StackStart start = StackStart::kLeaf);
+  // The innermost continuation's part of the stack just resolved for process `tgid`: a virtual thread's own
+  // stack, as the JDK writes it, down to the continuation's entry (Continuation.enterSpecial). Where the JVM
+  // thawed only the top frames, it ends at the return barrier with the kContinuationFrozen marker instead.
+  // Nullopt when the stack reaches neither. Valid, like the stack, until the next call.
+  std::optional<ResolvedStack> continuationPart(pid_t tgid, const ResolvedStack& stack);
 
   // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
   void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
+  // The model of `tgid`'s Java frames; nullptr when it has none (not a JVM, or its Java frames were dropped).
+  const jvm::JavaModel* javaModel(pid_t tgid) const;
   // `tgid` is a JVM whose samples may come without its Java layout (its agent is not attached yet, or it
   // refused it): a walk of such a sample that stopped short ends with `why` (kJavaFramesPending or
   // kJavaFramesUnavailable), what it is, rather than with the walker's "no unwind info".
@@ -103,6 +110,7 @@ class StackResolver {
     uint64_t generation = 0;
     std::unordered_map<const jvm::JavaMethod*, jfr::MethodId> methodIds;
     std::unordered_map<uint64_t, CompiledPcFrames> compiledPcs;
+    jfr::MethodId continuationEntry = 0;  // Continuation.enterSpecial's, once named
   };
   std::unordered_map<pid_t, JavaCaches> javaCaches_;
   uint32_t constantsGeneration_ = 0;  // of out_, when the caches were filled

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "userspace/base/debug_options.h"
+#include "userspace/jvm/mounted_threads.h"
 #include "userspace/record/rate_governor.h"
 #include "userspace/record/user_warning.h"
 
@@ -134,6 +135,14 @@ jfr::ThreadId TargetOutput::threadOf(const jfrbpf_sample_record& record) {
   return threads_.threadFor(tgid, tid);
 }
 
+int64_t TargetOutput::virtualThreadOf(const jfrbpf_sample_record& record) const {
+  if ((record.flags & JFRBPF_SAMPLE_IN_CONTINUATION) == 0) return 0;
+  const jvm::JavaModel* model = stacks_.javaModel(static_cast<pid_t>(record.tgid));
+  if (model == nullptr) return 0;
+  return jvm::mountedVirtualThread(model->threads(), static_cast<pid_t>(record.tid), record.time_ns,
+                                   record.current_thread_id);
+}
+
 void TargetOutput::serviceJvms(jfr::Ticks now) {
   for (const auto& [pid, why] : jvms_.service(now)) dropJavaFrames(pid, now, why);
   if (!waitingSamples_.empty()) retryWaitingSamples(now, /*all=*/false);
@@ -180,10 +189,18 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record, const Resolve
   // samplingPeriod (bpf/thread_cpu_time.bpf.h).
   const auto count = static_cast<uint32_t>(std::max<uint64_t>(1, record.periods));
   const auto each = record.cpu_time_ns > 0 ? static_cast<jfr::Ticks>(record.cpu_time_ns / count) : periodNs_;
-  truncations_.count(stack.end, count);
-  if (stack.truncated() && printTruncatedWalks_) printTruncatedWalk(record, stack.end);
-  jfr::ThreadId thread = threadOf(record);
-  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), stack.frames, stack.truncated(), thread, failed, each, count);
+  // A virtual thread's sample is its own, as the JDK writes it: its stack is its continuation's (the carrier's
+  // frames below are not the virtual thread's), and the carrier is not named.
+  const int64_t virtualThread = virtualThreadOf(record);
+  std::optional<ResolvedStack> own;
+  if (virtualThread != 0) own = stacks_.continuationPart(static_cast<pid_t>(record.tgid), stack);
+  const ResolvedStack& written = own ? *own : stack;
+  truncations_.count(written.end, count);
+  if (written.truncated() && printTruncatedWalks_) printTruncatedWalk(record, written.end);
+  const jfr::EventThread thread =
+      virtualThread != 0 ? jfr::EventThread::virtualThread(virtualThread) : jfr::EventThread(threadOf(record));
+  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), written.frames, written.truncated(), thread, failed, each,
+                  count);
   samples_.fetch_add(count, std::memory_order_relaxed);
   cpuNs_.fetch_add(static_cast<uint64_t>(each) * count, std::memory_order_relaxed);
   if (failed) failed_.fetch_add(count, std::memory_order_relaxed);

@@ -101,6 +101,9 @@ class TargetOutput {
   // writes every one of them as it resolves now.
   void retryWaitingSamples(jfr::Ticks now, bool all);
   jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
+  // The Java id of the virtual thread a CPU sample ran in (taken inside its continuation on a carrier); 0
+  // when it ran in its OS thread's own Java thread, or its JVM's threads are not known.
+  int64_t virtualThreadOf(const jfrbpf_sample_record& record) const;
   void writeMethodTimings(jfr::Ticks now);
 
   std::unique_ptr<jfr::Recording> out_;

@@ -79,6 +79,32 @@ std::vector<ThreadStat> threadStats(const convert::Profile& profile) {
   return stats;
 }
 
+VirtualThreadsStat virtualThreadsStat(const convert::Profile& profile) {
+  VirtualThreadsStat all;
+  all.stat.thread = kAllVirtualThreads;
+  std::vector<bool> counted(profile.threads.size());
+  std::map<uint32_t, uint64_t> selfByMethod;
+  for (const convert::SampleGroup& group : profile.groups) {
+    if (!profile.threads[group.thread].isVirtual) continue;
+    if (!counted[group.thread]) {
+      counted[group.thread] = true;
+      ++all.threads;
+    }
+    all.stat.samples += group.samples;
+    all.stat.cpuNanos = convert::saturatingAdd(all.stat.cpuNanos, group.cpuNanos);
+    all.stat.hasSamples = true;
+    if (group.node != 0) selfByMethod[profile.frameOf(group.node).method] += group.samples;
+  }
+  uint64_t best = 0;
+  for (const auto& [method, samples] : selfByMethod) {
+    if (samples > best) {
+      best = samples;
+      all.stat.hottestMethod = method;
+    }
+  }
+  return all;
+}
+
 std::string threadLabel(const convert::ProfileThread& thread) {
   if (thread.osThreadId == 0 || thread.name.starts_with("[tid ")) return thread.name;
   return thread.name + " (tid " + std::to_string(thread.osThreadId) + ")";

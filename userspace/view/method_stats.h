@@ -37,6 +37,15 @@ struct ThreadStat {
 // Threads with samples, by CPU time (where the samples say, else samples) descending.
 std::vector<ThreadStat> threadStats(const convert::Profile& profile);
 
+// The virtual threads' samples taken together, as one ThreadStat (its `thread` is kAllVirtualThreads), and how
+// many virtual threads had them: a JVM may run a virtual thread per task, by the thousand.
+inline constexpr uint32_t kAllVirtualThreads = UINT32_MAX;
+struct VirtualThreadsStat {
+  ThreadStat stat;
+  size_t threads = 0;
+};
+VirtualThreadsStat virtualThreadsStat(const convert::Profile& profile);
+
 // "name" or "name (tid N)" when the OS thread id is known.
 std::string threadLabel(const convert::ProfileThread& thread);
 // A thread's identity across the tables that name threads separately (samples, losses, off-CPU samples).

@@ -17,6 +17,22 @@ bool lossesApply(const RecordingDigest& digest) {
   return digest.profile.eventName == convert::kCpuTimeSampleEvent || !digest.losses.empty();
 }
 
+// The rows of the threads table: each platform thread's, and one for all virtual threads (their carriers'
+// own samples stay on the carriers' rows), in the order of threadStats.
+std::vector<ThreadStat> threadRows(const convert::Profile& profile, size_t& virtualThreads) {
+  std::vector<ThreadStat> rows = threadStats(profile);
+  std::erase_if(rows, [&](const ThreadStat& s) { return profile.threads[s.thread].isVirtual; });
+  VirtualThreadsStat all = virtualThreadsStat(profile);
+  virtualThreads = all.threads;
+  if (all.threads == 0) return rows;
+  const bool byTime = profile.cpuTimeKnown;
+  auto before = std::find_if(rows.begin(), rows.end(), [&](const ThreadStat& s) {
+    return byTime && s.cpuNanos != all.stat.cpuNanos ? s.cpuNanos < all.stat.cpuNanos : s.samples < all.stat.samples;
+  });
+  rows.insert(before, all.stat);
+  return rows;
+}
+
 }  // namespace
 
 std::string threadsView(const RecordingDigest& digest, const ViewOptions& options) {
@@ -36,13 +52,26 @@ std::string threadsView(const RecordingDigest& digest, const ViewOptions& option
   if (showLost) columns.push_back({"Lost", Align::kRight});
   columns.push_back({"Hottest Method (self)"});
   TextTable table("CPU Time by Thread (" + profile.eventName + ")", columns);
-  std::vector<ThreadStat> stats = threadStats(profile);
+  size_t virtualThreads = 0;
+  std::vector<ThreadStat> stats = threadRows(profile, virtualThreads);
   for (size_t i = 0; i < stats.size() && i < options.top; ++i) {
     const ThreadStat& s = stats[i];
+    const std::vector<std::string> shares = {groupThousands(s.samples),
+                                             percent(sharePercent(profile, s.samples, s.cpuNanos), 100.0),
+                                             profile.cpuTimeKnown ? humanDuration(s.cpuNanos) : "N/A"};
+    if (s.thread == kAllVirtualThreads) {
+      // No OS thread of its own: the kernel's CPU time and the losses are the carriers'.
+      std::vector<std::string> row = {"virtual threads (" + groupThousands(virtualThreads) + ")", ""};
+      row.insert(row.end(), shares.begin(), shares.end());
+      if (showKernel) row.push_back("-");
+      if (showLost) row.push_back("-");
+      row.push_back(profile.methods[s.hottestMethod].name);
+      table.addRow(std::move(row));
+      continue;
+    }
     const convert::ProfileThread& t = profile.threads[s.thread];
-    std::vector<std::string> row = {t.name, t.osThreadId ? std::to_string(t.osThreadId) : "", groupThousands(s.samples),
-                                    percent(sharePercent(profile, s.samples, s.cpuNanos), 100.0),
-                                    profile.cpuTimeKnown ? humanDuration(s.cpuNanos) : "N/A"};
+    std::vector<std::string> row = {t.name, t.osThreadId ? std::to_string(t.osThreadId) : ""};
+    row.insert(row.end(), shares.begin(), shares.end());
     if (showKernel) {
       auto kernel = digest.kernelCpuNanos.find(t.osThreadId);
       row.push_back(kernel == digest.kernelCpuNanos.end() ? "-" : humanDuration(kernel->second));
@@ -57,6 +86,10 @@ std::string threadsView(const RecordingDigest& digest, const ViewOptions& option
   std::string out = table.render(options.width);
   if (stats.size() > options.top) {
     out += "(" + std::to_string(stats.size() - options.top) + " more threads; use --top N)\n";
+  }
+  if (virtualThreads > 0 && showKernel) {
+    out += "(the kernel counts a virtual thread's CPU time in the carrier it ran on: a carrier's Kernel CPU "
+           "includes it)\n";
   }
   return out;
 }

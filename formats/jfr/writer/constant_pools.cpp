@@ -109,6 +109,15 @@ void ConstantPools::updateThread(ThreadId id, const ThreadInfo& info) {
   thread.key = ++lastThreadKey_;
 }
 
+uint64_t ConstantPools::markVirtualThread(int64_t javaThreadId) {
+  auto [it, inserted] = virtualThreadKeys_.try_emplace(javaThreadId, 0);
+  if (inserted) {
+    it->second = ++lastThreadKey_;  // keys of platform threads and earlier chunks' virtual threads stay apart
+    pendingBytes_ += kThreadOverhead;
+  }
+  return it->second;
+}
+
 void ConstantPools::markSymbol(uint32_t id) {
   Symbol& symbol = symbols_[id - 1];
   if (symbol.mark == generation_) return;
@@ -171,9 +180,18 @@ uint32_t ConstantPools::writeReferencedPools(ByteBuffer& out) const {
     out.putVarint(0);  // group: unknown from outside the JVM
     out.putBool(info.isVirtual);
   };
-  if (beginPool(kThreadType, markedThreads_.size() + retiredThreadKeys_.size())) {
+  if (beginPool(kThreadType, markedThreads_.size() + retiredThreadKeys_.size() + virtualThreadKeys_.size())) {
     for (ThreadId id : markedThreads_) writeThread(threads_[id - 1].key, threads_[id - 1].info);
     for (const auto& retired : retiredThreadKeys_) writeThread(retired.key, threads_[retired.thread - 1].info);
+    for (const auto& [javaThreadId, key] : virtualThreadKeys_) {
+      out.putVarint(key);
+      out.putNullString();  // osName
+      out.putLong(0);       // osThreadId
+      out.putString("");    // javaName: JDK 25 writes "" for a virtual thread without a name
+      out.putLong(javaThreadId);
+      out.putVarint(0);     // group: JDK 25's "VirtualThreads"; this writer has no thread groups
+      out.putBool(true);
+    }
   }
   if (beginPool(kMethodType, markedMethods_.size())) {
     for (MethodId id : markedMethods_) {
@@ -233,6 +251,7 @@ void ConstantPools::startNextChunk() {
   markedMethods_.clear();
   markedThreads_.clear();
   retiredThreadKeys_.clear();
+  virtualThreadKeys_ = {};  // replaced rather than cleared: a chunk of many virtual threads leaves no capacity
   frameTypesUsed_ = 0;
   runnableStateUsed_ = false;
   pendingBytes_ = 0;

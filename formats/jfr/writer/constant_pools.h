@@ -40,6 +40,10 @@ class ConstantPools {
     if (thread.mark != generation_) markThreadSlow(id);
     return thread.key;
   }
+  // Marks virtual thread `javaThreadId` for this chunk and returns its pool key. Its constant is the JDK's for
+  // a virtual thread: no OS thread, javaName "" (the JDK's unnamed virtual threads), virtual. It lives as long
+  // as the chunk: the next chunk that refers to the thread writes it again, under another key.
+  uint64_t markVirtualThread(int64_t javaThreadId);
   bool isClass(ClassId id) const { return id != 0 && id <= classes_.size(); }
   // Marks a class an event refers to directly (not through a method) and returns its pool key.
   uint64_t markClassKey(ClassId id) {
@@ -143,6 +147,7 @@ class ConstantPools {
   uint32_t generation_ = 1;
   std::vector<uint32_t> markedSymbols_, markedPackages_, markedClasses_, markedMethods_, markedThreads_;
   std::vector<RetiredThreadKey> retiredThreadKeys_;
+  std::unordered_map<int64_t, uint64_t> virtualThreadKeys_;  // this chunk's: Java thread id -> pool key
   uint64_t lastThreadKey_ = 0;
   uint32_t frameTypesUsed_ = 0;
   static constexpr uint64_t kRunnableStateKey = 5;  // JVMTI_JAVA_LANG_THREAD_STATE_RUNNABLE

@@ -80,6 +80,9 @@ struct Recording::State {
   }
 
   uint64_t threadKey(ThreadId thread) { return pools.isThread(thread) ? pools.markThread(thread) : 0; }
+  uint64_t threadKey(EventThread thread) {
+    return thread.virtualThreadId != 0 ? pools.markVirtualThread(thread.virtualThreadId) : threadKey(thread.thread);
+  }
   MethodId methodKey(MethodId method) {
     MethodId valid = pools.isMethod(method) ? method : unknownMethod;
     pools.markMethod(valid);
@@ -198,20 +201,21 @@ void Recording::setJvmInformation(JvmInformation jvm) {
   state_->updateChunkOverhead();
 }
 
-void Recording::cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread,
+void Recording::cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread,
                               bool failed, Ticks samplingPeriod, bool biased) {
   State& s = *state_;
   if (s.closed) return;
   s.cpuTimeSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread), failed, samplingPeriod, biased);
 }
 
-void Recording::executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread) {
+void Recording::executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated,
+                                EventThread thread) {
   State& s = *state_;
   if (s.closed) return;
   s.executionSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread));
 }
 
-void Recording::cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread,
+void Recording::cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread,
                           bool failed, Ticks samplingPeriod, uint32_t count) {
   State& s = *state_;
   if (s.closed) return;

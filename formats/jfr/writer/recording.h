@@ -47,14 +47,15 @@ class Recording {
   // Events. Stack frames are leaf first. Unknown ids never corrupt the file: an unknown ThreadId is
   // written as no thread, an unknown MethodId as the method "[unknown].[unknown]".
   // An empty `frames` writes no stack trace (JDK 25 does the same for failed samples).
-  void cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread, bool failed,
-                     Ticks samplingPeriod, bool biased);
+  // The sample events take a virtual thread too (EventThread).
+  void cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread,
+                     bool failed, Ticks samplingPeriod, bool biased);
   // jdk.ExecutionSample with the state the JDK writes for it (STATE_RUNNABLE).
-  void executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread);
+  void executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread);
   // `count` CPU samples of `thread` at `startTime` with one stack, each standing for samplingPeriod of its CPU
   // time, written as the options' sampleEvents say (an ExecutionSample has no `failed`: such a sample is one
   // without a stack trace there too).
-  void cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, ThreadId thread, bool failed,
+  void cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread, bool failed,
                  Ticks samplingPeriod, uint32_t count = 1);
   void cpuTimeSamplesLost(Ticks startTime, int32_t lostSamples, ThreadId thread);
   // jdk.ObjectAllocationSample: `thread` allocated an `objectClass` at `startTime` with `frames` on its stack (from

@@ -32,6 +32,21 @@ struct StackFrame {
   FrameType type;
 };
 
+// The thread an event happened in: one interned for the recording (a platform thread), or, when
+// virtualThreadId is nonzero, the virtual thread with that Java id. A JVM may run millions of virtual threads:
+// the writer keeps nothing of one but its constant in the chunks that refer to it.
+struct EventThread {
+  ThreadId thread = 0;
+  int64_t virtualThreadId = 0;
+
+  EventThread(ThreadId platform = 0) : thread(platform) {}  // NOLINT(google-explicit-constructor)
+  static EventThread virtualThread(int64_t javaThreadId) {
+    EventThread t;
+    t.virtualThreadId = javaThreadId;
+    return t;
+  }
+};
+
 struct ThreadInfo {
   std::string osName;        // empty = unknown (written as null)
   int64_t osThreadId = 0;    // Linux TID; distinct per thread (JMC identifies threads by it)

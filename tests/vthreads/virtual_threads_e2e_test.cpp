@@ -1,0 +1,185 @@
+// CPU samples of virtual threads on JDK 25: jfrbpf (from outside, `record -p`) and the JVM's own CPU-time sampler
+// (jdk.CPUTimeSample, JEP 509) record the same run of tasks on Executors.newVirtualThreadPerTaskExecutor(); the
+// share of the carriers' samples either gives to virtual threads must agree, and jfrbpf's virtual threads'
+// samples must be written as the JDK writes them: the virtual thread as eventThread, its stack its
+// continuation's alone, down to the continuation's entry. Where the JVM thawed only a resumed virtual thread's
+// top frames (the rest stay frozen in the continuation's stack chunk on the heap, which the walker does not
+// read), the stack ends in the marker that says so instead, never in the carrier's frames.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/java_e2e/printed_samples.h"
+#include "tests/java_e2e/workloads.h"
+
+namespace jfrbpf::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kJdk = 25;
+
+// The JVM's own recording must cover jfrbpf's: the workload runs this long, jfrbpf records for kRecordFor of it
+// once the first tasks ran.
+constexpr const char* kRunSeconds = "16";
+constexpr const char* kRecordFor = "8s";
+
+// Samples of the scheduler's carrier threads, as either profiler attributes them: the virtual threads' and
+// the carriers' own. Other threads are left out because the two profilers do not sample the same ones
+// (jfrbpf also samples the JVM's non-Java threads; the JDK its whole life and jfrbpf's agent thread). So are
+// samples taken in native code or the kernel: the JDK's sampler has next to none (1 of 2,249 in a run where
+// jfrbpf's were 7 %), and among them is the carriers' own futex wake as they schedule a parked virtual
+// thread's timeout (1.5 % of their CPU time, right there in jfrbpf's samples, absent from the JDK's).
+bool comparable(const JfrSample& s) {
+  if (!s.virtualThread && !startsWith(s.javaName, "ForkJoinPool-1-worker-")) return false;
+  return !s.frames.empty() && s.frames.front().type != "Native";
+}
+
+struct Share {
+  size_t carrierSamples = 0;
+  size_t virtualSamples = 0;
+  double percent() const { return 100.0 * static_cast<double>(virtualSamples) / static_cast<double>(carrierSamples); }
+};
+
+// Over the samples taken from `from` to `to` (UTC nanoseconds of the day).
+Share virtualShare(const std::vector<JfrSample>& samples, int64_t from, int64_t to) {
+  Share share;
+  for (const JfrSample& s : samples) {
+    if (s.startNanosOfDay < from || s.startNanosOfDay > to || !comparable(s)) continue;
+    ++share.carrierSamples;
+    if (s.virtualThread) ++share.virtualSamples;
+  }
+  return share;
+}
+
+// The carriers' own comparable samples by their leaf method, most first: where the shares differ.
+void printCarrierLeaves(const char* profiler, const std::vector<JfrSample>& samples, int64_t from, int64_t to) {
+  std::map<std::string, size_t> byLeaf;
+  for (const JfrSample& s : samples) {
+    if (s.startNanosOfDay >= from && s.startNanosOfDay <= to && comparable(s) && !s.virtualThread) {
+      ++byLeaf[s.frames.front().name()];
+    }
+  }
+  std::vector<std::pair<size_t, std::string>> leaves;
+  for (const auto& [leaf, count] : byLeaf) leaves.emplace_back(count, leaf);
+  std::sort(leaves.rbegin(), leaves.rend());
+  for (size_t i = 0; i < leaves.size() && i < 5; ++i) {
+    std::printf("[ figure ] %s carrier's own sample leaves: %5zu %s\n", profiler, leaves[i].first,
+                leaves[i].second.c_str());
+  }
+}
+
+std::vector<const JfrSample*> virtualSamples(const std::vector<JfrSample>& samples) {
+  std::vector<const JfrSample*> out;
+  for (const JfrSample& s : samples) {
+    if (s.virtualThread) out.push_back(&s);
+  }
+  return out;
+}
+
+bool endsAtContinuationEntry(const JfrSample& s) {
+  return !s.frames.empty() && !s.truncated && s.frames.back().className == "jdk/internal/vm/Continuation" &&
+         s.frames.back().method == "enterSpecial";
+}
+
+// Empty when the virtual thread's stack is its continuation's: down to its entry, or truncated where its
+// frames are frozen in the heap.
+std::string continuationProblem(const JfrSample& s) {
+  if (endsAtContinuationEntry(s)) return "";
+  if (s.frames.empty()) return "no stack";
+  if (s.truncated && s.frames.back().method == "[truncated: frozen virtual thread frames]") return "";
+  return std::string(s.truncated ? "truncated" : "complete") + ", ends at " + s.frames.back().name() + ":\n" +
+         s.describe();
+}
+
+std::string compileWorkload(const ScratchDir& dir) {
+  std::string classes = dir.file("classes");
+  RunResult javac =
+      run({jdkHome(kJdk) + "/bin/javac", "-d", classes, std::string(VTHREADS_JAVA_SOURCES) + "/VirtualThreadWork.java"});
+  EXPECT_EQ(javac.exitCode, 0) << javac.output;
+  return classes;
+}
+
+TEST(VirtualThreadsJdk25, CpuSamplesBelongToTheMountedVirtualThreadAsInTheJdksOwnSamples) {
+  JAVA_E2E_REQUIRE(kJdk);
+  ScratchDir dir("vthreads-e2e");
+  std::string classes = compileWorkload(dir);
+  ASSERT_FALSE(HasFailure());
+  std::string ours = dir.file("jfrbpf.jfr");
+  std::string theirs = dir.file("jdk.jfr");
+  // Both every 1 ms of a thread's CPU time: at 10 ms the shares of one run vary by about a point each.
+  ChildProcess jvm({javaBinary(kJdk),
+                    "-XX:StartFlightRecording:settings=none,+jdk.CPUTimeSample#enabled=true,"
+                    "+jdk.CPUTimeSample#throttle=1ms,filename=" + theirs,
+                    "-cp", classes, "VirtualThreadWork", kRunSeconds},
+                   ChildOptions{.captureStderr = true, .extraEnv = {}});
+  std::string printed;
+  for (auto line = jvm.readLine(60s); line; line = jvm.readLine(60s)) {
+    printed += *line + "\n";
+    if (startsWith(*line, "ready")) break;
+  }
+  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
+
+  RunResult recorded = recordPid(jvm.pid(), ours, kRecordFor);
+  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  printed += jvm.readAll(60s);
+  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+
+  std::vector<JfrSample> ourSamples = printedSamples(ours, "jdk.CPUTimeSample", kJdk);
+  std::vector<JfrSample> theirSamples = printedSamples(theirs, "jdk.CPUTimeSample", kJdk);
+  expectReaderAgrees(ours, ourSamples);
+  ASSERT_FALSE(ourSamples.empty());
+  int64_t from = ourSamples.front().startNanosOfDay, to = from;
+  for (const JfrSample& s : ourSamples) {
+    from = std::min(from, s.startNanosOfDay);
+    to = std::max(to, s.startNanosOfDay);
+  }
+  Share mine = virtualShare(ourSamples, from, to);
+  Share jdks = virtualShare(theirSamples, from, to);
+  ASSERT_GE(mine.carrierSamples, 1000u);
+  ASSERT_GE(jdks.carrierSamples, 1000u);
+  std::printf("[ figure ] carriers' samples given to virtual threads: jfrbpf %.2f %% of %zu, JDK 25 %.2f %% of %zu, "
+              "difference %+.2f pp\n",
+              mine.percent(), mine.carrierSamples, jdks.percent(), jdks.carrierSamples,
+              mine.percent() - jdks.percent());
+  printCarrierLeaves("jfrbpf", ourSamples, from, to);
+  printCarrierLeaves("JDK 25", theirSamples, from, to);
+  // The spread of the difference on the 2-CPU VM (2026-11-28), from 4,200-14,000 jfrbpf samples and
+  // 1,000-3,800 of the JDK's a run: five runs alone -0.23, +0.03, -0.08, +0.00, +0.22 pp; one beside two
+  // CPU spinners -0.10 pp; five earlier runs, some while the project compiled, +0.18, -0.87, -0.15, -0.45,
+  // -1.77 pp (jfrbpf's 97.9-99.7 % against the JDK's 99.0-99.8 %). The -1.77 is not explained yet: the
+  // carriers' own scheduling work may grow when they wait for CPUs, and the JDK's sampler, whose stack walks
+  // wait for a safepoint poll, may see less of it.
+  EXPECT_NEAR(mine.percent(), jdks.percent(), 2.0);
+
+  // The virtual threads' samples are written as JDK 25 writes them: no OS thread, the virtual thread's Java id.
+  size_t virtualThreads = 0;
+  for (const JfrSample& s : ourSamples) {
+    if (!s.virtualThread) continue;
+    ++virtualThreads;
+    EXPECT_EQ(s.osThreadId, 0);
+    EXPECT_EQ(s.osName, "");
+    ASSERT_GT(s.javaThreadId, 0);
+  }
+  ASSERT_GT(virtualThreads, 0u);
+  // How many are complete depends on how the JVM thawed them (the JIT decides): a figure, not a check.
+  double ourComplete = percentWithout(
+      virtualSamples(ourSamples), [](const JfrSample& s) { return endsAtContinuationEntry(s) ? "" : "frozen frames"; },
+      "jfrbpf's virtual thread stacks down to Continuation.enterSpecial");
+  double theirComplete = percentWithout(
+      virtualSamples(theirSamples), [](const JfrSample& s) { return endsAtContinuationEntry(s) ? "" : "incomplete"; },
+      "JDK 25's virtual thread stacks down to Continuation.enterSpecial");
+  std::printf("[ figure ] complete virtual thread stacks: jfrbpf %.2f %%, JDK 25 %.2f %%\n", ourComplete,
+              theirComplete);
+  // The few others: walks that stopped short for another reason, as in any thread (0.14 % in a run).
+  EXPECT_GE(percentWithout(virtualSamples(ourSamples), continuationProblem, "jfrbpf's virtual thread stacks"), 99.0);
+}
+
+}  // namespace
+}  // namespace jfrbpf::test
