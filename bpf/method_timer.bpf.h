@@ -11,6 +11,7 @@
 #include "method_timer_abi.h"
 #include "sampler_maps.bpf.h"
 #include "stack_walk.bpf.h"
+#include "virtual_threads.bpf.h"
 #include "walker_state.bpf.h"
 
 /* Processes whose trace probe was hit: lets userspace judge the uprobe path only once it was. */
@@ -59,6 +60,7 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   w->pc = ctx->ip;
   w->sp = ctx->sp;
   w->fp = ctx->bp;
+  note_continuation(s);  /* a traced call, an allocation or a lock wait of a virtual thread is its own */
   __u32 udepth = run_walk(s, &scratch_key);
 
   s->trace.duration_ns = duration;

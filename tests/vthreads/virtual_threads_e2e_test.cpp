@@ -181,5 +181,35 @@ TEST(VirtualThreadsJdk25, CpuSamplesBelongToTheMountedVirtualThreadAsInTheJdksOw
   EXPECT_GE(percentWithout(virtualSamples(ourSamples), continuationProblem, "jfrbpf's virtual thread stacks"), 99.0);
 }
 
+// Method traces (and the agent's events, through the same probe) of a virtual thread are that virtual thread's,
+// as the JDK's own jdk.MethodTrace: VirtualThreadWork.task runs only in virtual threads.
+TEST(VirtualThreadsJdk25, MethodTracesOfAVirtualThreadAreItsOwn) {
+  JAVA_E2E_REQUIRE(kJdk);
+  ScratchDir dir("vthreads-traces");
+  std::string classes = compileWorkload(dir);
+  ASSERT_FALSE(HasFailure());
+  ChildProcess jvm({javaBinary(kJdk), "-cp", classes, "VirtualThreadWork", "8"},
+                   ChildOptions{.captureStderr = true, .extraEnv = {}});
+  std::string printed;
+  for (auto line = jvm.readLine(60s); line; line = jvm.readLine(60s)) {
+    printed += *line + "\n";
+    if (startsWith(*line, "ready")) break;
+  }
+  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
+  std::string out = dir.file("traces.jfr");
+  RunResult recorded = recordPid(jvm.pid(), out, "3s", {"--method-trace", "VirtualThreadWork::task"});
+  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  printed += jvm.readAll(60s);
+  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+
+  std::vector<JfrSample> traces = printedSamples(out, "jdk.MethodTrace", kJdk);
+  ASSERT_GE(traces.size(), 10u) << recorded.output;
+  for (const JfrSample& trace : traces) {
+    ASSERT_TRUE(trace.virtualThread) << trace.javaName << " (tid " << trace.osThreadId << ")\n" << trace.describe();
+    EXPECT_EQ(trace.osThreadId, 0);
+    EXPECT_EQ(continuationProblem(trace), "");
+  }
+}
+
 }  // namespace
 }  // namespace jfrbpf::test

@@ -24,7 +24,7 @@ namespace jfrbpf::record {
 class AgentEventWriter {
  public:
   using Resolve = std::function<ResolvedStack(const jfrbpf_sample_record&)>;
-  using ThreadOf = std::function<jfr::ThreadId(const jfrbpf_sample_record&)>;
+  using ThreadOf = std::function<jfr::EventThread(const jfrbpf_sample_record&)>;
 
   // What was written of one kind: events, and what they stand for (bytes, or nanoseconds of waiting).
   struct Written {

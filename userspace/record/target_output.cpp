@@ -55,18 +55,21 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       timingOptions_(timing) {
   if (agentEvents) {
     agentEvents_ = std::make_unique<AgentEventWriter>(
-        *out_, [this](const jfrbpf_sample_record& record) { return stacks_.resolve(record, StackStart::kJavaSite); },
-        [this](const jfrbpf_sample_record& record) { return threadOf(record); });
+        *out_,
+        [this](const jfrbpf_sample_record& record) {
+          return ownStack(record, stacks_.resolve(record, StackStart::kJavaSite));
+        },
+        [this](const jfrbpf_sample_record& record) { return eventThreadOf(record); });
   }
   if (!timing.enabled()) return;
   timing_ = std::make_unique<timing::MethodTimingWriter>(
       *out_,
       [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
-        ResolvedStack stack = stacks_.resolve(record);
+        ResolvedStack stack = ownStack(record, stacks_.resolve(record));
         frames.assign(stack.frames.begin(), stack.frames.end());
         return stack.truncated();
       },
-      [this](const jfrbpf_sample_record& record) { return threadOf(record); });
+      [this](const jfrbpf_sample_record& record) { return eventThreadOf(record); });
   nextTimingBatch_ = timing.timingPeriodNs > 0 ? jfr::Recording::now() + timing.timingPeriodNs : INT64_MAX;
 }
 
@@ -143,6 +146,18 @@ int64_t TargetOutput::virtualThreadOf(const jfrbpf_sample_record& record) const 
                                    record.current_thread_id);
 }
 
+jfr::EventThread TargetOutput::eventThreadOf(const jfrbpf_sample_record& record) {
+  const int64_t virtualThread = virtualThreadOf(record);
+  return virtualThread != 0 ? jfr::EventThread::virtualThread(virtualThread) : jfr::EventThread(threadOf(record));
+}
+
+ResolvedStack TargetOutput::ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
+  // A virtual thread's stack is its continuation's: the carrier's frames below are not the virtual thread's.
+  if (virtualThreadOf(record) == 0) return stack;
+  std::optional<ResolvedStack> own = stacks_.continuationPart(static_cast<pid_t>(record.tgid), stack);
+  return own ? *own : stack;
+}
+
 void TargetOutput::serviceJvms(jfr::Ticks now) {
   for (const auto& [pid, why] : jvms_.service(now)) dropJavaFrames(pid, now, why);
   if (!waitingSamples_.empty()) retryWaitingSamples(now, /*all=*/false);
@@ -189,18 +204,12 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record, const Resolve
   // samplingPeriod (bpf/thread_cpu_time.bpf.h).
   const auto count = static_cast<uint32_t>(std::max<uint64_t>(1, record.periods));
   const auto each = record.cpu_time_ns > 0 ? static_cast<jfr::Ticks>(record.cpu_time_ns / count) : periodNs_;
-  // A virtual thread's sample is its own, as the JDK writes it: its stack is its continuation's (the carrier's
-  // frames below are not the virtual thread's), and the carrier is not named.
-  const int64_t virtualThread = virtualThreadOf(record);
-  std::optional<ResolvedStack> own;
-  if (virtualThread != 0) own = stacks_.continuationPart(static_cast<pid_t>(record.tgid), stack);
-  const ResolvedStack& written = own ? *own : stack;
+  // A virtual thread's sample is its own, as the JDK writes it, and the carrier is not named.
+  const ResolvedStack written = ownStack(record, stack);
   truncations_.count(written.end, count);
   if (written.truncated() && printTruncatedWalks_) printTruncatedWalk(record, written.end);
-  const jfr::EventThread thread =
-      virtualThread != 0 ? jfr::EventThread::virtualThread(virtualThread) : jfr::EventThread(threadOf(record));
-  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), written.frames, written.truncated(), thread, failed, each,
-                  count);
+  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), written.frames, written.truncated(), eventThreadOf(record),
+                  failed, each, count);
   samples_.fetch_add(count, std::memory_order_relaxed);
   cpuNs_.fetch_add(static_cast<uint64_t>(each) * count, std::memory_order_relaxed);
   if (failed) failed_.fetch_add(count, std::memory_order_relaxed);

@@ -104,6 +104,10 @@ class TargetOutput {
   // The Java id of the virtual thread a CPU sample ran in (taken inside its continuation on a carrier); 0
   // when it ran in its OS thread's own Java thread, or its JVM's threads are not known.
   int64_t virtualThreadOf(const jfrbpf_sample_record& record) const;
+  // The thread a record (a CPU sample, a method trace, an agent's event) is written in: its virtual thread's,
+  // else its OS thread's. And its stack as written there: a virtual thread's stops at its continuation's entry.
+  jfr::EventThread eventThreadOf(const jfrbpf_sample_record& record);
+  ResolvedStack ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   void writeMethodTimings(jfr::Ticks now);
 
   std::unique_ptr<jfr::Recording> out_;

@@ -34,7 +34,7 @@ class MethodTimingWriter {
  public:
   // Resolves a record's frames; true when the stack is truncated (it did not reach the thread's root).
   using ResolveStack = std::function<bool(const jfrbpf_sample_record&, std::vector<jfr::StackFrame>&)>;
-  using ThreadOf = std::function<jfr::ThreadId(const jfrbpf_sample_record&)>;
+  using ThreadOf = std::function<jfr::EventThread(const jfrbpf_sample_record&)>;
   using ReadStats = std::function<MethodStats(uint32_t slot)>;
 
   MethodTimingWriter(jfr::Recording& out, ResolveStack resolve, ThreadOf threadOf);

@@ -264,7 +264,7 @@ void Recording::methodTiming(Ticks startTime, MethodId method, int64_t invocatio
   s.recorded(kMethodTimingEvent, startTime);
 }
 
-void Recording::methodTrace(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+void Recording::methodTrace(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
                             bool truncated, MethodId method) {
   State& s = *state_;
   if (s.closed) return;
@@ -280,7 +280,7 @@ void Recording::methodTrace(Ticks startTime, Ticks duration, ThreadId thread, st
   s.recorded(kMethodTraceEvent, startTime);
 }
 
-void Recording::objectAllocationSample(Ticks startTime, ThreadId thread, std::span<const StackFrame> frames,
+void Recording::objectAllocationSample(Ticks startTime, EventThread thread, std::span<const StackFrame> frames,
                                        bool truncated, ClassId objectClass, int64_t weight) {
   State& s = *state_;
   if (s.closed) return;
@@ -295,8 +295,9 @@ void Recording::objectAllocationSample(Ticks startTime, ThreadId thread, std::sp
   s.recorded(kObjectAllocationSampleEvent, startTime);
 }
 
-void Recording::javaMonitorEnter(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
-                                 bool truncated, ClassId monitorClass, uint64_t address) {
+void Recording::javaMonitorEnter(Ticks startTime, Ticks duration, EventThread thread,
+                                 std::span<const StackFrame> frames, bool truncated, ClassId monitorClass,
+                                 uint64_t address) {
   State& s = *state_;
   if (s.closed) return;
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
@@ -313,9 +314,9 @@ void Recording::javaMonitorEnter(Ticks startTime, Ticks duration, ThreadId threa
   s.recorded(kJavaMonitorEnterEvent, startTime);
 }
 
-void Recording::javaMonitorWait(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
-                                bool truncated, ClassId monitorClass, int64_t timeoutMillis, bool timedOut,
-                                uint64_t address) {
+void Recording::javaMonitorWait(Ticks startTime, Ticks duration, EventThread thread,
+                                std::span<const StackFrame> frames, bool truncated, ClassId monitorClass,
+                                int64_t timeoutMillis, bool timedOut, uint64_t address) {
   State& s = *state_;
   if (s.closed) return;
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
@@ -334,7 +335,7 @@ void Recording::javaMonitorWait(Ticks startTime, Ticks duration, ThreadId thread
   s.recorded(kJavaMonitorWaitEvent, startTime);
 }
 
-void Recording::threadPark(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+void Recording::threadPark(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
                            bool truncated, ClassId parkedClass, int64_t timeoutNanos, int64_t untilMillis,
                            uint64_t address) {
   State& s = *state_;
