@@ -107,13 +107,14 @@ TEST(FaultSignals, StopSignalsAtEveryStageFinishTheFileAndRestoreTheJvm) {
     UniqueFd held = holdAttachListener(pid);
     ASSERT_TRUE(held);
     // Another jfrbpf on the machine (a `record --all`) may have loaded the agent first: the recorder then
-    // reuses it, staging nothing, and is known to be attaching once its BPF programs are loaded.
+    // reuses it, staging nothing. The attach runs while the BPF programs load, and waits for the held
+    // listener: the recorder is known to be attaching, with its BPF objects, once both are there.
     const bool copies = !agentLoaded(pid);
     Recorder recorder(pid, dir.file("attach.jfr"));
     bool attaching = false;
     for (auto until = Clock::now() + 60s; !attaching && Clock::now() < until && recorder.running();) {
       std::this_thread::sleep_for(5ms);
-      attaching = copies ? holdsStagedAgent(recorder.pid()) : bpfObjectsOf(recorder.pid()).programs.size() > 0;
+      attaching = (!copies || holdsStagedAgent(recorder.pid())) && bpfObjectsOf(recorder.pid()).programs.size() > 0;
     }
     ASSERT_TRUE(attaching) << "the recorder never reached the attach: exit " << recorder.finish() << "\n"
                            << recorder.output();
