@@ -153,7 +153,8 @@ void BpfSampler::startLateLoad() {
             bpf_program* program = nullptr;
             bpf_object__for_each_program(program, late->obj) {
               const std::string_view name = bpf_program__name(program);
-              bpf_program__set_autoload(program, (traces && name == kTraceProgram) || (offCpu && name == kOffCpuFlushProgram));
+              const bool wanted = (traces && name == kTraceProgram) || (offCpu && name == kOffCpuFlushProgram);
+              bpf_program__set_autoload(program, wanted);
             }
             // Every map is the loaded object's: the late programs see the same targets, tables and rings, and
             // the global data (already frozen) keeps the values the first programs were verified with.
