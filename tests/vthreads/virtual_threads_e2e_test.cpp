@@ -106,6 +106,16 @@ std::string compileWorkload(const ScratchDir& dir) {
   return classes;
 }
 
+// What the workload printed up to its "ready" line (all it printed, if it never came).
+std::string awaitReady(ChildProcess& jvm) {
+  std::string printed;
+  for (auto line = jvm.readLine(60s); line; line = jvm.readLine(60s)) {
+    printed += *line + "\n";
+    if (startsWith(*line, "ready")) break;
+  }
+  return printed;
+}
+
 TEST(VirtualThreadsJdk25, CpuSamplesBelongToTheMountedVirtualThreadAsInTheJdksOwnSamples) {
   JAVA_E2E_REQUIRE(kJdk);
   ScratchDir dir("vthreads-e2e");
@@ -119,11 +129,7 @@ TEST(VirtualThreadsJdk25, CpuSamplesBelongToTheMountedVirtualThreadAsInTheJdksOw
                     "+jdk.CPUTimeSample#throttle=1ms,filename=" + theirs,
                     "-cp", classes, "VirtualThreadWork", kRunSeconds},
                    ChildOptions{.captureStderr = true, .extraEnv = {}});
-  std::string printed;
-  for (auto line = jvm.readLine(60s); line; line = jvm.readLine(60s)) {
-    printed += *line + "\n";
-    if (startsWith(*line, "ready")) break;
-  }
+  std::string printed = awaitReady(jvm);
   ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
 
   RunResult recorded = recordPid(jvm.pid(), ours, kRecordFor);
@@ -190,11 +196,7 @@ TEST(VirtualThreadsJdk25, MethodTracesOfAVirtualThreadAreItsOwn) {
   ASSERT_FALSE(HasFailure());
   ChildProcess jvm({javaBinary(kJdk), "-cp", classes, "VirtualThreadWork", "8"},
                    ChildOptions{.captureStderr = true, .extraEnv = {}});
-  std::string printed;
-  for (auto line = jvm.readLine(60s); line; line = jvm.readLine(60s)) {
-    printed += *line + "\n";
-    if (startsWith(*line, "ready")) break;
-  }
+  std::string printed = awaitReady(jvm);
   ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
   std::string out = dir.file("traces.jfr");
   RunResult recorded = recordPid(jvm.pid(), out, "3s", {"--method-trace", "VirtualThreadWork::task"});
