@@ -15,7 +15,8 @@
 #include "sampler_abi.h"
 
 /* Hook index layout; jvmsupport/protocol/timing_records.h spells the same bits for the agent. */
-#define JFRBPF_HOOK_SLOT_MASK 0x00ffffffu
+#define JFRBPF_HOOK_SLOT_MASK 0x007fffffu
+/* Bit 23 is the agent's own (a virtual thread's wait, reported over its channel): never in a trace record. */
 #define JFRBPF_HOOK_TIMED (1u << 24)  /* jdk.MethodTiming: counted by the stubs */
 #define JFRBPF_HOOK_TRACED (1u << 25) /* jdk.MethodTrace: one record per invocation over the threshold */
 /* jdk.ObjectAllocationSample: the slot is the object's class id, the duration its weight in bytes

@@ -57,14 +57,16 @@ namespace {
 
 // The profile of the samples `options.time` chooses.
 Profile loadChosenProfile(const jfr::reader::Recording& recording, const ConvertOptions& options) {
+  SampleOptions samples = options.samples;
+  samples.filter.virtualThreadsByName = true;
   switch (options.time) {
-    case TimeKind::kCpu: return loadProfile(recording, options.samples);
-    case TimeKind::kAlloc: return loadAllocationProfile(recording, options.samples.filter);
-    case TimeKind::kLock: return loadLockProfile(recording, options.samples.filter);
+    case TimeKind::kCpu: return loadProfile(recording, samples);
+    case TimeKind::kAlloc: return loadAllocationProfile(recording, samples.filter);
+    case TimeKind::kLock: return loadLockProfile(recording, samples.filter);
     case TimeKind::kOffCpu:
     case TimeKind::kWall: break;
   }
-  return loadTimeProfile(recording, options.samples.filter, options.time);
+  return loadTimeProfile(recording, samples.filter, options.time);
 }
 
 }  // namespace

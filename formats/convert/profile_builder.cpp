@@ -57,6 +57,10 @@ uint32_t ProfileBuilder::thread(const std::optional<jfr::reader::ThreadInfo>& in
     t.javaThreadId = info->javaThreadId;
     t.isVirtual = info->virtualThread;
   }
+  if (t.isVirtual && filter_.virtualThreadsByName) {
+    if (t.name.empty()) t.name = std::string(kUnnamedVirtualThreads);
+    t.javaThreadId = 0;
+  }
   // JDK 25 names no virtual thread unless the program did: its Java id tells it from the others.
   if (t.name.empty() && t.isVirtual) t.name = "[virtual thread " + std::to_string(t.javaThreadId) + "]";
   if (t.name.empty()) t.name = info ? "[tid " + std::to_string(t.osThreadId) + "]" : std::string(kUnknownThread);

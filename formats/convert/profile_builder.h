@@ -16,9 +16,15 @@
 namespace jfrbpf::convert {
 
 // Which samples to keep.
+// The one thread the unnamed virtual threads are, grouped by name (SampleFilter::virtualThreadsByName).
+inline constexpr std::string_view kUnnamedVirtualThreads = "[virtual threads]";
+
 struct SampleFilter {
   std::string thread;  // exact Java or OS thread name, or decimal OS thread id; empty keeps every thread
   std::string method;  // substring of any frame's display name; empty keeps every stack
+  // Virtual threads of one name are one thread, the unnamed ones "[virtual threads]": a flame graph or a
+  // profile of a server that runs a hundred thousand of them needs no root or label for each.
+  bool virtualThreadsByName = false;
 };
 
 class ProfileBuilder {

@@ -26,9 +26,11 @@
 #include "jvmsupport/agent/record_ring.h"
 #include "jvmsupport/agent/thread_identity.h"
 #include "jvmsupport/agent/thread_reporter.h"
+#include "jvmsupport/agent/virtual_thread_waits.h"
 #include "jvmsupport/agent/vm_structs.h"
 #include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/lock_records.h"
+#include "jvmsupport/protocol/virtual_thread_records.h"
 
 namespace jfrbpf::agent {
 
@@ -52,6 +54,7 @@ class Agent {
   MethodTimer& methodTimer() { return methodTimer_; }
   AllocationSampler& allocationSampler() { return allocationSampler_; }
   LockProfiler& lockProfiler() { return lockProfiler_; }
+  VirtualThreadWaits& virtualThreadWaits() { return virtualThreadWaits_; }
   bool sessionActive() const { return sessionActive_.load(std::memory_order_acquire); }
   bool onAgentThread() const;
   // True while the agent thread replays existing state (its own GenerateEvents callbacks see this).
@@ -117,6 +120,7 @@ class Agent {
   MethodTimer methodTimer_;
   AllocationSampler allocationSampler_;
   LockProfiler lockProfiler_;
+  VirtualThreadWaits virtualThreadWaits_;
   RecordRing ring_;
   int wakeFd_ = -1;
 

@@ -31,7 +31,7 @@ bool setStatic(JNIEnv* jni, jclass klass, const char* name, jint value) {
 
 }  // namespace
 
-bool HookClass::install(jvmtiEnv* jvmti, JNIEnv* jni, const char*& error) {
+bool HookClass::install(jvmtiEnv* jvmti, JNIEnv* jni, WaitedNative waitedNative, const char*& error) {
   if (klass_ != nullptr) return true;
   if (jni->GetVersion() < JNI_VERSION_9) {
     error = "method timing needs JDK 9 or later (its hooks use jdk.internal.misc.Unsafe)";
@@ -48,12 +48,12 @@ bool HookClass::install(jvmtiEnv* jvmti, JNIEnv* jni, const char*& error) {
       return false;
     }
   }
-  const bool bound = bind(jvmti, jni, local, error);
+  const bool bound = bind(jvmti, jni, local, waitedNative, error);
   jni->DeleteLocalRef(local);
   return bound;
 }
 
-bool HookClass::bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, const char*& error) {
+bool HookClass::bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, WaitedNative waitedNative, const char*& error) {
   // The class counts with jdk.internal.misc.Unsafe, which java.base exports to no one: export it to the
   // boot loader's unnamed module, the hook class's, before any instrumented method can link a hook call.
   jobject module = jni->GetModule(local);
@@ -71,11 +71,13 @@ bool HookClass::bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, const char*& er
   } else {
     jni->SetStaticObjectField(local, hookUnsafe, unsafe);
     // JNINativeMethod predates const; RegisterNatives only reads the strings.
-    JNINativeMethod traced{const_cast<char*>("traced"), const_cast<char*>("(IJJ)V"),
-                           reinterpret_cast<void*>(&jfrbpf_java_method_traced)};
-    if (jni->RegisterNatives(local, &traced, 1) != JNI_OK) {
+    const JNINativeMethod natives[] = {
+        {const_cast<char*>("traced"), const_cast<char*>("(IJJ)V"), reinterpret_cast<void*>(&jfrbpf_java_method_traced)},
+        {const_cast<char*>("waited"), const_cast<char*>("(JJJJ)V"), reinterpret_cast<void*>(waitedNative)},
+    };
+    if (jni->RegisterNatives(local, natives, 2) != JNI_OK) {
       jni->ExceptionClear();
-      error = "the hook class's native could not be bound";
+      error = "the hook class's natives could not be bound";
       ok = false;
     }
   }
@@ -93,7 +95,8 @@ bool HookClass::bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, const char*& er
   return ok;
 }
 
-int32_t HookClass::arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs) {
+int32_t HookClass::arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs,
+                       int64_t virtualWaitIntervalNs) {
   static std::atomic<int32_t> recordings{0};  // per JVM: the agent library is loaded once
   const int32_t recording = recordings.fetch_add(1, std::memory_order_relaxed) + 1;
   const auto address = [](const void* p) { return static_cast<jlong>(reinterpret_cast<uintptr_t>(p)); };
@@ -107,6 +110,7 @@ int32_t HookClass::arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t
   setStatic(jni, klass_, "slotBase", static_cast<jint>(table->slotBase));
   setStatic(jni, klass_, "slotCount", static_cast<jint>(table->slotCount));
   setStatic(jni, klass_, "traceThresholdNs", threshold);
+  setStatic(jni, klass_, "virtualWaitIntervalNs", static_cast<jlong>(virtualWaitIntervalNs));
   setStatic(jni, klass_, "recording", static_cast<jint>(recording));  // last: the fields above are in place
   return recording;
 }

@@ -23,14 +23,20 @@ extern const size_t kMethodTimerClass_size;
 
 class HookClass {
  public:
-  // Agent thread: finds or defines the class, lets it use jdk.internal.misc.Unsafe and binds its native.
-  // False with a one-line reason in `error` (on JDK 8, which it does not support).
-  bool install(jvmtiEnv* jvmti, JNIEnv* jni, const char*& error);
+  // MethodTimer.waited(long threadId, long startNs, long durationNs, long weightNs): a picked wait of a
+  // virtual thread (virtual_thread_waits.h).
+  using WaitedNative = void(JNICALL*)(JNIEnv*, jclass, jlong, jlong, jlong, jlong);
+
+  // Agent thread: finds or defines the class, lets it use jdk.internal.misc.Unsafe and binds its natives
+  // (`waited` to `waitedNative`). False with a one-line reason in `error` (on JDK 8, which it does not support).
+  bool install(jvmtiEnv* jvmti, JNIEnv* jni, WaitedNative waitedNative, const char*& error);
   // Agent thread, before instrumenting for a recording: where invocations count, and from which duration on
   // a traced one goes to the trace stub. Returns the recording's number, new in this JVM, which its
   // instrumentation passes to exit(): methods instrumented for another recording (sessions included)
-  // count nowhere from then on.
-  int32_t arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs);
+  // count nowhere from then on. `virtualWaitIntervalNs` is how the waits of virtual threads are picked
+  // (protocol/virtual_thread_records.h); negative: they are not reported.
+  int32_t arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs,
+              int64_t virtualWaitIntervalNs);
   // Agent thread, when a recording's methods are restored: nothing counts any more.
   void disarm(JNIEnv* jni);
   // Lets every module that exists now, and `module` later, read the hook class's module (the boot loader's
@@ -39,7 +45,7 @@ class HookClass {
   void grantReads(jvmtiEnv* jvmti, JNIEnv* jni, jclass instrumented);
 
  private:
-  bool bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, const char*& error);
+  bool bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, WaitedNative waitedNative, const char*& error);
 
   jclass klass_ = nullptr;    // global reference
   jobject module_ = nullptr;  // global reference

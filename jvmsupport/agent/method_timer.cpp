@@ -12,6 +12,7 @@
 #include "jvmsupport/agent/clock.h"
 #include "jvmsupport/agent/hook_stubs.h"
 #include "jvmsupport/agent/jvmti_memory.h"
+#include "jvmsupport/agent/virtual_thread_waits.h"
 #include "jvmsupport/classfile/rewriter.h"
 
 namespace jfrbpf::agent {
@@ -56,6 +57,12 @@ bool namesClass(const filter::Filter& filter, std::string_view className) {
     }
   }
   return false;
+}
+
+// The waits of virtual threads: the method on a virtual thread's stack while it is unmounted.
+constexpr std::string_view kVirtualThreadClass = "java/lang/VirtualThread";
+bool isVirtualWaitSite(std::string_view className, std::string_view methodName, std::string_view descriptor) {
+  return className == kVirtualThreadClass && methodName == "yieldContinuation" && descriptor == "()Z";
 }
 
 bool isOwnClass(std::string_view className) {
@@ -150,12 +157,15 @@ void MethodTimer::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> comm
   }
   const char* error = nullptr;
   protocol::TimingTableHeader* table = nullptr;
-  if (!addCapabilities(agent.jvmti(), error) || !hookClass_.install(agent.jvmti(), jni, error) ||
+  if (!addCapabilities(agent.jvmti(), error) || !hookClass_.install(agent.jvmti(), jni, &virtualThreadWaited, error) ||
       (table = table_.prepare(request.slotBase, limit - request.slotBase, error)) == nullptr) {
     sendStatus(agent, protocol::TimingState::kUnavailable, error);
     return;
   }
-  recording_ = hookClass_.arm(jni, table, request.traceThresholdNs);
+  const auto waitInterval = static_cast<int64_t>(std::min<uint64_t>(request.virtualWaitIntervalNs, INT64_MAX));
+  virtualThreadWaits_ = request.virtualWaitIntervalNs != protocol::kNoVirtualThreadWaits &&
+                        agent.virtualThreadWaits().prepare(jni, waitInterval);
+  recording_ = hookClass_.arm(jni, table, request.traceThresholdNs, virtualThreadWaits_ ? waitInterval : -1);
 
   timing_ = std::move(timing.filter);
   trace_ = std::move(trace.filter);
@@ -167,9 +177,12 @@ void MethodTimer::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> comm
   // Before any class can be instrumented: modules of JDK and application classes may then link to the hooks.
   hookClass_.grantReadsToAllModules(agent.jvmti(), jni);
   state_.store(kActive, std::memory_order_release);
-  agent.jvmti()->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, nullptr);
-
-  instrumentLoadedClasses(agent, jni);
+  // --off-cpu asks every JVM for its virtual threads' waits: one that has none, with no filters, has nothing
+  // to instrument, and its class loading stays as it was.
+  if (!timing_.targets().empty() || !trace_.targets().empty() || virtualThreadWaits_) {
+    agent.jvmti()->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, nullptr);
+    instrumentLoadedClasses(agent, jni);
+  }
   sendStatus(agent, protocol::TimingState::kApplied, nullptr);
 }
 
@@ -188,8 +201,14 @@ bool MethodTimer::constantPoolMentions(jvmtiEnv* jvmti, jclass klass, const filt
   return false;
 }
 
+bool MethodTimer::mayInstrument(std::string_view className) const {
+  return timing_.mayMatchClass(className) || trace_.mayMatchClass(className) ||
+         (virtualThreadWaits_ && className == kVirtualThreadClass);
+}
+
 bool MethodTimer::isCandidate(Agent& agent, jclass klass, std::string_view className) {
-  if (!timing_.mayMatchClass(className) && !trace_.mayMatchClass(className)) return false;
+  if (!mayInstrument(className)) return false;
+  if (virtualThreadWaits_ && className == kVirtualThreadClass) return true;
   jvmtiEnv* jvmti = agent.jvmti();
   // Annotations are invisible to JVMTI, but their type names sit in the constant pool.
   if (annotationTargets_ &&
@@ -284,7 +303,7 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
   InFlight inFlight(inFlight_);
   if (state_.load(std::memory_order_acquire) != kActive || name == nullptr || data == nullptr || length <= 0) return;
   std::string_view className(name);
-  if (isOwnClass(className) || (!timing_.mayMatchClass(className) && !trace_.mayMatchClass(className))) return;
+  if (isOwnClass(className) || !mayInstrument(className)) return;
 
   uint32_t classModifiers = 0;
   bool slotsExhausted = false;
@@ -294,7 +313,9 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
     filter::MethodCandidate candidate{c.name, m.name, m.accessFlags, c.annotations, m.annotations};
     uint32_t flags = (timing_.matches(candidate) ? protocol::kHookTimed : 0) |
                      (trace_.matches(candidate) ? protocol::kHookTraced : 0);
-    if (flags == 0) return std::nullopt;
+    const uint32_t waitSite =
+        virtualThreadWaits_ && isVirtualWaitSite(c.name, m.name, m.descriptor) ? protocol::kHookVirtualWait : 0;
+    if (flags == 0) return waitSite != 0 ? std::optional<int32_t>(static_cast<int32_t>(waitSite)) : std::nullopt;
     if (hooksUse(c.name, m.name)) {
       methodsSkipped_.fetch_add(1, std::memory_order_relaxed);
       skipped(agent, c.name, m.name, m.descriptor, "called by jfrbpf's timing hooks themselves: timing it would recurse");
@@ -305,7 +326,7 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
       slotsExhausted = true;
       return std::nullopt;
     }
-    int32_t index = static_cast<int32_t>(slot | flags);
+    int32_t index = static_cast<int32_t>(slot | flags | waitSite);
     classModifiers = c.accessFlags & kWrittenClassModifiers;
     methodModifiers.emplace_back(index, m.accessFlags & kRecognizedMethodModifiers);
     return index;
@@ -334,10 +355,12 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
   instrumentedClasses_.emplace(className);
   if (beingRedefined == nullptr) awaitingPrepare_.emplace(className);
   pthread_mutex_unlock(&lock_);
-  classesInstrumented_.fetch_add(1, std::memory_order_relaxed);
-  methodsInstrumented_.fetch_add(static_cast<uint32_t>(result.instrumented.size()), std::memory_order_relaxed);
+  // The waits' hook alone is no timed method: the user asked for none.
+  uint32_t timedOrTraced = 0;
   uint64_t now = monotonicNs();
   for (const classfile::InstrumentedMethod& m : result.instrumented) {
+    if ((static_cast<uint32_t>(m.index) & (protocol::kHookTimed | protocol::kHookTraced)) == 0) continue;
+    ++timedOrTraced;
     protocol::TimedMethod record;
     record.time = now;
     record.hookIndex = static_cast<uint32_t>(m.index);
@@ -350,6 +373,8 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
     record.descriptor = m.descriptor;
     emitRecord(agent, protocol::RecordType::kTimedMethod, record);
   }
+  if (timedOrTraced > 0) classesInstrumented_.fetch_add(1, std::memory_order_relaxed);
+  methodsInstrumented_.fetch_add(timedOrTraced, std::memory_order_relaxed);
 }
 
 void MethodTimer::onClassPrepare(Agent& agent, JNIEnv* jni, jclass klass) {
@@ -397,6 +422,7 @@ void MethodTimer::stop(Agent& agent, JNIEnv* jni) {
   if (inFlight_.load(std::memory_order_acquire) != 0) return;  // a hook call is stuck: keep its filters alive
   timing_ = filter::Filter();
   trace_ = filter::Filter();
+  virtualThreadWaits_ = false;
   pthread_mutex_lock(&lock_);
   instrumentedClasses_.clear();
   awaitingPrepare_.clear();

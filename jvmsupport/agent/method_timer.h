@@ -12,6 +12,9 @@
 // instrumented method (TimedMethod), what it could not instrument and why (TimingSkipped), and when the
 // loaded classes are done (TimingStatus, with where the timing table is).
 //
+// With --off-cpu the loader also asks for the waits of virtual threads (protocol/virtual_thread_records.h):
+// VirtualThread.yieldContinuation then gets the same hooks with kHookVirtualWait and no slot.
+//
 // Restoring retransforms every class it changed while the ClassFileLoadHook returns nothing new, which
 // gives the JVM back the class bytes it had before. Classes of the agent and the methods the hook class
 // itself calls (hooksUse) are never instrumented, so timing cannot recurse.
@@ -81,6 +84,8 @@ class MethodTimer {
   // keep the others unchanged). With `report`, changed classes are reported anew (new Method* and code).
   void retransform(Agent& agent, jclass* classes, jint count, bool report);
   bool wasInstrumented(std::string_view className);
+  // Whether a class may have a method to instrument, by its name alone.
+  bool mayInstrument(std::string_view className) const;
 
   std::atomic<int> state_{kIdle};
   std::atomic<int> inFlight_{0};
@@ -94,6 +99,7 @@ class MethodTimer {
   filter::Filter timing_;
   filter::Filter trace_;
   bool annotationTargets_ = false;
+  bool virtualThreadWaits_ = false;  // VirtualThread.yieldContinuation is hooked too
   std::atomic<uint32_t> nextSlot_{0};
   uint32_t slotLimit_ = 0;
   int32_t recording_ = 0;  // the hook class's number for this session's instrumentation

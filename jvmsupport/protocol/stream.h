@@ -74,8 +74,9 @@ enum class RecordType : uint16_t {
   kClassUnload = 22,  // method_records.h
   kAllocationStatus = 23,  // allocation_records.h
   kLockStatus = 24,        // lock_records.h
+  kVirtualThreadWait = 25,  // virtual_thread_records.h
 };
-inline constexpr uint16_t kLastRecordType = 24;
+inline constexpr uint16_t kLastRecordType = 25;
 
 // Flag of Class, Method and DynamicCode records: sent by a replay of existing state, not at the event itself.
 inline constexpr uint32_t kReplayed = 1u << 0;

@@ -14,6 +14,10 @@
 // A hook index is what the rewritten bytecode passes to enter(int)/exit(int): a slot (the method's row in
 // the timing table; the loader gives each JVM its own range, so slots are unique in a recording) and flags.
 // bpf/method_timer_abi.h spells the same bits for the trace probe program.
+//
+// With --off-cpu, StartTiming also asks for the waits of virtual threads (virtual_thread_records.h): the
+// agent then hooks java.lang.VirtualThread.yieldContinuation, whose invocation lasts exactly as long as the
+// virtual thread is unmounted, with kHookVirtualWait.
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -22,7 +26,8 @@
 
 namespace jfrbpf::protocol {
 
-inline constexpr uint32_t kHookSlotMask = 0x00ffffff;
+inline constexpr uint32_t kHookSlotMask = 0x007fffff;
+inline constexpr uint32_t kHookVirtualWait = 1u << 23;  // a virtual thread's unmounted wait (never a trace)
 inline constexpr uint32_t kHookTimed = 1u << 24;   // matched the --method-timing filter
 inline constexpr uint32_t kHookTraced = 1u << 25;  // matched the --method-trace filter
 
@@ -89,7 +94,11 @@ struct StartTiming {
   uint64_t traceThresholdNs = 0;  // shorter traced invocations are not traced
   std::string_view timingFilter;  // JEP 520 filter text; empty selects nothing
   std::string_view traceFilter;
+  // The waits of virtual threads: their mean wait time per reported wait (0: every wait), or
+  // kNoVirtualThreadWaits.
+  uint64_t virtualWaitIntervalNs = UINT64_MAX;
 };
+inline constexpr uint64_t kNoVirtualThreadWaits = UINT64_MAX;
 
 // ---- encoding -----------------------------------------------------------------------------------------
 
@@ -152,6 +161,7 @@ void encode(WireWriter<Sink>& w, const StartTiming& r) {
   w.u64(r.traceThresholdNs);
   encodeLongString(w, r.timingFilter);
   encodeLongString(w, r.traceFilter);
+  w.u64(r.virtualWaitIntervalNs);
 }
 
 // ---- decoding (each side treats the other's bytes as hostile) ---------------------------------------------
@@ -206,6 +216,7 @@ inline bool decode(std::span<const uint8_t> p, StartTiming& r) {
   r.traceThresholdNs = in.u64();
   r.timingFilter = decodeLongString(in);
   r.traceFilter = decodeLongString(in);
+  r.virtualWaitIntervalNs = in.u64();
   return in.ok();
 }
 

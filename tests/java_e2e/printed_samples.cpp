@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "tests/java_e2e/workloads.h"
@@ -78,9 +79,33 @@ int64_t nanosOfDay(const std::string& instant) {
   return nanos;
 }
 
+// An ISO-8601 duration as `jfr print --json` writes one ("PT0.025793563S", "PT1M2.5S") -> nanoseconds; -1 if
+// it is not one.
+int64_t durationNanos(const std::string& text) {
+  if (text.rfind("PT", 0) != 0) return -1;
+  int64_t nanos = 0;
+  const char* p = text.c_str() + 2;
+  while (*p != '\0') {
+    char* end = nullptr;
+    const double value = std::strtod(p, &end);
+    if (end == p) return -1;
+    switch (*end) {
+      case 'H': nanos += static_cast<int64_t>(value * 3600e9); break;
+      case 'M': nanos += static_cast<int64_t>(value * 60e9); break;
+      case 'S': nanos += static_cast<int64_t>(value * 1e9 + (value >= 0 ? 0.5 : -0.5)); break;
+      default: return -1;
+    }
+    p = end + 1;
+  }
+  return nanos;
+}
+
 JfrSample sampleFromJson(const Json& values) {
   JfrSample sample;
   sample.startNanosOfDay = nanosOfDay(stringOr(values, "startTime"));
+  if (values.has("duration")) sample.durationNanos = durationNanos(stringOr(values, "duration"));
+  if (values.has("weight")) sample.weightNanos = durationNanos(stringOr(values, "weight"));
+  sample.state = stringOr(values, "state");
   if (values.has("eventThread") && !values["eventThread"].isNull()) {
     const Json& thread = values["eventThread"];
     sample.osThreadId = integerOr(thread, "osThreadId", 0);

@@ -37,6 +37,10 @@ struct JfrSample {
   bool failed = false;
   bool truncated = false;
   int64_t startNanosOfDay = -1;  // the sample's time in UTC, from midnight; -1 if jfr did not print it
+  // Of events that have them (jfrbpf.OffCPUSample): -1 / empty otherwise.
+  int64_t durationNanos = -1;
+  int64_t weightNanos = -1;
+  std::string state;
   std::vector<JfrFrame> frames;  // leaf first
 
   // The leaf-most Java frame (nullptr if none).

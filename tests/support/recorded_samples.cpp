@@ -41,7 +41,11 @@ Recorded readRecording(const std::string& path) {
       out.samples.push_back(std::move(sample));
     } else if (type == "jfrbpf.OffCPUSample") {
       OffCpuSample wait;
-      if (auto thread = threadOf(event)) wait.osThreadId = thread->osThreadId;
+      if (auto thread = threadOf(event)) {
+        wait.osThreadId = thread->osThreadId;
+        wait.javaThreadId = thread->javaThreadId;
+        wait.virtualThread = thread->virtualThread;
+      }
       wait.startTime = event.getLong("startTime");
       wait.duration = event.getLong("duration");
       wait.weight = event.getLong("weight");

@@ -28,6 +28,8 @@ struct Sample {
 // A jfrbpf.OffCPUSample.
 struct OffCpuSample {
   int64_t osThreadId = 0;
+  int64_t javaThreadId = 0;
+  bool virtualThread = false;
   int64_t startTime = 0;  // ticks
   int64_t duration = 0;
   int64_t weight = 0;

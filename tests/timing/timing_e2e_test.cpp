@@ -393,7 +393,7 @@ TEST(TimingE2E, RemovesInstrumentationWhenTheRecordingStops) {
     auto timing = record::JvmConnection::attach(pid, 60s);
     timing::MethodTimingOptions options;
     options.timingFilter = "TimingWorkload::tick";
-    timing->startTiming(sampler, options, 0, 64, 120s);
+    timing->startTiming(sampler, options, protocol::kNoVirtualThreadWaits, 0, 64, 120s);
     timing->session().drainUntil([&](const jvm::JavaModel& m) { return tickLength(m) != original; }, 10s);
     instrumented = tickLength(timing->model());
     EXPECT_EQ(timing->model().timedMethods().size(), 1u);

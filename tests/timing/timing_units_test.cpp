@@ -22,6 +22,7 @@
 #include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/lock_records.h"
 #include "jvmsupport/protocol/timing_records.h"
+#include "jvmsupport/protocol/virtual_thread_records.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/base/error.h"
 #include "userspace/base/unique_fd.h"
@@ -162,14 +163,38 @@ TEST(TimingProtocol, RecordsRoundTrip) {
   EXPECT_EQ(back.descriptor, "(I)V");
 
   std::string longFilter(70000, 'x');
-  protocol::StartTiming start{100, 200, 5'000'000, "com.foo.Bar::run", longFilter};
+  protocol::StartTiming start{100, 200, 5'000'000, "com.foo.Bar::run", longFilter, 2'000'000};
   protocol::StartTiming startBack;
-  ASSERT_TRUE(protocol::decode(encoded(start), startBack));
+  const std::vector<uint8_t> startBytes = encoded(start);  // the decoded filters point into it
+  ASSERT_TRUE(protocol::decode(startBytes, startBack));
   EXPECT_EQ(startBack.slotBase, 100u);
   EXPECT_EQ(startBack.slotLimit, 200u);
   EXPECT_EQ(startBack.traceThresholdNs, 5'000'000u);
   EXPECT_EQ(startBack.timingFilter, "com.foo.Bar::run");
   EXPECT_EQ(startBack.traceFilter.size(), 70000u) << "filters are not cut at 64 KiB";
+  EXPECT_EQ(startBack.virtualWaitIntervalNs, 2'000'000u);
+  EXPECT_EQ(protocol::StartTiming{}.virtualWaitIntervalNs, protocol::kNoVirtualThreadWaits) << "asked for explicitly";
+  // A virtual thread's wait is the agent's own flag, apart from the slot and from every trace record's flags.
+  EXPECT_EQ(protocol::kHookVirtualWait & protocol::kHookSlotMask, 0u);
+  EXPECT_EQ(protocol::kHookVirtualWait & (protocol::kHookTimed | protocol::kHookTraced | protocol::kHookAllocation |
+                                          protocol::kHookLock | protocol::kHookLockWait | protocol::kHookLockPark |
+                                          protocol::kHookLockUntil | protocol::kHookLockTimedOut),
+            0u);
+
+  // A picked wait of a virtual thread, with its frames.
+  const uint8_t frames[2 * protocol::kWaitFrameSize] = {0x10, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0,
+                                                        0x20, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+  protocol::VirtualThreadWait wait{10, 20'000'000, 20'000'000, 77, protocol::kWaitStackTruncated, 2, frames};
+  protocol::VirtualThreadWait waitBack;
+  const std::vector<uint8_t> waitBytes = encoded(wait);
+  ASSERT_TRUE(protocol::decode(waitBytes, waitBack));
+  EXPECT_EQ(waitBack.threadId, 77u);
+  EXPECT_EQ(waitBack.flags, protocol::kWaitStackTruncated);
+  ASSERT_EQ(waitBack.frameCount, 2u);
+  EXPECT_EQ(waitBack.methodIdAt(1), 0x20u);
+  EXPECT_EQ(waitBack.bciAt(0), 3);
+  EXPECT_EQ(waitBack.bciAt(1), -1);
+  EXPECT_FALSE(protocol::decode(std::span(waitBytes).first(waitBytes.size() - 1), waitBack)) << "a frame cut short";
 
   protocol::TimingStatus status{1, 1, 2, 3, 4, 5, 0x7f0000001000, 8192, "ok"};
   protocol::TimingStatus statusBack;

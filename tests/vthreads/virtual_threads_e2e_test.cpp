@@ -1,4 +1,4 @@
-// CPU samples of virtual threads on JDK 25: jfrbpf (from outside, `record -p`) and the JVM's own CPU-time sampler
+// Virtual threads on JDK 25. CPU samples: jfrbpf (from outside, `record -p`) and the JVM's own CPU-time sampler
 // (jdk.CPUTimeSample, JEP 509) record the same run of tasks on Executors.newVirtualThreadPerTaskExecutor(); the
 // share of the carriers' samples either gives to virtual threads must agree, and jfrbpf's virtual threads'
 // samples must be written as the JDK writes them: the virtual thread as eventThread, its stack its
@@ -98,10 +98,10 @@ std::string continuationProblem(const JfrSample& s) {
          s.describe();
 }
 
-std::string compileWorkload(const ScratchDir& dir) {
+std::string compileWorkload(const ScratchDir& dir, const std::string& source = "VirtualThreadWork.java") {
   std::string classes = dir.file("classes");
   RunResult javac =
-      run({jdkHome(kJdk) + "/bin/javac", "-d", classes, std::string(VTHREADS_JAVA_SOURCES) + "/VirtualThreadWork.java"});
+      run({jdkHome(kJdk) + "/bin/javac", "-d", classes, std::string(VTHREADS_JAVA_SOURCES) + "/" + source});
   EXPECT_EQ(javac.exitCode, 0) << javac.output;
   return classes;
 }
@@ -211,6 +211,94 @@ TEST(VirtualThreadsJdk25, MethodTracesOfAVirtualThreadAreItsOwn) {
     EXPECT_EQ(trace.osThreadId, 0);
     EXPECT_EQ(continuationProblem(trace), "");
   }
+}
+
+// One batch of VirtualThreadWaits.java: its virtual threads' sleeps, as the workload measured them.
+struct Batch {
+  int64_t start = 0, end = 0;  // UTC nanoseconds of the day
+  int64_t sleeps = 0, sleptNanos = 0;
+};
+
+std::vector<Batch> printedBatches(const std::string& printed) {
+  std::vector<Batch> batches;
+  for (const std::string& line : linesWith(printed, "batch ")) {
+    Batch b;
+    long long start = 0, end = 0, sleeps = 0, slept = 0;
+    if (std::sscanf(line.c_str(), "batch %lld %lld %lld %lld", &start, &end, &sleeps, &slept) != 4) continue;
+    b.start = start, b.end = end, b.sleeps = sleeps, b.sleptNanos = slept;
+    batches.push_back(b);
+  }
+  return batches;
+}
+
+// With --off-cpu, a parked virtual thread's wait is an off-CPU sample of that virtual thread, although no OS
+// thread sleeps for it (it unmounts): its duration, and its whole stack from the JVM's own walk. The
+// workload's sleeps of 20 ms are longer than the 1 ms interval, so each one is recorded, standing for itself.
+TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
+  JAVA_E2E_REQUIRE(kJdk);
+  ScratchDir dir("vthreads-waits");
+  std::string classes = compileWorkload(dir, "VirtualThreadWaits.java");
+  ASSERT_FALSE(HasFailure());
+  ChildProcess jvm({javaBinary(kJdk), "-cp", classes, "VirtualThreadWaits", "9"},
+                   ChildOptions{.captureStderr = true, .extraEnv = {}});
+  std::string printed = awaitReady(jvm);
+  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
+  std::string out = dir.file("waits.jfr");
+  RunResult recorded = recordPid(jvm.pid(), out, "5s", {"--off-cpu"});
+  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  EXPECT_EQ(linesWith(recorded.output, "waits of virtual threads").size(), 1u) << recorded.output;
+  printed += jvm.readAll(60s);
+  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+
+  std::vector<JfrSample> waits = printedSamples(out, "jfrbpf.OffCPUSample", kJdk);
+  std::vector<const JfrSample*> sleeps;
+  int64_t firstVirtual = INT64_MAX, last = 0;
+  for (const JfrSample& w : waits) {
+    last = std::max(last, w.startNanosOfDay + std::max<int64_t>(0, w.durationNanos));
+    if (!w.virtualThread) continue;
+    firstVirtual = std::min(firstVirtual, w.startNanosOfDay);
+    if (w.find("VirtualThreadWaits", "sleeper") >= 0) sleeps.push_back(&w);
+  }
+  ASSERT_FALSE(sleeps.empty()) << recorded.output;
+  for (const JfrSample* w : sleeps) {
+    ASSERT_EQ(w->osThreadId, 0) << w->describe();
+    ASSERT_GT(w->javaThreadId, 0);
+    EXPECT_EQ(w->state, "parked");
+    // Thread.sleep(20) unmounts once its timer is set: the wait is the sleep, less what ran before the yield.
+    EXPECT_GE(w->durationNanos, 19'000'000) << w->describe();
+    EXPECT_EQ(w->weightNanos, w->durationNanos);
+    // The virtual thread's own frames, whole: where it parked, the workload's method, down to its run().
+    EXPECT_FALSE(w->truncated) << w->describe();
+    EXPECT_EQ(w->frames.front().className, "java/lang/VirtualThread") << w->describe();
+    EXPECT_GE(w->find("java/lang/Thread", "sleep"), 0) << w->describe();
+    EXPECT_GE(w->find("java/lang/VirtualThread", "run"), 0) << w->describe();
+  }
+
+  // Every sleep of each batch that ran wholly while the recording took waits, and their time: the workload
+  // measured each sleep around Thread.sleep, which holds the unmounted wait and a little more.
+  size_t batchesChecked = 0;
+  for (const Batch& batch : printedBatches(printed)) {
+    if (batch.start <= firstVirtual || batch.end + 50'000'000 >= last) continue;
+    int64_t count = 0, nanos = 0;
+    for (const JfrSample* w : sleeps) {
+      if (w->startNanosOfDay >= batch.start - 50'000'000 && w->startNanosOfDay <= batch.end + 50'000'000) {
+        ++count;
+        nanos += w->durationNanos;
+      }
+    }
+    ++batchesChecked;
+    EXPECT_EQ(count, batch.sleeps) << "batch at " << batch.start;
+    std::printf("[ figure ] batch of %lld sleeps: recorded %lld, %.2f ms of wait against %.2f ms measured around "
+                "Thread.sleep\n",
+                static_cast<long long>(batch.sleeps), static_cast<long long>(count), nanos / 1e6,
+                batch.sleptNanos / 1e6);
+    // Measured on the 2-CPU VM (2026-11-28): 99.82-99.93 % of the workload's figure over 9 batches on a quiet
+    // VM, 99.89-99.97 % over 8 beside two CPU spinners. 98 % leaves room for the microseconds each sleep
+    // spends mounted.
+    EXPECT_LE(nanos, batch.sleptNanos);
+    EXPECT_GE(static_cast<double>(nanos), 0.98 * static_cast<double>(batch.sleptNanos));
+  }
+  EXPECT_GE(batchesChecked, 3u) << printed;
 }
 
 }  // namespace

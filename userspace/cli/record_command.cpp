@@ -228,6 +228,10 @@ void printOffCpu(const record::RecordSummary& s) {
   if (s.offCpuSamples == 0 && s.offCpuLost == 0) return;
   std::printf("  off-CPU  %s samples (%.2f s of off-CPU time)", groupThousands(s.offCpuSamples).c_str(),
               static_cast<double>(s.offCpuNs) / 1e9);
+  if (s.virtualThreadWaits > 0) {
+    std::printf(", of which %s waits of virtual threads (%.2f s)", groupThousands(s.virtualThreadWaits).c_str(),
+                static_cast<double>(s.virtualThreadWaitNs) / 1e9);
+  }
   if (s.offCpuLost > 0) std::printf(", %s lost", groupThousands(s.offCpuLost).c_str());
   std::printf("\n");
 }
@@ -236,7 +240,8 @@ void printOffCpu(const record::RecordSummary& s) {
 void printTruncatedStacks(const record::RecordSummary& s) {
   if (s.truncatedStacks == 0) return;
   std::printf("  stacks   %s truncated (%.2f %%:", groupThousands(s.truncatedStacks).c_str(),
-              100.0 * static_cast<double>(s.truncatedStacks) / static_cast<double>(std::max<uint64_t>(1, s.samples)));
+              100.0 * static_cast<double>(s.truncatedStacks) /
+                  static_cast<double>(std::max<uint64_t>(1, s.samples + s.offCpuSamples)));
   const char* separator = "";
   for (const auto& [cause, count] : s.truncatedByCause) {
     std::printf("%s %s %s", separator, groupThousands(count).c_str(), cause.c_str());

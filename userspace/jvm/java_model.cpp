@@ -6,6 +6,7 @@
 #include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/lock_records.h"
 #include "jvmsupport/protocol/timing_records.h"
+#include "jvmsupport/protocol/virtual_thread_records.h"
 
 namespace jfrbpf::jvm {
 
@@ -39,6 +40,7 @@ const char* recordName(protocol::RecordType type) {
     case protocol::RecordType::kClassUnload: return "ClassUnload";
     case protocol::RecordType::kAllocationStatus: return "AllocationStatus";
     case protocol::RecordType::kLockStatus: return "LockStatus";
+    case protocol::RecordType::kVirtualThreadWait: return "VirtualThreadWait";
   }
   return "unknown";
 }
@@ -202,6 +204,21 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       return decodeThen<protocol::LockStatus>(payload, what, [&](const auto& r) {
         lockStatus_ = LockStatusInfo{r.state == static_cast<uint32_t>(protocol::LockState::kStarted), r.parks != 0,
                                      std::string(r.message)};
+      });
+    case protocol::RecordType::kVirtualThreadWait:
+      return decodeThen<protocol::VirtualThreadWait>(payload, what, [&](const auto& r) {
+        if (virtualThreadWaits_.size() >= kMaxPendingWaits) {
+          ++counters_.virtualThreadWaitsDropped;
+          return;
+        }
+        VirtualThreadWaitInfo& wait = virtualThreadWaits_.emplace_back();
+        wait.startTicks = toOurTicks(r.startNs);
+        wait.durationNs = r.durationNs;
+        wait.weightNs = r.weightNs;
+        wait.threadId = static_cast<int64_t>(std::min<uint64_t>(r.threadId, INT64_MAX));
+        wait.flags = r.flags;
+        wait.frames.reserve(r.frameCount);
+        for (uint32_t i = 0; i < r.frameCount; ++i) wait.frames.emplace_back(r.methodIdAt(i), r.bciAt(i));
       });
   }
   return true;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/jfr/writer/types.h"
@@ -54,6 +55,7 @@ struct ChannelCounters {
   uint64_t lostRecords = 0;  // as the agent last reported
   uint64_t lostBytes = 0;
   uint32_t replays = 0;  // ReplayEnd records seen
+  uint64_t virtualThreadWaitsDropped = 0;  // more than JavaModel::kMaxPendingWaits waited to be written
 };
 
 class JavaModel {
@@ -101,6 +103,20 @@ class JavaModel {
     std::string message;
   };
   const std::optional<LockStatusInfo>& lockStatus() const { return lockStatus_; }
+  // A picked wait of a virtual thread (protocol/virtual_thread_records.h), its start on our clock, its frames
+  // still the agent's (jmethodID, bci), innermost first.
+  struct VirtualThreadWaitInfo {
+    uint64_t startTicks = 0;
+    uint64_t durationNs = 0;
+    uint64_t weightNs = 0;
+    int64_t threadId = 0;
+    uint32_t flags = 0;  // protocol::kWaitStack*
+    std::vector<std::pair<uint64_t, int32_t>> frames;
+  };
+  // The waits received since the last call, oldest first. At most kMaxPendingWaits are kept in between:
+  // more are counted in counters().virtualThreadWaitsDropped.
+  std::vector<VirtualThreadWaitInfo> takeVirtualThreadWaits() { return std::exchange(virtualThreadWaits_, {}); }
+  static constexpr size_t kMaxPendingWaits = 65'536;
   bool initialReplayDone() const { return initialReplayDone_; }
   const protocol::ReplayEnd& lastReplay() const { return lastReplay_; }
   // How long the agent took for its last replay (its own timestamps), in nanoseconds.
@@ -141,6 +157,7 @@ class JavaModel {
   std::optional<protocol::GoodbyeReason> goodbye_;
   std::optional<AllocationStatusInfo> allocationStatus_;
   std::optional<LockStatusInfo> lockStatus_;
+  std::vector<VirtualThreadWaitInfo> virtualThreadWaits_;
   ChannelCounters counters_;
 
   MethodTable methods_;

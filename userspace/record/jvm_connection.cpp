@@ -173,8 +173,9 @@ void JvmConnection::dropJavaFrames(BpfSampler& sampler, std::string why) {
   session_->dropJavaFrames(std::move(why));
 }
 
-void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
-                                uint32_t slotLimit, std::chrono::milliseconds timeout) {
+void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options,
+                                uint64_t virtualWaitIntervalNs, uint32_t slotBase, uint32_t slotLimit,
+                                std::chrono::milliseconds timeout) {
   const std::string jvmName = "JVM " + std::to_string(pid_);
   const std::optional<jvm::AgentInfo>& agent = model().agent();
   const std::optional<jvm::HookSiteAddresses>& sites = model().timedMethods().hookSites();
@@ -192,7 +193,7 @@ void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingO
 
   session_->model().timedMethods().setSlotRange(slotBase, slotLimit);
   protocol::StartTiming request{slotBase, slotLimit, static_cast<uint64_t>(std::max<int64_t>(0, options.traceThresholdNs)),
-                                options.timingFilter, options.traceFilter};
+                                options.timingFilter, options.traceFilter, virtualWaitIntervalNs};
   CommandBytes command;
   protocol::WireWriter<CommandBytes> writer(command);
   protocol::encode(writer, request);

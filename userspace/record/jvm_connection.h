@@ -59,9 +59,11 @@ class JvmConnection {
 
   // Method timing in this JVM: with traces, a uprobe on its agent's trace stub; then the agent instruments
   // the loaded classes with slots [slotBase, slotLimit) and this maps its timing table. Returns once it
-  // did. Throws jfrbpf::Error (old agent, JVM that cannot retransform, no answer within `timeout`).
-  void startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
-                   uint32_t slotLimit, std::chrono::milliseconds timeout);
+  // did. With `virtualWaitIntervalNs` (else protocol::kNoVirtualThreadWaits) it also reports the waits of its
+  // virtual threads, if it has any (protocol/virtual_thread_records.h). Throws jfrbpf::Error (old agent, JVM
+  // that cannot retransform, no answer within `timeout`).
+  void startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint64_t virtualWaitIntervalNs,
+                   uint32_t slotBase, uint32_t slotLimit, std::chrono::milliseconds timeout);
   bool timingStarted() const { return timingTable_ != nullptr; }
   // --alloc: the agent samples allocations (JVMTI SampledObjectAlloc) into the trace probe, attached here
   // if tracing did not attach it. Throws jfrbpf::Error (an older agent, no answer, the JVM refused).

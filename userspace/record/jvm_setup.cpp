@@ -46,11 +46,12 @@ void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string
   }
 }
 
-void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
-                 uint32_t slotLimit, std::vector<std::string>& notes) {
+void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options,
+                 uint64_t virtualWaitIntervalNs, uint32_t slotBase, uint32_t slotLimit,
+                 std::vector<std::string>& notes) {
   try {
-    jvm.startTiming(sampler, options, slotBase, slotLimit, kTimingTimeout);
-    std::fprintf(stderr, "jfrbpf: %s\n", describeInstrumentation(jvm).c_str());
+    jvm.startTiming(sampler, options, virtualWaitIntervalNs, slotBase, slotLimit, kTimingTimeout);
+    if (options.enabled()) std::fprintf(stderr, "jfrbpf: %s\n", describeInstrumentation(jvm).c_str());
     const std::vector<jvm::TimingSkip>& skips = jvm.model().timedMethods().skips();
     for (size_t i = 0; i < skips.size(); ++i) {
       const jvm::TimingSkip& skip = skips[i];
@@ -59,7 +60,9 @@ void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTi
       if (i < 5) std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
     }
   } catch (const Error& e) {
-    notes.push_back(std::string(e.what()) + ": recording without method timing there");
+    notes.push_back(std::string(e.what()) + (options.enabled()
+                                                 ? ": recording without method timing there"
+                                                 : ": recording without the waits of its virtual threads"));
     std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
   }
 }

@@ -23,9 +23,11 @@ bool isJavaLauncher(const std::string& program);
 // Gives the sampler what it needs to walk the Java frames of `jvm` (a note is appended when it cannot).
 void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string>& notes);
 
-// Instruments the methods of `jvm` the filters select, using statistics slots [slotBase, slotLimit).
-void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options, uint32_t slotBase,
-                 uint32_t slotLimit, std::vector<std::string>& notes);
+// Instruments the methods of `jvm` the filters select, using statistics slots [slotBase, slotLimit), and with
+// --off-cpu (`virtualWaitIntervalNs`, else protocol::kNoVirtualThreadWaits) the waits of its virtual threads.
+void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options,
+                 uint64_t virtualWaitIntervalNs, uint32_t slotBase, uint32_t slotLimit,
+                 std::vector<std::string>& notes);
 
 // --alloc: `jvm`'s agent samples allocations (a note is appended when it cannot).
 void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,

@@ -101,6 +101,8 @@ RecordSummary record(const RecordConfig& config) {
   BlockedStopSignals signals;  // before any thread or child exists, so all inherit the mask
 
   const bool timing = config.methodTiming.enabled();
+  // What the recording asks of the JVMs' agents once sampling runs: with --off-cpu, the waits of virtual threads.
+  const bool asksAgents = timing || config.offCpu || config.agentEvents();
   const bool launchesJava = !config.command.empty() && isJavaLauncher(config.command.front());
   // The agents attach while the session loads and verifies its BPF programs: the two take about as long.
   AttachPermits permits{kConcurrentAttaches};
@@ -175,7 +177,7 @@ RecordSummary record(const RecordConfig& config) {
     // Once sampling runs (method traces wait for their probe program, which loads meanwhile), and before the
     // consumer thread starts, which then reads the JVMs' records: method timing changes the JVMs' code;
     // allocation sampling and lock profiling only switch on the JVM's heap sampler and monitor events.
-    if (timing || config.agentEvents()) {
+    if (asksAgents) {
       if (signals.stopPending()) {  // asked to stop while attaching: the JVMs are left alone
         notes.push_back(
             session.tell("stopped before method timing or the JVMs' own events began: no method was instrumented"));
@@ -198,7 +200,7 @@ RecordSummary record(const RecordConfig& config) {
         // The JVM waits in its VMInit until it is resumed: its threads' first samples have Java frames.
         launchedJvm->acceptLaunched(launched->pid(), kAgentTimeout);
         std::vector<std::string> jvmNotes;
-        if (timing || config.agentEvents()) {
+        if (asksAgents) {
           // The agent reports the JVM as it starts; its hook sites come with its first records.
           launchedJvm->session().drainUntil(
               [](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); }, kAgentTimeout);

@@ -89,6 +89,8 @@ struct RecordSummary {
   uint64_t overflows = 0;              // sampling ticks: periods of target threads' CPU time due a sample (samples + lost)
   uint64_t offCpuSamples = 0;          // --off-cpu: jfrbpf.OffCPUSample events
   uint64_t offCpuNs = 0;               // the off-CPU time they stand for
+  uint64_t virtualThreadWaits = 0;     // of those, waits of virtual threads (unmounted: no OS thread slept)
+  uint64_t virtualThreadWaitNs = 0;
   uint64_t offCpuLost = 0;             // off-CPU records lost
   uint64_t allocationSamples = 0;      // --alloc: jdk.ObjectAllocationSample events
   uint64_t allocatedBytes = 0;         // their weights, summed

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "jvmsupport/protocol/timing_records.h"
 #include "userspace/base/error.h"
 #include "userspace/record/dump_requests.h"
 #include "userspace/record/jvm_setup.h"
@@ -87,14 +88,18 @@ void RecordingSession::startJvmEvents(JvmConnection& jvm, std::vector<std::strin
 }
 
 std::optional<uint32_t> RecordingSession::timeMethods(JvmConnection& jvm, std::vector<std::string>& notes) {
-  if (!config_.methodTiming.enabled()) return std::nullopt;
+  // --off-cpu: virtual threads wait unmounted, unseen by the scheduler hooks; the same hooks time those waits.
+  const uint64_t virtualWaits = config_.offCpu ? static_cast<uint64_t>(std::max<int64_t>(0, config_.offCpuIntervalNs))
+                                               : protocol::kNoVirtualThreadWaits;
+  if (!config_.methodTiming.enabled() && !config_.offCpu) return std::nullopt;
   std::optional<uint32_t> base = slots_.acquire();
   if (!base) {
-    notes.push_back("method timing not started: " + std::to_string(kMethodSlots / slots_.rangeSize()) +
+    notes.push_back(std::string(config_.methodTiming.enabled() ? "method timing" : "the waits of virtual threads") +
+                    " not started: " + std::to_string(kMethodSlots / slots_.rangeSize()) +
                     " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
     return std::nullopt;
   }
-  startTiming(jvm, sampler_, config_.methodTiming, *base, *base + slots_.rangeSize(), notes);
+  startTiming(jvm, sampler_, config_.methodTiming, virtualWaits, *base, *base + slots_.rangeSize(), notes);
   return base;
 }
 

@@ -52,15 +52,7 @@ ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record, StackSt
     frames_.push_back({kernelMethod(i == 0 ? kernel[i] : kernel[i] - 1), -1, -1, jfr::FrameType::Native});
   }
   Resolving resolving{static_cast<pid_t>(record.tgid)};
-  auto model = javaModels_.find(resolving.tgid);
-  const jvm::JavaModel* java = model == javaModels_.end() ? nullptr : model->second;
-  if (java) {
-    JavaCaches& caches = javaCaches_[resolving.tgid];
-    if (caches.generation != java->forgetGeneration()) {
-      caches = {};
-      caches.generation = java->forgetGeneration();
-    }
-  }
+  const jvm::JavaModel* java = currentJavaModel(resolving.tgid);
   StackEnd end = walkEndOf(record);
   bool skipping = start == StackStart::kJavaSite;
   for (uint32_t i = 0; i < userDepth; ++i) {
@@ -102,6 +94,36 @@ ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record, StackSt
         ((record.flags & JFRBPF_SAMPLE_JVM) == 0 || missing->second == StackEnd::kJavaFramesDropped)) {
       end = missing->second;
     }
+  }
+  if (end != StackEnd::kRoot) frames_.push_back({markerMethod(markerFrameName(end)), -1, -1, jfr::FrameType::Native});
+  return {frames_, end, resolving.complete};
+}
+
+const jvm::JavaModel* StackResolver::currentJavaModel(pid_t tgid) {
+  auto model = javaModels_.find(tgid);
+  const jvm::JavaModel* java = model == javaModels_.end() ? nullptr : model->second;
+  if (java) {
+    JavaCaches& caches = javaCaches_[tgid];
+    if (caches.generation != java->forgetGeneration()) {
+      caches = {};
+      caches.generation = java->forgetGeneration();
+    }
+  }
+  return java;
+}
+
+ResolvedStack StackResolver::jvmWalkedStack(pid_t tgid, std::span<const std::pair<uint64_t, int32_t>> frames,
+                                            uint64_t ticks, StackEnd end) {
+  frames_.clear();
+  if (out_.constantsGeneration() != constantsGeneration_) forgetMethodIds();
+  Resolving resolving{tgid};
+  const jvm::JavaModel* java = currentJavaModel(tgid);
+  for (const auto& [methodId, bci] : frames) {
+    const jvm::JavaMethod* method = java ? java->methods().byId(methodId, ticks) : nullptr;
+    const bool native = method != nullptr && isNative(method);
+    const int32_t line = method != nullptr && bci >= 0 ? method->lineForBci(bci) : -1;
+    frames_.push_back({javaMethod(resolving, method, methodId), line, bci >= 0 ? bci : -1,
+                       native ? jfr::FrameType::Native : jfr::FrameType::JitCompiled});
   }
   if (end != StackEnd::kRoot) frames_.push_back({markerMethod(markerFrameName(end)), -1, -1, jfr::FrameType::Native});
   return {frames_, end, resolving.complete};

@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bpf/sampler_abi.h"
@@ -51,6 +52,11 @@ class StackResolver {
   // thawed only the top frames, it ends at the return barrier with the kContinuationFrozen marker instead.
   // Nullopt when the stack reaches neither. Valid, like the stack, until the next call.
   std::optional<ResolvedStack> continuationPart(pid_t tgid, const ResolvedStack& stack);
+  // A stack the JVM walked itself (JVMTI: a jmethodID and a bci per frame, innermost first) in process
+  // `tgid` at `ticks`, ending in `end`'s marker unless that is kRoot. JVMTI does not tell how a frame runs:
+  // native methods are typed Native, other Java frames JIT compiled.
+  ResolvedStack jvmWalkedStack(pid_t tgid, std::span<const std::pair<uint64_t, int32_t>> frames, uint64_t ticks,
+                               StackEnd end);
 
   // Java frames of `tgid` come from `model` (owned by the caller, alive until forgetProcess or destruction).
   void setJavaModel(pid_t tgid, const jvm::JavaModel* model) { javaModels_[tgid] = model; }
@@ -75,6 +81,8 @@ class StackResolver {
     pid_t tgid;
     bool complete = true;
   };
+  // The Java model of the process being resolved, its caches reset if it forgot code since; nullptr if none.
+  const jvm::JavaModel* currentJavaModel(pid_t tgid);
   // Appends the Java frames of one walker frame to frames_; false if it is not Java code.
   bool appendJavaFrames(Resolving& resolving, const jvm::JavaModel& model, uint64_t pc, uint64_t methodPtr,
                         uint64_t ticks, bool top, uint64_t topBcp);

@@ -52,6 +52,15 @@ std::vector<std::pair<pid_t, std::string>> TargetJvms::service(jfr::Ticks now) {
   return overLimit;
 }
 
+void TargetJvms::takeVirtualThreadWaits(
+    const std::function<void(pid_t, jvm::JavaModel::VirtualThreadWaitInfo&)>& write) {
+  for (JvmConnection* jvm : jvms_) {
+    for (jvm::JavaModel::VirtualThreadWaitInfo& wait : jvm->session().model().takeVirtualThreadWaits()) {
+      write(jvm->pid(), wait);
+    }
+  }
+}
+
 std::vector<std::pair<pid_t, size_t>> TargetJvms::modelBytes() const {
   std::vector<std::pair<pid_t, size_t>> models;
   for (JvmConnection* jvm : jvms_) {

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -30,6 +31,8 @@ class TargetJvms {
   // Drains the agents' channels and keeps the walker's tables of each JVM current. Returns the JVMs whose
   // session ended at its memory limit, with why: their Java frames are to be dropped (TargetOutput).
   std::vector<std::pair<pid_t, std::string>> service(jfr::Ticks now);
+  // Hands `write` the waits of virtual threads each JVM's agent sent since the last call, with its pid.
+  void takeVirtualThreadWaits(const std::function<void(pid_t, jvm::JavaModel::VirtualThreadWaitInfo&)>& write);
   // The memory budget (memory_budget.h): the bytes of each JVM model still in use.
   std::vector<std::pair<pid_t, size_t>> modelBytes() const;
   // `pid`'s agent session ends and the walker forgets its layout (`why`); false if it is not one of them.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "jvmsupport/protocol/virtual_thread_records.h"
 #include "userspace/base/debug_options.h"
 #include "userspace/jvm/mounted_threads.h"
 #include "userspace/record/rate_governor.h"
@@ -99,6 +100,8 @@ void TargetOutput::addCountsTo(RecordSummary& summary) const {
   summary.samples += samples();
   summary.offCpuSamples += offCpuSamples_.load(std::memory_order_relaxed);
   summary.offCpuNs += offCpuNs_.load(std::memory_order_relaxed);
+  summary.virtualThreadWaits += virtualWaits_.load(std::memory_order_relaxed);
+  summary.virtualThreadWaitNs += virtualWaitNs_.load(std::memory_order_relaxed);
   summary.offCpuLost += ledger_.offCpuLost();
   summary.sampledCpuNs += cpuNs_.load(std::memory_order_relaxed);
   summary.failedStacks += failed_.load(std::memory_order_relaxed);
@@ -160,6 +163,7 @@ ResolvedStack TargetOutput::ownStack(const jfrbpf_sample_record& record, const R
 
 void TargetOutput::serviceJvms(jfr::Ticks now) {
   for (const auto& [pid, why] : jvms_.service(now)) dropJavaFrames(pid, now, why);
+  writeVirtualThreadWaits();
   if (!waitingSamples_.empty()) retryWaitingSamples(now, /*all=*/false);
 }
 
@@ -223,6 +227,30 @@ void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record, const R
                      static_cast<jfr::Ticks>(record.run_delay_ns));
   offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
   offCpuNs_.fetch_add(static_cast<uint64_t>(weight), std::memory_order_relaxed);
+}
+
+void TargetOutput::writeVirtualThreadWaits() {
+  jvms_.takeVirtualThreadWaits([this](pid_t pid, jvm::JavaModel::VirtualThreadWaitInfo& wait) {
+    const StackEnd end = (wait.flags & protocol::kWaitStackNotTaken) != 0   ? StackEnd::kNotTaken
+                         : (wait.flags & protocol::kWaitStackTruncated) != 0 ? StackEnd::kDepthLimit
+                                                                              : StackEnd::kRoot;
+    const ResolvedStack stack = stacks_.jvmWalkedStack(pid, wait.frames, wait.startTicks, end);
+    truncations_.count(stack.end);
+    // Thread.yield unmounts too: a virtual thread that yielded waits for a carrier, as a preempted thread
+    // waits for a CPU.
+    const jvm::JavaModel* model = stacks_.javaModel(pid);
+    const jvm::JavaMethod* site = model != nullptr && !wait.frames.empty()
+                                      ? model->methods().byId(wait.frames.front().first, wait.startTicks)
+                                      : nullptr;
+    const std::string_view state = site != nullptr && site->name == "tryYield" ? "yielded" : "parked";
+    out_->offCpuSample(static_cast<jfr::Ticks>(wait.startTicks), static_cast<jfr::Ticks>(wait.durationNs),
+                       jfr::EventThread::virtualThread(wait.threadId), stack.frames, stack.truncated(),
+                       static_cast<jfr::Ticks>(wait.weightNs), state, 0);
+    offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
+    offCpuNs_.fetch_add(wait.weightNs, std::memory_order_relaxed);
+    virtualWaits_.fetch_add(1, std::memory_order_relaxed);
+    virtualWaitNs_.fetch_add(wait.weightNs, std::memory_order_relaxed);
+  });
 }
 
 void TargetOutput::onTrace(const void* data, size_t size) {

@@ -97,6 +97,9 @@ class TargetOutput {
   // Writes `record` with its stack as resolved.
   void writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   void writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
+  // The waits of virtual threads the agents sent (protocol/virtual_thread_records.h): off-CPU samples of
+  // those virtual threads, as the scheduler hooks' are of OS threads.
+  void writeVirtualThreadWaits();
   // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
   // writes every one of them as it resolves now.
   void retryWaitingSamples(jfr::Ticks now, bool all);
@@ -127,6 +130,8 @@ class TargetOutput {
   std::atomic<uint64_t> cpuNs_{0};
   std::atomic<uint64_t> offCpuSamples_{0};
   std::atomic<uint64_t> offCpuNs_{0};
+  std::atomic<uint64_t> virtualWaits_{0};    // of those, waits of virtual threads
+  std::atomic<uint64_t> virtualWaitNs_{0};
 
   timing::MethodTimingOptions timingOptions_;
   std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing

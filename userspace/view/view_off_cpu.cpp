@@ -81,12 +81,27 @@ std::string byThread(const RecordingDigest& digest, const ViewOptions& options) 
   const convert::Profile& profile = digest.offCpu.profile;
   std::vector<WeightTotals> totals(profile.threads.size());
   for (const convert::SampleGroup& group : profile.groups) totals[group.thread].add(group);
+  // Virtual threads (a server may run a hundred thousand) share one row, as in the threads view.
+  constexpr uint32_t kVirtualThreads = UINT32_MAX;
+  WeightTotals virtualTotals;
+  size_t virtualThreads = 0;
   std::vector<uint32_t> threads;
   for (uint32_t t = 0; t < totals.size(); ++t) {
-    if (totals[t].samples > 0) threads.push_back(t);
+    if (totals[t].samples == 0) continue;
+    if (!profile.threads[t].isVirtual) {
+      threads.push_back(t);
+      continue;
+    }
+    ++virtualThreads;
+    virtualTotals.weight += totals[t].weight;
+    virtualTotals.samples += totals[t].samples;
   }
+  if (virtualThreads > 0) threads.push_back(kVirtualThreads);
+  const auto totalsOf = [&](uint32_t t) -> const WeightTotals& {
+    return t == kVirtualThreads ? virtualTotals : totals[t];
+  };
   std::stable_sort(threads.begin(), threads.end(),
-                   [&](uint32_t a, uint32_t b) { return totals[a].weight > totals[b].weight; });
+                   [&](uint32_t a, uint32_t b) { return totalsOf(a).weight > totalsOf(b).weight; });
 
   const bool kernelCpu = !digest.kernelCpuNanos.empty();
   const bool sampledCpu = !kernelCpu && digest.profile.cpuTimeKnown && digest.profile.totalSamples > 0;
@@ -108,6 +123,15 @@ std::string byThread(const RecordingDigest& digest, const ViewOptions& options) 
   if (showLost) columns.push_back({"Lost Samples", Align::kRight});
   TextTable table("Off-CPU Time by Thread", columns);
   for (size_t i = 0; i < threads.size() && i < options.top; ++i) {
+    if (threads[i] == kVirtualThreads) {
+      // Unmounted, no OS thread waits for them: the kernel's columns are the carriers'.
+      std::vector<std::string> row = {"virtual threads (" + groupThousands(virtualThreads) + ")", "",
+                                      humanDuration(virtualTotals.weight),
+                                      weightShare(virtualTotals.weight, profile.totalCpuNanos)};
+      row.resize(columns.size(), "-");
+      table.addRow(std::move(row));
+      continue;
+    }
     const convert::ProfileThread& t = profile.threads[threads[i]];
     std::vector<std::string> row = {t.name, t.osThreadId ? std::to_string(t.osThreadId) : "",
                                     humanDuration(totals[threads[i]].weight),

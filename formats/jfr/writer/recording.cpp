@@ -412,7 +412,7 @@ void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, T
   s.recorded(kThreadCpuTimeEvent, startTime);
 }
 
-void Recording::offCpuSample(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+void Recording::offCpuSample(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
                              bool truncated, Ticks weight, std::string_view state, Ticks runDelay) {
   State& s = *state_;
   if (s.closed) return;

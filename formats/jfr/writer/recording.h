@@ -93,7 +93,7 @@ class Recording {
   // jfrbpf.OffCPUSample: the thread was off CPU from startTime for duration, left it in `state` with `frames`
   // on its stack, and waited runDelay for a CPU after its wake-up; the event stands for `weight` of its
   // off-CPU time.
-  void offCpuSample(Ticks startTime, Ticks duration, ThreadId thread, std::span<const StackFrame> frames,
+  void offCpuSample(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
                     bool truncated, Ticks weight, std::string_view state, Ticks runDelay);
   void offCpuSamplesLost(Ticks startTime, ThreadId thread, int64_t lostSamples, Ticks lostTime);
 

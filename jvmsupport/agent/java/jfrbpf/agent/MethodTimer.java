@@ -16,12 +16,17 @@ import jdk.internal.misc.Unsafe;
  * loader sums the stripes. Only a traced invocation at or over the threshold calls native code: the trace
  * stub, where the uprobe that walks the stack sits.
  *
+ * With --off-cpu the agent also hooks java.lang.VirtualThread.yieldContinuation (VIRTUAL_WAIT), which lasts
+ * as long as the virtual thread is unmounted: its waits are picked here by duration, and only a picked one
+ * goes to native code (waited), where the agent takes the virtual thread's stack.
+ *
  * Compiled with -source 8 -target 8 so that every JDK from 9 on loads it (JDK 8 has no jdk.internal.misc);
  * the agent exports jdk.internal.misc to this class's module before any call can link it. Keep the
  * constants in step with protocol/timing_records.h and protocol/timing_table.h.
  */
 public final class MethodTimer {
-    private static final int SLOT_MASK = 0x00ffffff;
+    private static final int SLOT_MASK = 0x007fffff;
+    private static final int VIRTUAL_WAIT = 1 << 23;
     private static final int TIMED = 1 << 24;
     private static final int TRACED = 1 << 25;
     private static final long ROW_BYTES = 32;
@@ -39,6 +44,7 @@ public final class MethodTimer {
     private static int slotBase;
     private static int slotCount;
     private static long traceThresholdNs;
+    private static long virtualWaitIntervalNs;  // negative: the waits of virtual threads are not reported
     private static volatile int recording;  // 0: none
 
     private MethodTimer() {
@@ -62,6 +68,32 @@ public final class MethodTimer {
         if ((hook & TRACED) != 0 && durationNs >= traceThresholdNs) {
             traced(hook, startNs, durationNs);
         }
+        if ((hook & VIRTUAL_WAIT) != 0) {
+            virtualThreadWaited(startNs, durationNs);
+        }
+    }
+
+    // As the scheduler hooks pick waits (bpf/off_cpu.bpf.h), without per-thread state: a wait of at least the
+    // interval always, standing for itself; a shorter one with a probability of its share of the interval,
+    // standing for the interval. The expected weight is the wait's duration either way. The draw hashes the
+    // wait's own start and duration (SplitMix64's finalizer): no shared generator to contend on.
+    private static void virtualThreadWaited(long startNs, long durationNs) {
+        long intervalNs = virtualWaitIntervalNs;
+        if (intervalNs < 0) {
+            return;
+        }
+        long weightNs = durationNs;
+        if (durationNs < intervalNs) {
+            long z = startNs * 0x9E3779B97F4A7C15L + durationNs;
+            z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+            z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+            z = z ^ (z >>> 31);
+            if ((z >>> 1) % intervalNs >= durationNs) {
+                return;
+            }
+            weightNs = intervalNs;
+        }
+        waited(Thread.currentThread().getId(), startNs, durationNs, weightNs);
     }
 
     private static void count(int slot, long durationNs) {
@@ -86,4 +118,6 @@ public final class MethodTimer {
     }
 
     private static native void traced(int hook, long startNs, long durationNs);
+
+    private static native void waited(long threadId, long startNs, long durationNs, long weightNs);
 }

@@ -1,0 +1,51 @@
+#pragma once
+// The native end of the hook class's `waited` (MethodTimer.java): a picked wait of a virtual thread, called
+// on that virtual thread as it returns from VirtualThread.yieldContinuation, remounted. JVMTI's own stack
+// walk reads its frames (frozen ones included, which the probe's walk on the carrier cannot), and the wait
+// goes to the loader as a VirtualThreadWait record (protocol/virtual_thread_records.h).
+//
+// A stack costs about 11 us (GetStackTrace of a 10-frame virtual thread, measured here), and thousands of
+// virtual threads can wait at once: at most kMaxStacksPerSecond are taken. Over that, the hook class's
+// picking interval doubles every 100 ms until the picks fit, and halves back towards the interval asked
+// for once they are well under; the weights stay true at any interval. Waits picked over the budget before
+// the interval caught up are still sent, without a stack, so that the waits' time always adds up.
+#include <jni.h>
+#include <jvmti.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace jfrbpf::agent {
+
+class Agent;
+
+class VirtualThreadWaits {
+ public:
+  static constexpr uint32_t kMaxStacksPerSecond = 2'000;
+  static constexpr jint kMaxFrames = 128;
+
+  // Agent thread, as a recording asks for them with `intervalNs`: where the hook's own frames end
+  // (VirtualThread's yieldContinuation). False if this JVM has no virtual threads.
+  bool prepare(JNIEnv* jni, int64_t intervalNs);
+  // The wait of virtual thread `threadId` that began at `startNs` (the agent's clock) and lasted `durationNs`,
+  // standing for `weightNs`; `hooks` is the hook class.
+  void waited(Agent& agent, JNIEnv* jni, jclass hooks, jlong threadId, jlong startNs, jlong durationNs,
+              jlong weightNs);
+
+ private:
+  // Counts a pick against the budget; false when it is over. At a window's end, adapts the interval.
+  bool takeStackBudget(JNIEnv* jni, jclass hooks, uint64_t now);
+  void setInterval(JNIEnv* jni, jclass hooks, int64_t intervalNs);
+
+  std::atomic<jmethodID> yieldContinuation_{nullptr};
+  std::atomic<int64_t> baseIntervalNs_{0};
+  std::atomic<int64_t> intervalNs_{0};
+  std::atomic<uint64_t> windowStartNs_{0};
+  std::atomic<uint32_t> picksInWindow_{0};
+};
+
+// MethodTimer.waited(long, long, long, long), bound with RegisterNatives.
+void JNICALL virtualThreadWaited(JNIEnv* jni, jclass hooks, jlong threadId, jlong startNs, jlong durationNs,
+                                 jlong weightNs);
+
+}  // namespace jfrbpf::agent
