@@ -11,7 +11,8 @@ namespace jfrbpf::agent {
 
 namespace {
 
-constexpr uint64_t kWindowNs = 100'000'000;
+// Short windows, so that the interval catches up within a few dozen milliseconds of a burst.
+constexpr uint64_t kWindowNs = 25'000'000;
 constexpr uint32_t kStacksPerWindow = VirtualThreadWaits::kMaxStacksPerSecond / (1'000'000'000 / kWindowNs);
 // How far the picking interval is raised: from 1 us up (an interval of 0 picks every wait), to 10 s.
 constexpr int64_t kMinRaisedIntervalNs = 1'000;
@@ -53,7 +54,9 @@ bool VirtualThreadWaits::takeStackBudget(JNIEnv* jni, jclass hooks, uint64_t now
     const int64_t interval = intervalNs_.load(std::memory_order_relaxed);
     const int64_t base = baseIntervalNs_.load(std::memory_order_relaxed);
     if (picks > kStacksPerWindow && interval < kMaxIntervalNs) {
-      setInterval(jni, hooks, std::max<int64_t>(interval * 2, kMinRaisedIntervalNs));
+      // Waits longer than the interval are all picked: only raising it past them helps, so by leaps.
+      const int64_t factor = picks > 2 * kStacksPerWindow ? 4 : 2;
+      setInterval(jni, hooks, std::min(std::max<int64_t>(interval * factor, kMinRaisedIntervalNs), kMaxIntervalNs));
     } else if (picks < kStacksPerWindow / 4 && interval > base) {
       setInterval(jni, hooks, interval / 2 > base ? interval / 2 : base);
     }

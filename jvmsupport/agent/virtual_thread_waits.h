@@ -6,8 +6,8 @@
 //
 // A stack costs about 11 us (GetStackTrace of a 10-frame virtual thread, measured here), and thousands of
 // virtual threads can wait at once: at most kMaxStacksPerSecond are taken. Over that, the hook class's
-// picking interval doubles every 100 ms until the picks fit, and halves back towards the interval asked
-// for once they are well under; the weights stay true at any interval. Waits picked over the budget before
+// picking interval doubles (quadruples, when twice over) every 25 ms until the picks fit, and halves back
+// towards the interval asked for once they are well under; the weights stay true at any interval. Waits picked over the budget before
 // the interval caught up are still sent, without a stack, so that the waits' time always adds up.
 #include <jni.h>
 #include <jvmti.h>
