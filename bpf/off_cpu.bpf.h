@@ -32,6 +32,7 @@
 #include "sampler_maps.bpf.h"
 #include "stack_walk.bpf.h"
 #include "thread_cpu_time.bpf.h"
+#include "virtual_threads.bpf.h"
 #include "walker_state.bpf.h"
 
 /* Set by the loader before load: the mean off-CPU time per record; 0 records every interval. */
@@ -358,6 +359,7 @@ static __always_inline void send_with_user_stack(struct task_struct* task, struc
   w->sp = BPF_CORE_READ(user, sp);
   w->fp = BPF_CORE_READ(user, bp);
   s->record.top_bcp_register = BPF_CORE_READ(user, r13);
+  note_continuation(s);  /* a carrier that waits with a virtual thread mounted (pinned, or preempted) */
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(w->end);
   send_off_cpu(task, s, t, udepth);

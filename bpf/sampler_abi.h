@@ -73,8 +73,9 @@ enum jfrbpf_off_cpu_state {
 #define JFRBPF_SAMPLE_IN_KERNEL (1u << 3) /* the overflow interrupted kernel mode */
 #define JFRBPF_SAMPLE_JVM (1u << 4)       /* the walker knew this process's JVM layout */
 #define JFRBPF_SAMPLE_OFF_CPU (1u << 5)   /* an off-CPU interval, not a CPU sample */
-/* A CPU sample taken inside the thread's innermost continuation (JDK 24+: its JavaThread::_cont_entry lies above
- * the interrupted sp): current_thread_id says which Java thread was current then. */
+/* A CPU sample, or an off-CPU interval, taken inside the thread's innermost continuation (JDK 24+: its
+ * JavaThread::_cont_entry lies above the walk's first sp): current_thread_id says which Java thread was current
+ * then. */
 #define JFRBPF_SAMPLE_IN_CONTINUATION (1u << 6)
 
 /* Ring-buffer record of a CPU sample or (JFRBPF_SAMPLE_OFF_CPU) an off-CPU interval: this header, then `data`: user_depth user frames (leaf first) as (pc, method) pairs,
@@ -99,17 +100,15 @@ struct jfrbpf_sample_record {
     __u64 periods;    /* CPU samples: how many sampling periods cpu_time_ns holds (>= 1): as many samples */
     __u64 off_cpu_ns; /* off-CPU records: the interval, from time_ns (when the thread left the CPU) */
   };
-  union {
-    __u64 run_delay_ns; /* off-CPU records: from its wake-up to running again */
-    /* CPU samples with JFRBPF_SAMPLE_IN_CONTINUATION: JavaThread::_monitor_owner_id, the Java id of the thread
-     * current on the carrier, a mounted virtual thread's while one is mounted. Userspace tells whether it is
-     * the carrier's own id (bpf/virtual_threads.bpf.h). */
-    __s64 current_thread_id;
-  };
+  __u64 run_delay_ns; /* off-CPU records: from its wake-up to running again */
+  /* With JFRBPF_SAMPLE_IN_CONTINUATION: JavaThread::_monitor_owner_id, the Java id of the thread current on the
+   * carrier, a mounted virtual thread's while one is mounted. Userspace tells whether it is the carrier's own
+   * id (bpf/virtual_threads.bpf.h). */
+  __s64 current_thread_id;
   __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES];
 };
 
-#define JFRBPF_SAMPLE_HEADER_SIZE 64
+#define JFRBPF_SAMPLE_HEADER_SIZE 72
 /* The bytes of a record with these stack depths: the header, then two words per user frame and one per
  * kernel frame. */
 #define JFRBPF_SAMPLE_RECORD_SIZE(user_depth, kernel_depth) \

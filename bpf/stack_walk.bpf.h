@@ -232,6 +232,7 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   rec->cpu_time_ns = 0;
   rec->off_cpu_ns = 0;
   rec->run_delay_ns = 0;
+  rec->current_thread_id = 0;
 
   struct walk* w = &s->walk;
   w->tgid = tgid;

@@ -1,4 +1,4 @@
-/* Which Java thread a CPU sample of a JVM thread ran in. A virtual thread runs mounted on a carrier (a platform
+/* Which Java thread a CPU sample (or an off-CPU interval) of a JVM thread ran in. A virtual thread runs mounted on a carrier (a platform
  * thread), inside a continuation whose frames sit on the carrier's stack below its ContinuationEntry. JDK 25's
  * own sampler gives such a sample to the virtual thread (JfrThreadLocal::is_vthread with
  * Continuation::is_frame_in_continuation); the walker does the same with what the JavaThread holds:

@@ -1,4 +1,4 @@
-// Virtual threads on JDK 25. CPU samples: jfrbpf (from outside, `record -p`) and the JVM's own CPU-time sampler
+// Virtual threads on JDK 25 (their waits with --off-cpu, and a server's requests, are below). CPU samples: jfrbpf (from outside, `record -p`) and the JVM's own CPU-time sampler
 // (jdk.CPUTimeSample, JEP 509) record the same run of tasks on Executors.newVirtualThreadPerTaskExecutor(); the
 // share of the carriers' samples either gives to virtual threads must agree, and jfrbpf's virtual threads'
 // samples must be written as the JDK writes them: the virtual thread as eventThread, its stack its
@@ -257,21 +257,23 @@ TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
     last = std::max(last, w.startNanosOfDay + std::max<int64_t>(0, w.durationNanos));
     if (!w.virtualThread) continue;
     firstVirtual = std::min(firstVirtual, w.startNanosOfDay);
-    if (w.find("VirtualThreadWaits", "sleeper") >= 0) sleeps.push_back(&w);
+    // Unmounted: the sleep itself. (Its carrier's own waits while it was mounted, preempted as it froze the
+    // continuation, say, are the virtual thread's too, in the scheduler's states.)
+    if (w.state == "parked" && w.find("VirtualThreadWaits", "sleeper") >= 0) sleeps.push_back(&w);
   }
   ASSERT_FALSE(sleeps.empty()) << recorded.output;
   for (const JfrSample* w : sleeps) {
     ASSERT_EQ(w->osThreadId, 0) << w->describe();
     ASSERT_GT(w->javaThreadId, 0);
-    EXPECT_EQ(w->state, "parked");
     // Thread.sleep(20) unmounts once its timer is set: the wait is the sleep, less what ran before the yield.
     EXPECT_GE(w->durationNanos, 19'000'000) << w->describe();
     EXPECT_EQ(w->weightNanos, w->durationNanos);
-    // The virtual thread's own frames, whole: where it parked, the workload's method, down to its run().
+    // The virtual thread's own frames, whole: where it parked, the workload's method, down to the
+    // continuation's entry, where its CPU samples end too.
     EXPECT_FALSE(w->truncated) << w->describe();
     EXPECT_EQ(w->frames.front().className, "java/lang/VirtualThread") << w->describe();
     EXPECT_GE(w->find("java/lang/Thread", "sleep"), 0) << w->describe();
-    EXPECT_GE(w->find("java/lang/VirtualThread", "run"), 0) << w->describe();
+    EXPECT_TRUE(endsAtContinuationEntry(*w)) << w->describe();
   }
 
   // Every sleep of each batch that ran wholly while the recording took waits (with 200 ms to spare for the
@@ -300,6 +302,60 @@ TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
     EXPECT_GE(static_cast<double>(nanos), 0.98 * static_cast<double>(batch.sleptNanos));
   }
   EXPECT_GE(batchesChecked, 3u) << printed;
+}
+
+// A virtual-thread-per-task server under load (com.sun.net.httpserver, its own HTTP clients): each request's
+// work is CPU samples of its virtual thread, and its 2-ms sleep a wait of that virtual thread, with the
+// handler's stack down to the continuation's entry.
+TEST(VirtualThreadsJdk25, AServersRequestsRunAndWaitOnTheirOwnVirtualThreads) {
+  JAVA_E2E_REQUIRE(kJdk);
+  ScratchDir dir("vthreads-server");
+  std::string classes = compileWorkload(dir, "VirtualThreadServer.java");
+  ASSERT_FALSE(HasFailure());
+  ChildProcess jvm({javaBinary(kJdk), "-cp", classes, "VirtualThreadServer", "14"},
+                   ChildOptions{.captureStderr = true, .extraEnv = {}});
+  std::string printed = awaitReady(jvm);
+  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
+  std::string out = dir.file("server.jfr");
+  RunResult recorded = recordPid(jvm.pid(), out, "4s", {"--off-cpu"});
+  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  printed += jvm.readAll(60s);
+  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+
+  // Its requests' waits: each 2-ms sleep (4,100 in a 4-s recording on the quiet 2-CPU VM, about 1,000
+  // requests/s), unmounted; and a carrier's own waits while a handler was mounted on it (preempted, or
+  // waking the server's selector), the scheduler hooks' records, which are the virtual thread's too.
+  size_t sleeps = 0, mountedWaits = 0;
+  for (const JfrSample& w : printedSamples(out, "jfrbpf.OffCPUSample", kJdk)) {
+    if (w.find("VirtualThreadServer", "handle") < 0) continue;
+    ASSERT_TRUE(w.virtualThread) << w.javaName << " (tid " << w.osThreadId << ", " << w.state << ")\n"
+                                 << w.describe();
+    EXPECT_EQ(w.osThreadId, 0);
+    EXPECT_EQ(continuationProblem(w), "") << w.state;
+    if (w.state != "parked") {
+      ++mountedWaits;
+      continue;
+    }
+    ++sleeps;
+    EXPECT_GE(w.find("java/lang/Thread", "sleep"), 0) << w.describe();
+    EXPECT_GE(w.find("sun/net/httpserver/ServerImpl$Exchange", "run"), 0) << w.describe();
+    EXPECT_TRUE(endsAtContinuationEntry(w)) << w.describe();
+    EXPECT_GE(w.durationNanos, 1'900'000) << w.describe();
+    EXPECT_GE(w.weightNanos, w.durationNanos);
+  }
+  std::printf("[ figure ] server: %zu sleeps of virtual threads, %zu waits of their carriers while mounted\n", sleeps,
+              mountedWaits);
+  EXPECT_GE(sleeps, 200u) << recorded.output;
+
+  // Its requests' work: compute() runs only in the handlers' virtual threads.
+  size_t computing = 0;
+  for (const JfrSample& s : printedSamples(out, "jdk.CPUTimeSample", kJdk)) {
+    if (s.find("VirtualThreadServer", "compute") < 0) continue;
+    ++computing;
+    ASSERT_TRUE(s.virtualThread) << s.javaName << " (tid " << s.osThreadId << ")\n" << s.describe();
+    EXPECT_EQ(continuationProblem(s), "");
+  }
+  EXPECT_GE(computing, 20u) << recorded.output;
 }
 
 }  // namespace

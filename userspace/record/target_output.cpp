@@ -220,11 +220,13 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record, const Resolve
 }
 
 void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
-  truncations_.count(stack.end);
+  // A carrier that waits with a virtual thread mounted (pinned, or preempted while it ran) waits for it.
+  const ResolvedStack written = ownStack(record, stack);
+  truncations_.count(written.end);
   const auto weight = static_cast<jfr::Ticks>(record.cpu_time_ns);
-  out_->offCpuSample(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(record.off_cpu_ns), threadOf(record),
-                     stack.frames, stack.truncated(), weight, offCpuStateName(record.off_cpu_state),
-                     static_cast<jfr::Ticks>(record.run_delay_ns));
+  out_->offCpuSample(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(record.off_cpu_ns),
+                     eventThreadOf(record), written.frames, written.truncated(), weight,
+                     offCpuStateName(record.off_cpu_state), static_cast<jfr::Ticks>(record.run_delay_ns));
   offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
   offCpuNs_.fetch_add(static_cast<uint64_t>(weight), std::memory_order_relaxed);
 }
