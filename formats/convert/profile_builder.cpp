@@ -44,6 +44,13 @@ void ProfileBuilder::beginChunk() {
   chunkClasses_.clear();
 }
 
+std::string virtualThreadGroupName(std::string_view name) {
+  size_t digits = name.size();
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  if (digits == name.size() || digits == 0) return std::string(name);
+  return std::string(name.substr(0, digits)) + "*";
+}
+
 uint32_t ProfileBuilder::thread(const std::optional<jfr::reader::ThreadInfo>& info) {
   if (info && info->object) {
     auto cached = chunkThreads_.find(info->object);
@@ -58,7 +65,7 @@ uint32_t ProfileBuilder::thread(const std::optional<jfr::reader::ThreadInfo>& in
     t.isVirtual = info->virtualThread;
   }
   if (t.isVirtual && filter_.virtualThreadsByName) {
-    if (t.name.empty()) t.name = std::string(kUnnamedVirtualThreads);
+    t.name = t.name.empty() ? std::string(kUnnamedVirtualThreads) : virtualThreadGroupName(t.name);
     t.javaThreadId = 0;
   }
   // JDK 25 names no virtual thread unless the program did: its Java id tells it from the others.

@@ -19,11 +19,16 @@ namespace jfrbpf::convert {
 // The one thread the unnamed virtual threads are, grouped by name (SampleFilter::virtualThreadsByName).
 inline constexpr std::string_view kUnnamedVirtualThreads = "[virtual threads]";
 
+// A named virtual thread's group: its name with a trailing number as "*" ("handler-17" -> "handler-*"), as
+// thread factories number the threads of one kind.
+std::string virtualThreadGroupName(std::string_view name);
+
 struct SampleFilter {
   std::string thread;  // exact Java or OS thread name, or decimal OS thread id; empty keeps every thread
   std::string method;  // substring of any frame's display name; empty keeps every stack
-  // Virtual threads of one name are one thread, the unnamed ones "[virtual threads]": a flame graph or a
-  // profile of a server that runs a hundred thousand of them needs no root or label for each.
+  // Virtual threads of one name (virtualThreadGroupName) are one thread, the unnamed ones "[virtual
+  // threads]": a flame graph or a profile of a server that runs a hundred thousand of them needs no root or
+  // label for each.
   bool virtualThreadsByName = false;
 };
 

@@ -73,7 +73,7 @@ bool HookClass::bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, WaitedNative wa
     // JNINativeMethod predates const; RegisterNatives only reads the strings.
     const JNINativeMethod natives[] = {
         {const_cast<char*>("traced"), const_cast<char*>("(IJJ)V"), reinterpret_cast<void*>(&jfrbpf_java_method_traced)},
-        {const_cast<char*>("waited"), const_cast<char*>("(JJJJ)V"), reinterpret_cast<void*>(waitedNative)},
+        {const_cast<char*>("waited"), const_cast<char*>("(JLjava/lang/String;JJJ)V"), reinterpret_cast<void*>(waitedNative)},
     };
     if (jni->RegisterNatives(local, natives, 2) != JNI_OK) {
       jni->ExceptionClear();

@@ -23,9 +23,9 @@ extern const size_t kMethodTimerClass_size;
 
 class HookClass {
  public:
-  // MethodTimer.waited(long threadId, long startNs, long durationNs, long weightNs): a picked wait of a
-  // virtual thread (virtual_thread_waits.h).
-  using WaitedNative = void(JNICALL*)(JNIEnv*, jclass, jlong, jlong, jlong, jlong);
+  // MethodTimer.waited(long threadId, String name, long startNs, long durationNs, long weightNs): a picked
+  // wait of a virtual thread (virtual_thread_waits.h).
+  using WaitedNative = void(JNICALL*)(JNIEnv*, jclass, jlong, jstring, jlong, jlong, jlong);
 
   // Agent thread: finds or defines the class, lets it use jdk.internal.misc.Unsafe and binds its natives
   // (`waited` to `waitedNative`). False with a one-line reason in `error` (on JDK 8, which it does not support).

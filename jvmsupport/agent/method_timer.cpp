@@ -73,7 +73,8 @@ bool isOwnClass(std::string_view className) {
 bool hooksUse(std::string_view className, std::string_view methodName) {
   if (className == "jdk/internal/misc/Unsafe") return true;
   if (className == "java/lang/Thread") {
-    return methodName == "currentThread" || methodName == "getId" || methodName == "threadId";
+    return methodName == "currentThread" || methodName == "getId" || methodName == "threadId" ||
+           methodName == "getName";
   }
   return className == "java/lang/System" && methodName == "nanoTime";
 }

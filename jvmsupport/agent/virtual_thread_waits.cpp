@@ -24,6 +24,8 @@ constexpr int64_t kMaxIntervalNs = 10'000'000'000;
 constexpr jint kHookFrames = 3;
 // Where yieldContinuation is looked for, should the JVM show a frame more than expected.
 constexpr jint kHookFramesSearched = 8;
+// A virtual thread's name, in modified UTF-8 with its terminating NUL.
+constexpr jsize kMaxNameBytes = 3 * 128 + 1;
 
 }  // namespace
 
@@ -86,14 +88,26 @@ bool VirtualThreadWaits::takeStackBudget(JNIEnv* jni, jclass hooks, uint64_t now
   return stacksLeft_.fetch_sub(1, std::memory_order_relaxed) > 0;
 }
 
-void VirtualThreadWaits::waited(Agent& agent, JNIEnv* jni, jclass hooks, jlong threadId, jlong startNs,
-                                jlong durationNs, jlong weightNs) {
+void VirtualThreadWaits::waited(Agent& agent, JNIEnv* jni, jclass hooks, jlong threadId, jstring name,
+                                jlong startNs, jlong durationNs, jlong weightNs) {
   if (!agent.sessionActive()) return;
   protocol::VirtualThreadWait wait;
   wait.startNs = static_cast<uint64_t>(startNs);
   wait.durationNs = static_cast<uint64_t>(durationNs);
   wait.weightNs = static_cast<uint64_t>(weightNs);
   wait.threadId = static_cast<uint64_t>(threadId);
+  // Most virtual threads have no name ("", as the JDK writes them); a named one's is copied, cut to a bound.
+  char nameBytes[kMaxNameBytes];
+  const jsize nameLength = name != nullptr ? jni->GetStringLength(name) : 0;
+  if (nameLength > 0) {
+    const jsize taken = std::min<jsize>(nameLength, kMaxNameBytes / 3);  // modified UTF-8: 3 bytes a char at most
+    jni->GetStringUTFRegion(name, 0, taken, nameBytes);
+    if (jni->ExceptionCheck()) {
+      jni->ExceptionClear();
+    } else {
+      wait.name = std::string_view(nameBytes, std::strlen(nameBytes));
+    }
+  }
   uint8_t bytes[kMaxFrames * protocol::kWaitFrameSize];
   if (!takeStackBudget(jni, hooks, monotonicNs()) || !takeStack(agent, wait, bytes)) {
     wait.flags |= protocol::kWaitStackNotTaken;
@@ -135,10 +149,10 @@ bool VirtualThreadWaits::takeStack(Agent& agent, protocol::VirtualThreadWait& wa
   return true;
 }
 
-void JNICALL virtualThreadWaited(JNIEnv* jni, jclass hooks, jlong threadId, jlong startNs, jlong durationNs,
-                                 jlong weightNs) {
+void JNICALL virtualThreadWaited(JNIEnv* jni, jclass hooks, jlong threadId, jstring name, jlong startNs,
+                                 jlong durationNs, jlong weightNs) {
   if (Agent* agent = Agent::instance()) {
-    agent->virtualThreadWaits().waited(*agent, jni, hooks, threadId, startNs, durationNs, weightNs);
+    agent->virtualThreadWaits().waited(*agent, jni, hooks, threadId, name, startNs, durationNs, weightNs);
   }
 }
 

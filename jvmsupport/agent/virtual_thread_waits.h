@@ -30,9 +30,9 @@ class VirtualThreadWaits {
   // Agent thread, as a recording asks for them with `intervalNs`: where the hook's own frames end
   // (VirtualThread's yieldContinuation). False if this JVM has no virtual threads.
   bool prepare(JNIEnv* jni, int64_t intervalNs);
-  // The wait of virtual thread `threadId` that began at `startNs` (the agent's clock) and lasted `durationNs`,
-  // standing for `weightNs`; `hooks` is the hook class.
-  void waited(Agent& agent, JNIEnv* jni, jclass hooks, jlong threadId, jlong startNs, jlong durationNs,
+  // The wait of virtual thread `threadId` (named `name`) that began at `startNs` (the agent's clock) and
+  // lasted `durationNs`, standing for `weightNs`; `hooks` is the hook class.
+  void waited(Agent& agent, JNIEnv* jni, jclass hooks, jlong threadId, jstring name, jlong startNs, jlong durationNs,
               jlong weightNs);
 
  private:
@@ -55,8 +55,8 @@ class VirtualThreadWaits {
   std::atomic<int64_t> stacksLeft_{0};  // in the bucket: may go below 0 between refills
 };
 
-// MethodTimer.waited(long, long, long, long), bound with RegisterNatives.
-void JNICALL virtualThreadWaited(JNIEnv* jni, jclass hooks, jlong threadId, jlong startNs, jlong durationNs,
-                                 jlong weightNs);
+// MethodTimer.waited(long, String, long, long, long), bound with RegisterNatives.
+void JNICALL virtualThreadWaited(JNIEnv* jni, jclass hooks, jlong threadId, jstring name, jlong startNs,
+                                 jlong durationNs, jlong weightNs);
 
 }  // namespace jfrbpf::agent

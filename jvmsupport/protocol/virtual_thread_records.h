@@ -8,7 +8,9 @@
 // sends a VirtualThreadWait with the virtual thread's Java stack from JVMTI. (The probe's walk cannot see
 // it: once remounted, only the top frames are thawed back onto the carrier's stack.)
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <string_view>
 
 #include "jvmsupport/protocol/wire.h"
 
@@ -28,6 +30,7 @@ struct VirtualThreadWait {
   uint64_t weightNs = 0;    // the wait time it stands for
   uint64_t threadId = 0;    // the virtual thread's java.lang.Thread id
   uint32_t flags = 0;       // kWaitStack*
+  std::string_view name;    // the virtual thread's, "" when it has none (modified UTF-8, as JNI gives it)
   uint32_t frameCount = 0;
   std::span<const uint8_t> frames;  // frameCount * kWaitFrameSize bytes
 
@@ -50,6 +53,7 @@ void encode(WireWriter<Sink>& w, const VirtualThreadWait& r) {
   w.u64(r.weightNs);
   w.u64(r.threadId);
   w.u32(r.flags);
+  w.string(r.name);
   w.u32(r.frameCount);
   w.bytes(r.frames.data(), r.frames.size());
 }
@@ -61,6 +65,7 @@ inline bool decode(std::span<const uint8_t> p, VirtualThreadWait& r) {
   r.weightNs = in.u64();
   r.threadId = in.u64();
   r.flags = in.u32();
+  r.name = in.string();
   r.frameCount = in.u32();
   r.frames = in.array(r.frameCount, kWaitFrameSize);
   return in.ok();

@@ -184,11 +184,12 @@ TEST(TimingProtocol, RecordsRoundTrip) {
   // A picked wait of a virtual thread, with its frames.
   const uint8_t frames[2 * protocol::kWaitFrameSize] = {0x10, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0,
                                                         0x20, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
-  protocol::VirtualThreadWait wait{10, 20'000'000, 20'000'000, 77, protocol::kWaitStackTruncated, 2, frames};
+  protocol::VirtualThreadWait wait{10, 20'000'000, 20'000'000, 77, protocol::kWaitStackTruncated, "handler-7", 2, frames};
   protocol::VirtualThreadWait waitBack;
   const std::vector<uint8_t> waitBytes = encoded(wait);
   ASSERT_TRUE(protocol::decode(waitBytes, waitBack));
   EXPECT_EQ(waitBack.threadId, 77u);
+  EXPECT_EQ(waitBack.name, "handler-7");
   EXPECT_EQ(waitBack.flags, protocol::kWaitStackTruncated);
   ASSERT_EQ(waitBack.frameCount, 2u);
   EXPECT_EQ(waitBack.methodIdAt(1), 0x20u);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/convert/convert.h"
+#include "formats/convert/profile_builder.h"
 #include "formats/jfr/reader/recording.h"
 #include "formats/jfr/reader/standard_types.h"
 #include "formats/jfr/writer/recording.h"
@@ -116,6 +117,38 @@ TEST(VirtualThreadConstants, EachChunkHoldsTheVirtualThreadsItRefersTo) {
     EXPECT_EQ(thread.osName, "") << i;
     EXPECT_EQ(thread.javaName, "") << i;
   }
+}
+
+// A virtual thread named once (by a wait the agent reported) carries its name in the chunk that referred to it
+// before, and in later chunks; the others stay unnamed, as the JDK writes them.
+TEST(VirtualThreadConstants, ANamedVirtualThreadKeepsItsNameInEveryChunk) {
+  test::ScratchDir dir("vthreads-names");
+  std::string path = dir.file("named.jfr");
+  {
+    jfr::Recording r({.path = path, .settings = {{"jdk.CPUTimeSample", "enabled", "true"}}});
+    jfr::MethodId compute = r.internMethod(r.internClass("Work", 1), "compute", "()V", 9);
+    std::vector<jfr::StackFrame> frames{{compute, 3, 5, jfr::FrameType::JitCompiled}};
+    jfr::Ticks t = jfr::Recording::now();
+    r.cpuSample(t, frames, false, jfr::EventThread::virtualThread(4711), false, 10 * kMs);
+    r.cpuSample(t + kMs, frames, false, jfr::EventThread::virtualThread(4712), false, 10 * kMs);
+    r.nameVirtualThread(4711, "handler-7");
+    r.rotate();
+    r.cpuSample(t + 2 * kMs, frames, false, jfr::EventThread::virtualThread(4711), false, 10 * kMs);
+    r.close();
+  }
+  auto threads = sampleThreads(path);
+  ASSERT_EQ(threads.size(), 3u);
+  EXPECT_EQ(threads[0].second.javaName, "handler-7");
+  EXPECT_EQ(threads[1].second.javaName, "");
+  EXPECT_EQ(threads[2].second.javaName, "handler-7");
+  for (const auto& [chunk, thread] : threads) EXPECT_TRUE(thread.isVirtual);
+}
+
+TEST(VirtualThreadConstants, ConvertersGroupNamedVirtualThreadsByTheirNumberedName) {
+  EXPECT_EQ(convert::virtualThreadGroupName("handler-17"), "handler-*");
+  EXPECT_EQ(convert::virtualThreadGroupName("worker"), "worker");
+  EXPECT_EQ(convert::virtualThreadGroupName("42"), "42");
+  EXPECT_EQ(convert::virtualThreadGroupName("pool-2-thread-310"), "pool-2-thread-*");
 }
 
 // The lines of `view` that start with `name` followed by a space.

@@ -217,6 +217,7 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
         wait.weightNs = r.weightNs;
         wait.threadId = static_cast<int64_t>(std::min<uint64_t>(r.threadId, INT64_MAX));
         wait.flags = r.flags;
+        wait.name.assign(r.name);
         wait.frames.reserve(r.frameCount);
         for (uint32_t i = 0; i < r.frameCount; ++i) wait.frames.emplace_back(r.methodIdAt(i), r.bciAt(i));
       });

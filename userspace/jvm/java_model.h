@@ -111,6 +111,7 @@ class JavaModel {
     uint64_t weightNs = 0;
     int64_t threadId = 0;
     uint32_t flags = 0;  // protocol::kWaitStack*
+    std::string name;    // empty: unnamed
     std::vector<std::pair<uint64_t, int32_t>> frames;
   };
   // The waits received since the last call, oldest first. At most kMaxPendingWaits are kept in between:

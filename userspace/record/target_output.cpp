@@ -245,6 +245,8 @@ void TargetOutput::writeVirtualThreadWaits() {
                                       ? model->methods().byId(wait.frames.front().first, wait.startTicks)
                                       : nullptr;
     const std::string_view state = site != nullptr && site->name == "tryYield" ? "yielded" : "parked";
+    // The JVM names virtual threads to the agent only here: from now on, the thread's events carry it.
+    if (!wait.name.empty()) out_->nameVirtualThread(wait.threadId, wait.name);
     out_->offCpuSample(static_cast<jfr::Ticks>(wait.startTicks), static_cast<jfr::Ticks>(wait.durationNs),
                        jfr::EventThread::virtualThread(wait.threadId), stack.frames, stack.truncated(),
                        static_cast<jfr::Ticks>(wait.weightNs), state, 0);

@@ -113,9 +113,19 @@ uint64_t ConstantPools::markVirtualThread(int64_t javaThreadId) {
   auto [it, inserted] = virtualThreadKeys_.try_emplace(javaThreadId, 0);
   if (inserted) {
     it->second = ++lastThreadKey_;  // keys of platform threads and earlier chunks' virtual threads stay apart
-    pendingBytes_ += kThreadOverhead;
+    auto name = virtualThreadNames_.find(javaThreadId);
+    pendingBytes_ += kThreadOverhead + (name != virtualThreadNames_.end() ? name->second.size() : 0);
   }
   return it->second;
+}
+
+void ConstantPools::nameVirtualThread(int64_t javaThreadId, std::string_view name) {
+  if (virtualThreadNames_.size() >= kMaxVirtualThreadNames && !virtualThreadNames_.contains(javaThreadId)) {
+    virtualThreadNames_ = {};
+  }
+  std::string& known = virtualThreadNames_[javaThreadId];
+  if (virtualThreadKeys_.contains(javaThreadId)) pendingBytes_ += name.size() - std::min(name.size(), known.size());
+  known.assign(name);
 }
 
 void ConstantPools::markSymbol(uint32_t id) {
@@ -184,10 +194,12 @@ uint32_t ConstantPools::writeReferencedPools(ByteBuffer& out) const {
     for (ThreadId id : markedThreads_) writeThread(threads_[id - 1].key, threads_[id - 1].info);
     for (const auto& retired : retiredThreadKeys_) writeThread(retired.key, threads_[retired.thread - 1].info);
     for (const auto& [javaThreadId, key] : virtualThreadKeys_) {
+      auto name = virtualThreadNames_.find(javaThreadId);
       out.putVarint(key);
       out.putNullString();  // osName
       out.putLong(0);       // osThreadId
-      out.putString("");    // javaName: JDK 25 writes "" for a virtual thread without a name
+      // javaName: JDK 25 writes "" for a virtual thread without a name
+      out.putString(name != virtualThreadNames_.end() ? std::string_view(name->second) : std::string_view());
       out.putLong(javaThreadId);
       out.putVarint(0);     // group: JDK 25's "VirtualThreads"; this writer has no thread groups
       out.putBool(true);

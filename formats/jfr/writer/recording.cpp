@@ -196,6 +196,10 @@ ThreadId Recording::internThread(const ThreadInfo& info) { return state_->pools.
 
 void Recording::updateThread(ThreadId thread, const ThreadInfo& info) { state_->pools.updateThread(thread, info); }
 
+void Recording::nameVirtualThread(int64_t javaThreadId, std::string_view name) {
+  state_->pools.nameVirtualThread(javaThreadId, name);
+}
+
 void Recording::setJvmInformation(JvmInformation jvm) {
   state_->options.jvm = std::move(jvm);
   state_->updateChunkOverhead();

@@ -38,6 +38,9 @@ class Recording {
                         bool hidden = false);
   // Keyed by (osThreadId, javaThreadId).
   ThreadId internThread(const ThreadInfo& info);
+  // Virtual thread `javaThreadId` is named `name` (events refer to it by EventThread::virtualThread): the
+  // constants of every chunk that refers to it from now on, this one included, carry the name.
+  void nameVirtualThread(int64_t javaThreadId, std::string_view name);
   // Names learnt later (the Java name from the agent). Events recorded from now on show them, and so do the
   // earlier events of the current chunk unless the thread was already in the previous chunk (the JDK keeps
   // what it read there).

@@ -1,5 +1,5 @@
-// A virtual-thread-per-task HTTP server under load: com.sun.net.httpserver with
-// Executors.newVirtualThreadPerTaskExecutor(), each request computing for a moment, then sleeping 2 ms (a
+// A virtual-thread-per-task HTTP server under load: com.sun.net.httpserver with a virtual thread per request,
+// named as a thread factory numbers them ("handler-17"), each request computing for a moment, then sleeping 2 ms (a
 // backend call) before it answers; and its own load, 4 client threads that send requests back to back
 // (java.net.http.HttpClient). Prints "ready" once the first answers came, then runs for as many seconds as
 // the first argument says and prints "done <requests>".
@@ -46,7 +46,7 @@ public class VirtualThreadServer {
   public static void main(String[] args) throws Exception {
     long end = System.nanoTime() + Long.parseLong(args[0]) * 1_000_000_000L;
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1000);
-    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    server.setExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("handler-", 0).factory()));
     server.createContext("/", VirtualThreadServer::handle);
     server.start();
     URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");

@@ -93,7 +93,8 @@ public final class MethodTimer {
             }
             weightNs = intervalNs;
         }
-        waited(Thread.currentThread().getId(), startNs, durationNs, weightNs);
+        Thread thread = Thread.currentThread();
+        waited(thread.getId(), thread.getName(), startNs, durationNs, weightNs);
     }
 
     private static void count(int slot, long durationNs) {
@@ -119,5 +120,5 @@ public final class MethodTimer {
 
     private static native void traced(int hook, long startNs, long durationNs);
 
-    private static native void waited(long threadId, long startNs, long durationNs, long weightNs);
+    private static native void waited(long threadId, String name, long startNs, long durationNs, long weightNs);
 }
