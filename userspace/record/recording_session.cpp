@@ -17,6 +17,12 @@ namespace {
 // How often the main loop looks at the stop conditions and does its own work.
 constexpr int kTurnMs = 250;
 
+// Whether `jvm` may run virtual threads: JDK 19 and later (JVMTI's major version is the JDK's since JDK 9).
+bool mayRunVirtualThreads(const JvmConnection& jvm) {
+  const std::optional<jvm::AgentInfo>& agent = jvm.model().agent();
+  return agent && ((agent->jvmtiVersion >> 16) & 0x0fff) >= 19;
+}
+
 }  // namespace
 
 RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce)
@@ -89,9 +95,11 @@ void RecordingSession::startJvmEvents(JvmConnection& jvm, std::vector<std::strin
 
 std::optional<uint32_t> RecordingSession::timeMethods(JvmConnection& jvm, std::vector<std::string>& notes) {
   // --off-cpu: virtual threads wait unmounted, unseen by the scheduler hooks; the same hooks time those waits.
-  const uint64_t virtualWaits = config_.offCpu ? static_cast<uint64_t>(std::max<int64_t>(0, config_.offCpuIntervalNs))
-                                               : protocol::kNoVirtualThreadWaits;
-  if (!config_.methodTiming.enabled() && !config_.offCpu) return std::nullopt;
+  // A JVM without them is left as it was.
+  const bool waits = config_.offCpu && mayRunVirtualThreads(jvm);
+  const uint64_t virtualWaits = waits ? static_cast<uint64_t>(std::max<int64_t>(0, config_.offCpuIntervalNs))
+                                      : protocol::kNoVirtualThreadWaits;
+  if (!config_.methodTiming.enabled() && !waits) return std::nullopt;
   std::optional<uint32_t> base = slots_.acquire();
   if (!base) {
     notes.push_back(std::string(config_.methodTiming.enabled() ? "method timing" : "the waits of virtual threads") +
