@@ -54,6 +54,22 @@ struct jfrbpf_hotspot {
   __u32 cont_entry;         /* offsets from JavaThread* of _cont_entry (ContinuationEntry*) and */
   __u32 monitor_owner_id;   /* _monitor_owner_id (int64_t, the current thread's Java id): JDK 24+; both 0 in */
                             /* older JVMs, where samples are never attributed to virtual threads */
+  /* A mounted virtual thread's frames below the few the JVM thawed onto its carrier's stack stay frozen in
+   * its continuation's stack chunks, on the Java heap (bpf/frozen_frames.bpf.h). chunk_stack 0: not walked. */
+  __u64 return_barrier;      /* StubRoutines' cont_returnBarrier stub [return_barrier, + its size): the */
+  __u64 return_barrier_size; /* return address of the bottom thawed frame while older ones are frozen */
+  __u64 continuation_return; /* ContinuationEntry::_return_pc: where a continuation's bottom frame returns */
+  __u64 narrow_oop_base;     /* CompressedOops::_base and _shift, where reference fields are narrow oops */
+  __u32 narrow_oop_shift;
+  __u32 narrow_oops;
+  __u32 vthread;      /* offset from JavaThread* of _vthread: an OopHandle, the address of the current thread's oop */
+  __u32 vthread_cont; /* offsets in Java objects of VirtualThread.cont, Continuation.tail (the youngest */
+  __u32 cont_tail;    /* chunk) and StackChunk.parent (an older chunk); then of StackChunk.size, sp and */
+  __u32 chunk_parent; /* bottom: ints, in words from the chunk's stack; and of the stack itself */
+  __u32 chunk_size;
+  __u32 chunk_sp;
+  __u32 chunk_bottom;
+  __u32 chunk_stack;
 };
 
 #endif

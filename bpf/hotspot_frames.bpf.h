@@ -183,10 +183,24 @@ __noinline int find_code_blob(__u32 scratch_key, __u64 pc) {
   return 0;
 }
 
-static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 slot) {
+/* In a stack chunk (frozen_frames.bpf.h), an interpreted frame's fp is kept in words relative to the slot
+ * that holds it (the word two below its sp, or its interpreted callee's fp slot), and so is its sender sp,
+ * relative to fp (HotSpot's StackChunkFrameStream::fp and next_for_interpreter_frame). */
+static __always_inline bool chunk_frame_fp(struct sampler_scratch* s, __u64* fp) {
+  struct walk* w = &s->walk;
+  if (w->fp_absolute_sp == w->sp) return true;
+  __u64 relative = 0;
+  if (!read_stack_u64(&s->window, w->sp - 16, &relative)) return false;
+  *fp = w->sp - 16 + relative * 8;
+  return true;
+}
+
+/* An interpreted frame: on a thread's stack, or `frozen` in a stack chunk. */
+static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 slot, const bool frozen) {
   struct walk* w = &s->walk;
   const struct jfrbpf_hotspot* jvm = &s->jvm;
   __u64 fp = w->fp;
+  if (frozen && !chunk_frame_fp(s, &fp)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
   if ((fp & 7) != 0 || fp < w->sp || fp - w->sp > INTERPRETER_MAX_FRAME_BYTES) {
     return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
   }
@@ -201,11 +215,23 @@ static __always_inline long step_interpreted(struct sampler_scratch* s, __u32 sl
   __u64 caller_pc = words[9];
   s->record.data[slot] = bcp;
   s->record.data[slot + 1] = method;
+  if (frozen) {
+    sender_sp = fp + sender_sp * 8;
+    caller_fp = fp + caller_fp * 8;
+    w->fp_absolute_sp = sender_sp;
+  }
   if (sender_sp <= fp) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
   w->pc = caller_pc;
   w->sp = sender_sp;
   w->fp = caller_fp;
   return 0;
+}
+
+/* step_interpreted in a stack chunk: a global function, verified once. */
+__noinline int step_frozen_interpreted(__u32 scratch_key, __u32 slot) {
+  struct sampler_scratch* s = get_scratch(scratch_key);
+  if (!s) return 1;
+  return step_interpreted(s, slot & (JFRBPF_MAX_USER_FRAMES * 2 - 1), true) != 0;
 }
 
 enum compiled_edge {
@@ -437,7 +463,8 @@ static __always_inline long unwind_sized_frame(struct sampler_scratch* s, __s32 
   __u64 sender_sp = w->sp + (__u64)frame_size * 8;
   __u64 frame[2]; /* saved rbp, return address: the two words below the sender's sp */
   if (!read_stack_pair(&s->window, sender_sp - 16, frame)) return walk_stop(w, JFRBPF_WALK_READ_FAULT);
-  if (!in_code_cache(s, frame[1]) && unwind_displaced_frame(w->scratch_key, sender_sp, frame[1])) {
+  /* A frozen frame is never displaced: the oldest of a chunk may return to null. */
+  if (!w->chunk && !in_code_cache(s, frame[1]) && unwind_displaced_frame(w->scratch_key, sender_sp, frame[1])) {
     return 0;
   }
   w->pc = frame[1];

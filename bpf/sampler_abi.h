@@ -39,6 +39,7 @@ enum jfrbpf_counter {
   JFRBPF_COUNTER_OFF_CPU_NO_STORAGE,   /* a target thread's switch not followed: no task storage for it then */
   JFRBPF_COUNTER_SAMPLE_PERIODS,       /* sampling periods of target threads' CPU time that came due: the samples
                                         * written (a record of N periods is N samples) and lost add up to it */
+  JFRBPF_COUNTER_WALK_FROZEN_FRAMES,  /* walks that went on into a virtual thread's frozen frames (not an end) */
   JFRBPF_COUNTER_COUNT
 };
 

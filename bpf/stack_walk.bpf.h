@@ -8,6 +8,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "frozen_frames.bpf.h"
 #include "hotspot_frames.bpf.h"
 #include "native_frames.bpf.h"
 #include "sampler_maps.bpf.h"
@@ -60,12 +61,17 @@ static __always_inline long step_native(struct sampler_scratch* s) {
 static __always_inline long walk_frame(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   if (!walk_room(w)) return walk_stop(w, JFRBPF_WALK_DEPTH_LIMIT);
+  if (chunk_done(w, w->pc, w->sp)) {
+    int status = leave_chunk(w->scratch_key);
+    if (status != 0) return walk_stop(w, status);
+  }
   __u64 pc = w->pc;
   if (pc == 0) return walk_stop(w, JFRBPF_WALK_ROOT);
+  if (in_return_barrier(s, pc) && enter_frozen_frames(w->scratch_key)) return 0;
   __u32 slot = record_frame(s, pc);
   if (w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high) {
     w->exact_pc = 0;
-    return step_interpreted(s, slot);
+    return w->chunk ? step_frozen_interpreted(w->scratch_key, slot) : step_interpreted(s, slot, false);
   }
   if (w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high) {
     w->exact_pc = 0;
@@ -98,6 +104,8 @@ static __always_inline __u32 walk_compiled_run(struct sampler_scratch* s, struct
     if (depth == 0) break; /* the top frame may be caught in its prologue or epilogue */
     __u64 granule = pc & granule_mask;
     if (granule != last_granule) {
+      /* Also where a run reaches the return barrier (frozen_frames.bpf.h): its stub is in a BufferBlob,
+       * whose frame size is 0. */
       const struct blob_cache_entry* entry = checked_blob(s, cache, pc);
       if (!entry || !plain_frame_size(entry->frame_size)) break;
       last_granule = granule;
@@ -135,11 +143,12 @@ enum fast_frame { FAST_FRAME_UNWOUND, FAST_FRAME_STOPPED, FAST_FRAME_NOT_FAST };
 
 /* The frames a loop call goes on with: interpreted frames; below the top, compiled and stub frames (runs of
  * blobs this walk checked already, as a whole, and any other with its one header read); native frames whose
- * plain table row is cached. Anything else ends the loop call, to be walked by walk_frame. */
+ * plain table row is cached. Anything else ends the loop call, to be walked by walk_frame: frozen frames too,
+ * which keeps their checks out of the paths the verifier walks most. */
 static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s, struct blob_cache* cache) {
   struct walk* w = &s->walk;
   __u64 pc = w->pc;
-  if (pc == 0 || !walk_room(w)) return FAST_FRAME_NOT_FAST;
+  if (pc == 0 || !walk_room(w) || w->chunk || in_return_barrier(s, pc)) return FAST_FRAME_NOT_FAST;
   bool interpreted = w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high;
   bool compiled = !interpreted && w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high;
   if (compiled) {
@@ -156,7 +165,7 @@ static __always_inline enum fast_frame walk_fast_frame(struct sampler_scratch* s
   }
   __u32 slot = record_frame(s, pc);
   w->exact_pc = 0;
-  long stopped = interpreted ? step_interpreted(s, slot)
+  long stopped = interpreted ? step_interpreted(s, slot, false)
                              : apply_unwind_row(s, (const struct jfrbpf_unwind_row*)&row) != 0;
   return stopped ? FAST_FRAME_STOPPED : FAST_FRAME_UNWOUND;
 }
@@ -241,6 +250,9 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   w->max_depth = user_stack_depth;
   w->end = JFRBPF_WALK_ROOT;
   w->anchor_used = 0;
+  w->frozen_walked = 0;
+  w->chunk = 0;
+  w->chunk_end = 0;
   w->exact_pc = 1;
   w->seq += 1;
   w->unwind_epoch = unwind_epoch;

@@ -24,10 +24,18 @@ struct walk {
   __u8 exact_pc;    /* pc is an interrupted instruction (top or signal frame), not a return address */
   __u8 busy;        /* the trace or off-CPU scratch is in use (a preempted program still owns it) */
   __u8 scratch_key; /* SCRATCH_SAMPLER, SCRATCH_TRACE or SCRATCH_OFF_CPU: where this walk lives */
-  __u8 reserved[5];
+  __u8 frozen_walked; /* the walk went into a continuation's frozen frames (once per walk) */
+  __u8 reserved[4];
   __u64 seq; /* numbers the walks of this scratch */
   __u64 unwind_epoch; /* of the native unwind maps when the walk began (see native_frames.bpf.h) */
   __u64 blob_stamp;   /* what a code blob checked in this walk is stamped with (see hotspot_frames.bpf.h) */
+  /* In a stack chunk's frozen frames (bpf/frozen_frames.bpf.h): */
+  __u64 chunk;          /* the chunk the walk is in; 0 on a thread's stack */
+  __u64 chunk_end;      /* where its frames end */
+  __u64 barrier_sp;     /* the registers at the return barrier, where the continuation's entry frame */
+  __u64 barrier_fp;     /* follows the frozen frames */
+  __u64 fp_absolute_sp; /* an interpreted frame's fp in a chunk is relative to where it is kept, except */
+                        /* at this sp, where the interpreted callee's unwind made it absolute */
 };
 
 /* User reads dominate a walk's cost: on this project's VM one bpf_probe_read_user costs about 70 ns for a

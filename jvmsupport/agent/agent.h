@@ -14,12 +14,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 #include "jvmsupport/agent/agent_options.h"
 #include "jvmsupport/agent/allocation_sampler.h"
 #include "jvmsupport/agent/lock_profiler.h"
 #include "jvmsupport/agent/code_cache.h"
 #include "jvmsupport/agent/command_reader.h"
+#include "jvmsupport/agent/continuation_layout.h"
 #include "jvmsupport/agent/jvm_layout.h"
 #include "jvmsupport/agent/method_timer.h"
 #include "jvmsupport/agent/record_buffer.h"
@@ -115,6 +117,7 @@ class Agent {
   bool launched_ = false;
   VmStructs vmStructs_;
   JvmLayout layout_;
+  std::optional<protocol::ContinuationLayout> continuationLayout_;  // JDK 21+, once checked
   CodeCacheLayout codeCache_;
   ThreadIdentity threadIdentity_;
   MethodTimer methodTimer_;

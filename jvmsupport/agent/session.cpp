@@ -56,6 +56,7 @@ void Agent::runAgentThread(JNIEnv* jni) {
     jni->DeleteLocalRef(self);
   }
   layout_.verifyMethodLayout(jvmti_, jni);
+  if (jdkMajor_ >= 21) continuationLayout_ = findContinuationLayout(jvmti_, jni, vmStructs_, layout_);
 
   for (;;) {
     if (vmDying_.load(std::memory_order_acquire)) {
@@ -228,6 +229,7 @@ void Agent::sendVmTables() {
     r.value = e.value;
     emitRecord(*this, protocol::RecordType::kVmConstant, r);
   });
+  if (continuationLayout_) emitRecord(*this, protocol::RecordType::kContinuationLayout, *continuationLayout_);
   protocol::CodeHeap heaps[16];
   size_t count = codeCache_.heaps(heaps, 16);
   for (size_t i = 0; i < count; ++i) emitRecord(*this, protocol::RecordType::kCodeHeap, heaps[i]);

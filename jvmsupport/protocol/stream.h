@@ -75,8 +75,9 @@ enum class RecordType : uint16_t {
   kAllocationStatus = 23,  // allocation_records.h
   kLockStatus = 24,        // lock_records.h
   kVirtualThreadWait = 25,  // virtual_thread_records.h
+  kContinuationLayout = 26,  // vm_records.h
 };
-inline constexpr uint16_t kLastRecordType = 25;
+inline constexpr uint16_t kLastRecordType = 26;
 
 // Flag of Class, Method and DynamicCode records: sent by a replay of existing state, not at the event itself.
 inline constexpr uint32_t kReplayed = 1u << 0;

@@ -45,6 +45,21 @@ struct CodeHeap {
   uint32_t log2SegmentSize = 0;
 };
 
+// Where the Java objects behind a virtual thread's frozen frames keep what the walker reads (JDK 21+): the
+// fields' offsets, which VMStructs does not list (the agent takes them from JNI field ids and checks its
+// reading against JNI's own), and where a StackChunk's frames begin (its class's instance size). Sent with
+// the VM tables when the agent could establish all of it, never in part.
+struct ContinuationLayout {
+  uint32_t virtualThreadCont = 0;  // VirtualThread.cont (Continuation)
+  uint32_t continuationTail = 0;   // Continuation.tail (StackChunk): the chunk with the youngest frozen frames
+  uint32_t chunkParent = 0;        // StackChunk.parent (StackChunk): older frames
+  uint32_t chunkSize = 0;          // StackChunk.size, sp, bottom (int, in words from the chunk's stack)
+  uint32_t chunkSp = 0;
+  uint32_t chunkBottom = 0;
+  uint32_t chunkStack = 0;       // the chunk's stack, in bytes from the object's start
+  uint8_t compressedOops = 0;    // reference fields are narrow oops (CompressedOops::_base and _shift)
+};
+
 // ---- encoding (agent side) --------------------------------------------------------------------------------
 
 template <typename Sink>
@@ -80,6 +95,18 @@ void encode(WireWriter<Sink>& w, const CodeHeap& r) {
   w.u64(r.committedHigh);
   w.u64(r.segmapLow);
   w.u32(r.log2SegmentSize);
+}
+
+template <typename Sink>
+void encode(WireWriter<Sink>& w, const ContinuationLayout& r) {
+  w.u32(r.virtualThreadCont);
+  w.u32(r.continuationTail);
+  w.u32(r.chunkParent);
+  w.u32(r.chunkSize);
+  w.u32(r.chunkSp);
+  w.u32(r.chunkBottom);
+  w.u32(r.chunkStack);
+  w.u8(r.compressedOops);
 }
 
 // ---- decoding (loader side; every payload is hostile) -----------------------------------------------------
@@ -120,6 +147,19 @@ inline bool decode(std::span<const uint8_t> p, CodeHeap& r) {
   r.committedHigh = in.u64();
   r.segmapLow = in.u64();
   r.log2SegmentSize = in.u32();
+  return in.ok();
+}
+
+inline bool decode(std::span<const uint8_t> p, ContinuationLayout& r) {
+  WireReader in(p);
+  r.virtualThreadCont = in.u32();
+  r.continuationTail = in.u32();
+  r.chunkParent = in.u32();
+  r.chunkSize = in.u32();
+  r.chunkSp = in.u32();
+  r.chunkBottom = in.u32();
+  r.chunkStack = in.u32();
+  r.compressedOops = in.u8();
   return in.ok();
 }
 

@@ -263,6 +263,22 @@ TEST_P(JvmAgentE2E, LaunchWithAgentpathResolvesInlinedCodeLambdasHiddenClassesAn
   EXPECT_TRUE(model.vmStructs().fieldOffset("Method", "_constMethod").has_value());
   EXPECT_NE(model.vmStructs().type("ConstMethod"), nullptr);
 
+  // Where virtual threads' frozen frames are (JDK 21+, checked by the agent against JNI): a StackChunk's frames
+  // follow all its fields. JDK 17 has no virtual threads.
+  const std::optional<protocol::ContinuationLayout>& frozen = model.continuationLayout();
+  if (GetParam().label == "jdk17") {
+    EXPECT_FALSE(frozen.has_value());
+  } else {
+    ASSERT_TRUE(frozen.has_value());
+    for (uint32_t field : {frozen->chunkParent, frozen->chunkSize, frozen->chunkSp, frozen->chunkBottom}) {
+      EXPECT_GE(field, 8u);
+      EXPECT_LT(field, frozen->chunkStack);
+    }
+    EXPECT_GE(frozen->virtualThreadCont, 8u);
+    EXPECT_GE(frozen->continuationTail, 8u);
+    EXPECT_EQ(frozen->chunkStack % 8, 0u);
+  }
+
   // A lambda and a class defined with Lookup.defineHiddenClass, both hidden.
   const JavaMethod* lambda = findMethodInClassStartingWith(model, "JvmWorkload$$Lambda", "applyAsInt");
   ASSERT_NE(lambda, nullptr);

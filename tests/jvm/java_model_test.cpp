@@ -341,6 +341,21 @@ TEST(JvmJavaModel, VmStructsLookups) {
   EXPECT_FALSE(model.vmStructs().constant("nope").has_value());
 }
 
+TEST(JvmJavaModel, KeepsTheLayoutOfFrozenFramesTheAgentFound) {
+  StreamBuilder b = baseStream();
+  JavaModel without;
+  ASSERT_TRUE(load(without, b.bytes()));
+  EXPECT_FALSE(without.continuationLayout().has_value());
+  b.record(RecordType::kContinuationLayout, protocol::ContinuationLayout{36, 40, 12, 16, 20, 24, 56, 1});
+  JavaModel model;
+  ASSERT_TRUE(load(model, b.bytes()));
+  ASSERT_TRUE(model.continuationLayout().has_value());
+  EXPECT_EQ(model.continuationLayout()->continuationTail, 40u);
+  EXPECT_EQ(model.continuationLayout()->chunkBottom, 24u);
+  EXPECT_EQ(model.continuationLayout()->chunkStack, 56u);
+  EXPECT_EQ(model.continuationLayout()->compressedOops, 1);
+}
+
 TEST(JvmJavaModel, RefusesRecordsBeforeHelloSecondHelloAndMalformedPayloads) {
   {
     StreamBuilder b;

@@ -296,7 +296,8 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
                                   "code cache frees seen", "ahead of CPU time",
                                   "walk: displaced frames", "off-CPU: intervals", "off-CPU: sampled",
                                   "off-CPU lost: ring full", "off-CPU lost: busy", "off-CPU: merged",
-                                  "off-CPU: no user stack", "off-CPU: no task storage", "sample periods due"};
+                                  "off-CPU: no user stack", "off-CPU: no task storage", "sample periods due",
+                                  "walk: frozen frames"};
     static_assert(std::size(names) == JFRBPF_COUNTER_COUNT);
     for (size_t i = 0; i < std::size(names); ++i) std::printf("  [debug] %-26s %llu\n", names[i], static_cast<unsigned long long>(s.counters[i]));
     // JFRBPF_DEBUG=cost: the BPF time of the target's samples, for benchmarks.

@@ -25,6 +25,7 @@ const char* recordName(protocol::RecordType type) {
     case protocol::RecordType::kVmType: return "VmType";
     case protocol::RecordType::kVmConstant: return "VmConstant";
     case protocol::RecordType::kCodeHeap: return "CodeHeap";
+    case protocol::RecordType::kContinuationLayout: return "ContinuationLayout";
     case protocol::RecordType::kClass: return "Class";
     case protocol::RecordType::kMethod: return "Method";
     case protocol::RecordType::kCompiledMethodLoad: return "CompiledMethodLoad";
@@ -134,6 +135,8 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       codeHeaps_.push_back(r);
       return true;
     }
+    case protocol::RecordType::kContinuationLayout:
+      return decodeThen<protocol::ContinuationLayout>(payload, what, [&](const auto& r) { continuationLayout_ = r; });
     case protocol::RecordType::kClass:
       return decodeThen<protocol::ClassInfo>(payload, what, [&](const auto& r) { methods_.addClass(r); });
     case protocol::RecordType::kClassUnload:

@@ -85,6 +85,8 @@ class JavaModel {
   const TimedMethods& timedMethods() const { return timed_; }
   TimedMethods& timedMethods() { return timed_; }
   const std::vector<protocol::CodeHeap>& codeHeaps() const { return codeHeaps_; }
+  // Where a virtual thread's frozen frames are (JDK 21+), when the agent could tell.
+  const std::optional<protocol::ContinuationLayout>& continuationLayout() const { return continuationLayout_; }
 
   // ---- session facts ----
   const std::optional<AgentInfo>& agent() const { return agent_; }
@@ -167,6 +169,7 @@ class JavaModel {
   VmStructsTable vmStructs_;
   TimedMethods timed_;
   std::vector<protocol::CodeHeap> codeHeaps_;
+  std::optional<protocol::ContinuationLayout> continuationLayout_;
   uint64_t forgetGeneration_ = 0;
 };
 

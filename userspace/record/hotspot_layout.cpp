@@ -169,14 +169,70 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
   return layout;
 }
 
-uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfrbpf_hotspot& layout) {
-  std::optional<uint64_t> address = model.vmStructs().staticAddress("StubRoutines", "_call_stub_return_address");
-  if (!address) return 0;
-  uint64_t value = 0;
+namespace {
+
+// The value of a static field VMStructs names, as process `pid` holds it.
+template <typename T>
+std::optional<T> staticValue(pid_t pid, const jvm::JavaModel& model, const char* type, const char* field) {
+  std::optional<uint64_t> address = model.vmStructs().staticAddress(type, field);
+  if (!address) return std::nullopt;
+  T value{};
   iovec local{&value, sizeof(value)};
   iovec remote{reinterpret_cast<void*>(*address), sizeof(value)};
-  if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof(value))) return 0;
-  return value >= layout.code_low && value < layout.code_high ? value : 0;
+  if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(sizeof(value))) return std::nullopt;
+  return value;
+}
+
+bool inCodeCache(const jfrbpf_hotspot& layout, uint64_t pc) { return pc >= layout.code_low && pc < layout.code_high; }
+
+}  // namespace
+
+uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfrbpf_hotspot& layout) {
+  std::optional<uint64_t> value = staticValue<uint64_t>(pid, model, "StubRoutines", "_call_stub_return_address");
+  return value && inCodeCache(layout, *value) ? *value : 0;
+}
+
+void addFrozenFrameLayout(pid_t pid, const jvm::JavaModel& model, jfrbpf_hotspot& layout) {
+  const std::optional<protocol::ContinuationLayout>& objects = model.continuationLayout();
+  // Only where the walker tells samples of mounted virtual threads (JDK 24+): the frozen frames are theirs.
+  if (!objects || layout.cont_entry == 0) return;
+  uint64_t barrier = 0, barrierEnd = 0;
+  model.code().forEachStub([&](const jvm::StubBlob& stub) {
+    if (stub.name == "cont_returnBarrier" && stub.end > stub.start) {
+      barrier = stub.start;
+      barrierEnd = stub.end;
+    }
+  });
+  std::optional<uint64_t> entryReturn = staticValue<uint64_t>(pid, model, "ContinuationEntry", "_return_pc");
+  std::optional<uint32_t> vthread;
+  uint32_t handleObject = 0;
+  std::string ignored;
+  uint32_t vthreadOffset = 0;
+  if (offset(model.vmStructs(), "JavaThread", "_vthread", vthreadOffset, ignored) &&
+      offset(model.vmStructs(), "OopHandle", "_obj", handleObject, ignored) && handleObject == 0) {
+    vthread = vthreadOffset;
+  }
+  std::optional<uint64_t> base = staticValue<uint64_t>(pid, model, "CompressedOops", "_base");
+  std::optional<int32_t> shift = staticValue<int32_t>(pid, model, "CompressedOops", "_shift");
+  const bool narrowKnown = base && shift && *shift >= 0 && *shift < 8;
+  if (barrier == 0 || !entryReturn || !inCodeCache(layout, *entryReturn) || !vthread ||
+      (objects->compressedOops && !narrowKnown) || objects->chunkStack == 0) {
+    return;
+  }
+  layout.return_barrier = barrier;
+  layout.return_barrier_size = barrierEnd - barrier;
+  layout.continuation_return = *entryReturn;
+  layout.narrow_oops = objects->compressedOops;
+  layout.narrow_oop_base = objects->compressedOops ? *base : 0;
+  layout.narrow_oop_shift = objects->compressedOops ? static_cast<uint32_t>(*shift) : 0;
+  layout.vthread = *vthread;
+  layout.vthread_cont = objects->virtualThreadCont;
+  layout.cont_tail = objects->continuationTail;
+  layout.chunk_parent = objects->chunkParent;
+  layout.chunk_size = objects->chunkSize;
+  layout.chunk_sp = objects->chunkSp;
+  layout.chunk_bottom = objects->chunkBottom;
+  layout.chunk_stack = objects->chunkStack;
 }
 
 std::optional<std::string> libjvmFile(pid_t pid, std::string& whyNot) {

@@ -21,6 +21,12 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
 // takes a shortcut with it, so 0 costs nothing but that.
 uint64_t callStubReturnAddress(pid_t pid, const jvm::JavaModel& model, const jfrbpf_hotspot& layout);
 
+// Lets the walker go through a mounted virtual thread's frozen frames (bpf/frozen_frames.bpf.h) where the
+// agent found the Java objects' layout and the JVM names the return barrier, the continuation's return
+// address and the current thread's handle; leaves `layout` as it is otherwise (the walk then ends at the
+// barrier, as before).
+void addFrozenFrameLayout(pid_t pid, const jvm::JavaModel& model, jfrbpf_hotspot& layout);
+
 // The libjvm.so process `pid` runs, as a path this process can open whatever mount namespace the JVM is in
 // (its /proc/PID/map_files link); nullopt, with `whyNot`, if it is not mapped, the process is gone, or that
 // link may not be opened (no CAP_SYS_ADMIN).

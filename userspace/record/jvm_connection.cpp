@@ -148,6 +148,7 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
     std::optional<jfrbpf_hotspot> layout = hotspotLayout(m, whyNot);
     if (!layout) return false;
     layout->call_stub_return = callStubReturnAddress(pid_, m, *layout);
+    addFrozenFrameLayout(pid_, m, *layout);
     // Before the layout: the walker may only trust the code blobs it checked once every free is seen.
     // JFRBPF_DEBUG=unwatched-code takes the path of a JVM whose frees cannot be watched (for tests and
     // comparisons): every blob is checked in every walk.

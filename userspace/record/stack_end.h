@@ -27,9 +27,9 @@ enum class StackEnd : uint8_t {
   kJavaFramesUnavailable,
   // ... and for a JVM whose Java frames the memory budget took away (--memory-limit):
   kJavaFramesDropped,
-  // A virtual thread's frames below those thawed onto its carrier's stack: the JVM keeps them frozen in the
-  // continuation's stack chunk, on the Java heap, where the walker does not go (a return barrier stands for
-  // them on the stack).
+  // A virtual thread's frames below those thawed onto its carrier's stack, which the JVM keeps frozen in the
+  // continuation's stack chunks on the Java heap (a return barrier stands for them on the stack): where the
+  // walker could not go through them (bpf/frozen_frames.bpf.h), or the agent could not tell their layout.
   kContinuationFrozen,
   kCount,
 };

@@ -48,8 +48,8 @@ class StackResolver {
   // The frames of `record` (whose data holds its user frames, then its kernel frames).
   ResolvedStack resolve(const jfrbpf_sample_record& record, StackStart start = StackStart::kLeaf);
   // The innermost continuation's part of the stack just resolved for process `tgid`: a virtual thread's own
-  // stack, as the JDK writes it, down to the continuation's entry (Continuation.enterSpecial). Where the JVM
-  // thawed only the top frames, it ends at the return barrier with the kContinuationFrozen marker instead.
+  // stack, as the JDK writes it, down to the continuation's entry (Continuation.enterSpecial). Where the walk
+  // could not go through the frozen frames, it ends at the return barrier with the kContinuationFrozen marker.
   // Nullopt when the stack reaches neither. Valid, like the stack, until the next call.
   std::optional<ResolvedStack> continuationPart(pid_t tgid, const ResolvedStack& stack);
   // A stack the JVM walked itself (JVMTI: a jmethodID and a bci per frame, innermost first) in process
