@@ -1,7 +1,7 @@
 #pragma once
 // The native end of the hook class's `waited` (MethodTimer.java): a picked wait of a virtual thread, called
 // on that virtual thread as it returns from VirtualThread.yieldContinuation, remounted. JVMTI's own stack
-// walk reads its frames (frozen ones included, which the probe's walk on the carrier cannot), and the wait
+// walk reads its frames (frozen ones included), and the wait
 // goes to the loader as a VirtualThreadWait record (protocol/virtual_thread_records.h).
 //
 // A stack costs about 11 us (GetStackTrace of a 10-frame virtual thread, measured here), and thousands of
