@@ -116,26 +116,48 @@ std::string awaitReady(ChildProcess& jvm) {
   return printed;
 }
 
+// What a workload run printed, and jfrbpf's recording of it.
+struct RecordedRun {
+  std::string printed;
+  RunResult recorded;
+};
+
+// Compiles `source`, runs `java <jvm...>` (the classes' path is put where "CLASSES" stands), records it with
+// `jfrbpf record -p` into `out` for `recordFor` with `options` once it printed "ready", and waits for it to
+// end. A step that fails fails the test: callers check HasFailure().
+RecordedRun recordWorkload(const ScratchDir& dir, const std::string& source, std::vector<std::string> jvm,
+                           const std::string& out, const std::string& recordFor,
+                           const std::vector<std::string>& options) {
+  RecordedRun run;
+  std::string classes = compileWorkload(dir, source);
+  if (::testing::Test::HasFailure()) return run;
+  std::replace(jvm.begin(), jvm.end(), std::string("CLASSES"), classes);
+  jvm.insert(jvm.begin(), javaBinary(kJdk));
+  ChildProcess process(jvm, ChildOptions{.captureStderr = true, .extraEnv = {}});
+  run.printed = awaitReady(process);
+  if (run.printed.find("ready") == std::string::npos) {
+    ADD_FAILURE() << "the workload never got ready:\n" << run.printed;
+    return run;
+  }
+  run.recorded = recordPid(process.pid(), out, recordFor, options);
+  EXPECT_EQ(run.recorded.exitCode, 0) << run.recorded.output;
+  run.printed += process.readAll(60s);
+  EXPECT_EQ(process.wait(30s), 0) << run.printed;
+  return run;
+}
+
 TEST(VirtualThreadsJdk25, CpuSamplesBelongToTheMountedVirtualThreadAsInTheJdksOwnSamples) {
   JAVA_E2E_REQUIRE(kJdk);
   ScratchDir dir("vthreads-e2e");
-  std::string classes = compileWorkload(dir);
-  ASSERT_FALSE(HasFailure());
   std::string ours = dir.file("jfrbpf.jfr");
   std::string theirs = dir.file("jdk.jfr");
   // Both every 1 ms of a thread's CPU time: at 10 ms the shares of one run vary by about a point each.
-  ChildProcess jvm({javaBinary(kJdk),
-                    "-XX:StartFlightRecording:settings=none,+jdk.CPUTimeSample#enabled=true,"
-                    "+jdk.CPUTimeSample#throttle=1ms,filename=" + theirs,
-                    "-cp", classes, "VirtualThreadWork", kRunSeconds},
-                   ChildOptions{.captureStderr = true, .extraEnv = {}});
-  std::string printed = awaitReady(jvm);
-  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
-
-  RunResult recorded = recordPid(jvm.pid(), ours, kRecordFor);
-  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
-  printed += jvm.readAll(60s);
-  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+  RecordedRun run = recordWorkload(dir, "VirtualThreadWork.java",
+                                   {"-XX:StartFlightRecording:settings=none,+jdk.CPUTimeSample#enabled=true,"
+                                    "+jdk.CPUTimeSample#throttle=1ms,filename=" + theirs,
+                                    "-cp", "CLASSES", "VirtualThreadWork", kRunSeconds},
+                                   ours, kRecordFor, {"--interval", "1ms"});
+  ASSERT_FALSE(HasFailure());
 
   std::vector<JfrSample> ourSamples = printedSamples(ours, "jdk.CPUTimeSample", kJdk);
   std::vector<JfrSample> theirSamples = printedSamples(theirs, "jdk.CPUTimeSample", kJdk);
@@ -192,20 +214,13 @@ TEST(VirtualThreadsJdk25, CpuSamplesBelongToTheMountedVirtualThreadAsInTheJdksOw
 TEST(VirtualThreadsJdk25, MethodTracesOfAVirtualThreadAreItsOwn) {
   JAVA_E2E_REQUIRE(kJdk);
   ScratchDir dir("vthreads-traces");
-  std::string classes = compileWorkload(dir);
-  ASSERT_FALSE(HasFailure());
-  ChildProcess jvm({javaBinary(kJdk), "-cp", classes, "VirtualThreadWork", "8"},
-                   ChildOptions{.captureStderr = true, .extraEnv = {}});
-  std::string printed = awaitReady(jvm);
-  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
   std::string out = dir.file("traces.jfr");
-  RunResult recorded = recordPid(jvm.pid(), out, "3s", {"--method-trace", "VirtualThreadWork::task"});
-  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
-  printed += jvm.readAll(60s);
-  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+  RecordedRun run = recordWorkload(dir, "VirtualThreadWork.java", {"-cp", "CLASSES", "VirtualThreadWork", "8"}, out,
+                                   "3s", {"--method-trace", "VirtualThreadWork::task"});
+  ASSERT_FALSE(HasFailure());
 
   std::vector<JfrSample> traces = printedSamples(out, "jdk.MethodTrace", kJdk);
-  ASSERT_GE(traces.size(), 10u) << recorded.output;
+  ASSERT_GE(traces.size(), 10u) << run.recorded.output;
   for (const JfrSample& trace : traces) {
     ASSERT_TRUE(trace.virtualThread) << trace.javaName << " (tid " << trace.osThreadId << ")\n" << trace.describe();
     EXPECT_EQ(trace.osThreadId, 0);
@@ -237,19 +252,11 @@ std::string deepStackProblem(const JfrSample& s) {
 TEST_P(FrozenFrames, ADeepVirtualThreadsStackIsCompleteThroughItsFrozenFrames) {
   JAVA_E2E_REQUIRE(kJdk);
   ScratchDir dir("vthreads-frozen");
-  std::string classes = compileWorkload(dir, "VirtualThreadDeepStack.java");
-  ASSERT_FALSE(HasFailure());
-  std::vector<std::string> command{javaBinary(kJdk)};
-  if (std::string(GetParam()) != "") command.push_back(GetParam());
-  for (const char* arg : {"-cp", classes.c_str(), "VirtualThreadDeepStack", "8"}) command.push_back(arg);
-  ChildProcess jvm(command, ChildOptions{.captureStderr = true, .extraEnv = {}});
-  std::string printed = awaitReady(jvm);
-  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
   std::string out = dir.file("deep.jfr");
-  RunResult recorded = recordPid(jvm.pid(), out, "4s", {"--interval", "2ms"});
-  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
-  printed += jvm.readAll(60s);
-  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+  std::vector<std::string> jvm{"-cp", "CLASSES", "VirtualThreadDeepStack", "8"};
+  if (std::string(GetParam()) != "") jvm.insert(jvm.begin(), GetParam());
+  RecordedRun run = recordWorkload(dir, "VirtualThreadDeepStack.java", jvm, out, "4s", {"--interval", "2ms"});
+  ASSERT_FALSE(HasFailure());
 
   // Those computing: in compute, or in the innermost recurse itself (interpreted, or compute inlined).
   std::vector<JfrSample> samples = printedSamples(out, "jdk.CPUTimeSample", kJdk);
@@ -261,7 +268,7 @@ TEST_P(FrozenFrames, ADeepVirtualThreadsStackIsCompleteThroughItsFrozenFrames) {
       computing.push_back(&s);
     }
   }
-  ASSERT_GE(computing.size(), 1000u) << recorded.output;
+  ASSERT_GE(computing.size(), 1000u) << run.recorded.output;
   // 2026-11-28, 2-CPU VM, single runs: 100.00 % of 7,382 (C2), 99.97 % of 7,684 (-Xint) at 1 ms; by hand, 99.9 %
   // of 19,351 (C2). The rest were taken while the JVM thawed or froze frames, between the chunk and the stack.
   EXPECT_GE(percentWithout(computing, deepStackProblem, std::string("deep virtual thread stacks ") + GetParam()), 99.0);
@@ -294,18 +301,11 @@ std::vector<Batch> printedBatches(const std::string& printed) {
 TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
   JAVA_E2E_REQUIRE(kJdk);
   ScratchDir dir("vthreads-waits");
-  std::string classes = compileWorkload(dir, "VirtualThreadWaits.java");
-  ASSERT_FALSE(HasFailure());
-  ChildProcess jvm({javaBinary(kJdk), "-cp", classes, "VirtualThreadWaits", "9"},
-                   ChildOptions{.captureStderr = true, .extraEnv = {}});
-  std::string printed = awaitReady(jvm);
-  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
   std::string out = dir.file("waits.jfr");
-  RunResult recorded = recordPid(jvm.pid(), out, "5s", {"--off-cpu"});
-  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
-  EXPECT_EQ(linesWith(recorded.output, "waits of virtual threads").size(), 1u) << recorded.output;
-  printed += jvm.readAll(60s);
-  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+  RecordedRun run = recordWorkload(dir, "VirtualThreadWaits.java", {"-cp", "CLASSES", "VirtualThreadWaits", "9"}, out,
+                                   "5s", {"--off-cpu"});
+  ASSERT_FALSE(HasFailure());
+  EXPECT_EQ(linesWith(run.recorded.output, "waits of virtual threads").size(), 1u) << run.recorded.output;
 
   std::vector<JfrSample> waits = printedSamples(out, "jfrbpf.OffCPUSample", kJdk);
   std::vector<const JfrSample*> sleeps;
@@ -318,7 +318,7 @@ TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
     // continuation, say, are the virtual thread's too, in the scheduler's states.)
     if (w.state == "parked" && w.find("VirtualThreadWaits", "sleeper") >= 0) sleeps.push_back(&w);
   }
-  ASSERT_FALSE(sleeps.empty()) << recorded.output;
+  ASSERT_FALSE(sleeps.empty()) << run.recorded.output;
   for (const JfrSample* w : sleeps) {
     ASSERT_EQ(w->osThreadId, 0) << w->describe();
     ASSERT_GT(w->javaThreadId, 0);
@@ -337,7 +337,7 @@ TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
   // agent's last records at the end), and their time: the workload measured each sleep around Thread.sleep,
   // which holds the unmounted wait and a little more.
   size_t batchesChecked = 0;
-  for (const Batch& batch : printedBatches(printed)) {
+  for (const Batch& batch : printedBatches(run.printed)) {
     if (batch.start <= firstVirtual || batch.end + 200'000'000 >= last) continue;
     int64_t count = 0, nanos = 0;
     for (const JfrSample* w : sleeps) {
@@ -358,7 +358,7 @@ TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
     EXPECT_LE(nanos, batch.sleptNanos);
     EXPECT_GE(static_cast<double>(nanos), 0.98 * static_cast<double>(batch.sleptNanos));
   }
-  EXPECT_GE(batchesChecked, 3u) << printed;
+  EXPECT_GE(batchesChecked, 3u) << run.printed;
 }
 
 // A virtual-thread-per-task server under load (com.sun.net.httpserver, its own HTTP clients): each request's
@@ -367,17 +367,10 @@ TEST(VirtualThreadsJdk25, WaitsOfParkedVirtualThreadsAreTheirOwnOffCpuSamples) {
 TEST(VirtualThreadsJdk25, AServersRequestsRunAndWaitOnTheirOwnVirtualThreads) {
   JAVA_E2E_REQUIRE(kJdk);
   ScratchDir dir("vthreads-server");
-  std::string classes = compileWorkload(dir, "VirtualThreadServer.java");
-  ASSERT_FALSE(HasFailure());
-  ChildProcess jvm({javaBinary(kJdk), "-cp", classes, "VirtualThreadServer", "14"},
-                   ChildOptions{.captureStderr = true, .extraEnv = {}});
-  std::string printed = awaitReady(jvm);
-  ASSERT_NE(printed.find("ready"), std::string::npos) << printed;
   std::string out = dir.file("server.jfr");
-  RunResult recorded = recordPid(jvm.pid(), out, "4s", {"--off-cpu", "--interval", "1ms"});
-  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
-  printed += jvm.readAll(60s);
-  ASSERT_EQ(jvm.wait(30s), 0) << printed;
+  RecordedRun run = recordWorkload(dir, "VirtualThreadServer.java", {"-cp", "CLASSES", "VirtualThreadServer", "14"},
+                                   out, "4s", {"--off-cpu", "--interval", "1ms"});
+  ASSERT_FALSE(HasFailure());
 
   // Its requests' waits: each 2-ms sleep (4,100 in a 4-s recording on the quiet 2-CPU VM, about 1,000
   // requests/s), unmounted; and a carrier's own waits while a handler was mounted on it (preempted, or
@@ -403,7 +396,7 @@ TEST(VirtualThreadsJdk25, AServersRequestsRunAndWaitOnTheirOwnVirtualThreads) {
   }
   std::printf("[ figure ] server: %zu sleeps of virtual threads, %zu waits of their carriers while mounted\n", sleeps,
               mountedWaits);
-  EXPECT_GE(sleeps, 200u) << recorded.output;
+  EXPECT_GE(sleeps, 200u) << run.recorded.output;
 
   // Its requests' work: compute() runs only in the handlers' virtual threads. Their names come with their
   // waits: a handler still computing when the recording stopped has not slept yet, and has none (measured:
@@ -416,7 +409,7 @@ TEST(VirtualThreadsJdk25, AServersRequestsRunAndWaitOnTheirOwnVirtualThreads) {
     EXPECT_EQ(continuationProblem(s), "");
     if (startsWith(s.javaName, "handler-")) ++named;
   }
-  EXPECT_GE(computing, 20u) << recorded.output;
+  EXPECT_GE(computing, 20u) << run.recorded.output;
   std::printf("[ figure ] server: %zu of %zu samples of compute() name their handler\n", named, computing);
   EXPECT_GE(static_cast<double>(named), 0.9 * static_cast<double>(computing));
 }
