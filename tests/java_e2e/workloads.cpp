@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -14,8 +15,29 @@ namespace jfrbpf::test {
 
 using namespace std::chrono_literals;
 
+namespace {
+
+// A JDK of `feature` in the standard JVM directory, found by its `release` file; "" if there is none.
+std::string installedJdk(int feature) {
+  std::error_code ec;
+  const std::string wanted = "JAVA_VERSION=\"" + std::to_string(feature);
+  for (const auto& entry : std::filesystem::directory_iterator("/usr/lib/jvm", ec)) {
+    std::ifstream release(entry.path() / "release");
+    for (std::string line; std::getline(release, line);) {
+      if (line.starts_with(wanted) && (line.size() == wanted.size() || line[wanted.size()] == '.' ||
+                                       line[wanted.size()] == '"')) {
+        return entry.path().string();
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string jdkHome(int feature) {
-  std::string home = feature == 17 ? kJdkHome : feature == 25 ? kJdk25Home : "";
+  // JDK 17 and 25 are the build's; any other (21, for virtual threads before JDK 24) is used where installed.
+  std::string home = feature == 17 ? kJdkHome : feature == 25 ? kJdk25Home : installedJdk(feature);
   if (home.empty() || access((home + "/bin/java").c_str(), X_OK) != 0) return "";
   return home;
 }
