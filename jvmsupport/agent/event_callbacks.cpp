@@ -77,7 +77,7 @@ void JNICALL onSampledObjectAlloc(jvmtiEnv*, JNIEnv* jni, jthread, jobject, jcla
 }
 
 void JNICALL onMonitorContendedEnter(jvmtiEnv*, JNIEnv*, jthread, jobject) {
-  if (Agent* agent = activeAgent()) agent->lockProfiler().onContendedEnter();
+  if (Agent* agent = activeAgent()) agent->lockProfiler().onContendedEnter(*agent);
 }
 
 void JNICALL onMonitorContendedEntered(jvmtiEnv*, JNIEnv* jni, jthread, jobject object) {
@@ -85,7 +85,7 @@ void JNICALL onMonitorContendedEntered(jvmtiEnv*, JNIEnv* jni, jthread, jobject 
 }
 
 void JNICALL onMonitorWait(jvmtiEnv*, JNIEnv*, jthread, jobject, jlong timeoutMs) {
-  if (Agent* agent = activeAgent()) agent->lockProfiler().onWait(timeoutMs);
+  if (Agent* agent = activeAgent()) agent->lockProfiler().onWait(*agent, timeoutMs);
 }
 
 void JNICALL onMonitorWaited(jvmtiEnv*, JNIEnv* jni, jthread, jobject object, jboolean timedOut) {

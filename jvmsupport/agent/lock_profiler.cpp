@@ -1,7 +1,5 @@
 #include "jvmsupport/agent/lock_profiler.h"
 
-#include <pthread.h>
-
 #include <cstdlib>
 
 #include "jvmsupport/agent/agent.h"
@@ -20,8 +18,10 @@ constexpr jvmtiEvent kEvents[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVE
                                   JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
 
 // The thread's open waits. An entry and a wait are kept apart: a woken Object.wait enters its monitor again,
-// which may be contended. In a pthread key (not thread_local: its __tls_get_addr would tie the agent to
-// ld.so's version).
+// which may be contended. In the JVMTI thread-local storage of the Java thread, not the OS thread's: since
+// JDK 24 a virtual thread that blocks on a monitor or waits in Object.wait unmounts, and it may end its wait
+// on another carrier, after other virtual threads began theirs on the first one. Allocated as a wait begins
+// and freed as the thread's last open wait ends.
 struct ThreadWaits {
   uint32_t enterSession;
   uint32_t waitSession;
@@ -29,21 +29,24 @@ struct ThreadWaits {
   uint64_t waitStart;
   int64_t waitTimeoutMs;
 };
-pthread_key_t waitsKey;
-pthread_once_t waitsKeyOnce = PTHREAD_ONCE_INIT;
 
-void createWaitsKey() { pthread_key_create(&waitsKey, free); }
-
-ThreadWaits* threadWaits(bool create) {
-  pthread_once(&waitsKeyOnce, createWaitsKey);
-  auto* waits = static_cast<ThreadWaits*>(pthread_getspecific(waitsKey));
+ThreadWaits* threadWaits(jvmtiEnv* jvmti, bool create) {
+  void* stored = nullptr;
+  if (jvmti->GetThreadLocalStorage(nullptr, &stored) != JVMTI_ERROR_NONE) return nullptr;
+  auto* waits = static_cast<ThreadWaits*>(stored);
   if (waits != nullptr || !create) return waits;
   waits = static_cast<ThreadWaits*>(calloc(1, sizeof(ThreadWaits)));
-  if (waits != nullptr && pthread_setspecific(waitsKey, waits) != 0) {
+  if (waits != nullptr && jvmti->SetThreadLocalStorage(nullptr, waits) != JVMTI_ERROR_NONE) {
     free(waits);
     waits = nullptr;
   }
   return waits;
+}
+
+// Frees the thread's record once none of its waits is open.
+void releaseIfIdle(jvmtiEnv* jvmti, ThreadWaits* waits) {
+  if (waits->enterStart != 0 || waits->waitStart != 0) return;
+  if (jvmti->SetThreadLocalStorage(nullptr, nullptr) == JVMTI_ERROR_NONE) free(waits);
 }
 
 // The object's address, as JFR's `address` field gives the monitor's: a local reference is the address of a
@@ -180,9 +183,9 @@ void LockProfiler::stop(Agent& agent) {
   setEvents(agent, JVMTI_DISABLE);
 }
 
-void LockProfiler::onContendedEnter() {
+void LockProfiler::onContendedEnter(Agent& agent) {
   if (!active_.load(std::memory_order_acquire)) return;
-  ThreadWaits* waits = threadWaits(/*create=*/true);
+  ThreadWaits* waits = threadWaits(agent.jvmti(), /*create=*/true);
   if (waits == nullptr) return;
   waits->enterSession = session_.load(std::memory_order_relaxed);
   waits->enterStart = monotonicNs();  // last: the callback's own cost stays out of the wait
@@ -190,19 +193,22 @@ void LockProfiler::onContendedEnter() {
 
 void LockProfiler::onContendedEntered(Agent& agent, JNIEnv* jni, jobject object) {
   const uint64_t now = monotonicNs();  // first, for the same reason
-  ThreadWaits* waits = threadWaits(/*create=*/false);
-  if (!active_.load(std::memory_order_acquire) || waits == nullptr || waits->enterStart == 0) return;
+  ThreadWaits* waits = threadWaits(agent.jvmti(), /*create=*/false);
+  if (waits == nullptr) return;
   const uint64_t start = waits->enterStart;
+  const uint32_t session = waits->enterSession;
   waits->enterStart = 0;
-  if (waits->enterSession != session_.load(std::memory_order_relaxed) || now < start) return;
+  releaseIfIdle(agent.jvmti(), waits);
+  if (!active_.load(std::memory_order_acquire) || start == 0) return;
+  if (session != session_.load(std::memory_order_relaxed) || now < start) return;
   const uint64_t duration = now - start;
   if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
   jfrbpf_method_traced(protocol::kHookLock | classSlot(agent, jni, object), start, duration, 0, objectAddress(object));
 }
 
-void LockProfiler::onWait(jlong timeoutMs) {
+void LockProfiler::onWait(Agent& agent, jlong timeoutMs) {
   if (!active_.load(std::memory_order_acquire)) return;
-  ThreadWaits* waits = threadWaits(/*create=*/true);
+  ThreadWaits* waits = threadWaits(agent.jvmti(), /*create=*/true);
   if (waits == nullptr) return;
   waits->waitSession = session_.load(std::memory_order_relaxed);
   waits->waitTimeoutMs = timeoutMs;
@@ -211,16 +217,20 @@ void LockProfiler::onWait(jlong timeoutMs) {
 
 void LockProfiler::onWaited(Agent& agent, JNIEnv* jni, jobject object, jboolean timedOut) {
   const uint64_t now = monotonicNs();
-  ThreadWaits* waits = threadWaits(/*create=*/false);
-  if (!active_.load(std::memory_order_acquire) || waits == nullptr || waits->waitStart == 0) return;
+  ThreadWaits* waits = threadWaits(agent.jvmti(), /*create=*/false);
+  if (waits == nullptr) return;
   const uint64_t start = waits->waitStart;
+  const uint32_t session = waits->waitSession;
+  const int64_t timeoutMs = waits->waitTimeoutMs;
   waits->waitStart = 0;
-  if (waits->waitSession != session_.load(std::memory_order_relaxed) || now < start) return;
+  releaseIfIdle(agent.jvmti(), waits);
+  if (!active_.load(std::memory_order_acquire) || start == 0) return;
+  if (session != session_.load(std::memory_order_relaxed) || now < start) return;
   const uint64_t duration = now - start;
   if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
   const uint32_t flags = protocol::kHookLock | protocol::kHookLockWait | (timedOut ? protocol::kHookLockTimedOut : 0);
-  jfrbpf_method_traced(flags | classSlot(agent, jni, object), start, duration,
-                       static_cast<uint64_t>(waits->waitTimeoutMs), objectAddress(object));
+  jfrbpf_method_traced(flags | classSlot(agent, jni, object), start, duration, static_cast<uint64_t>(timeoutMs),
+                       objectAddress(object));
 }
 
 }  // namespace jfrbpf::agent

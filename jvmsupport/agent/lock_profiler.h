@@ -29,9 +29,9 @@ class LockProfiler {
   void stop(Agent& agent);
 
   // The JVMTI events, on the waiting thread.
-  void onContendedEnter();
+  void onContendedEnter(Agent& agent);
   void onContendedEntered(Agent& agent, JNIEnv* jni, jobject object);
-  void onWait(jlong timeoutMs);
+  void onWait(Agent& agent, jlong timeoutMs);
   void onWaited(Agent& agent, JNIEnv* jni, jobject object, jboolean timedOut);
   // Unsafe.park(isAbsolute, time), on the parking thread: the JVM's own park, timed.
   void park(JNIEnv* jni, jobject unsafe, jboolean isAbsolute, jlong time);
