@@ -106,10 +106,13 @@ struct jfrbpf_sample_record {
    * carrier, a mounted virtual thread's while one is mounted. Userspace tells whether it is the carrier's own
    * id (bpf/virtual_threads.bpf.h). */
   __s64 current_thread_id;
+  /* With it, where the walker's layout has JavaThread::_vthread: the address of that thread's Thread object
+   * then, for userspace to read its name (checked by its id: a collector may move it). 0 if unknown. */
+  __u64 current_thread_object;
   __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES];
 };
 
-#define JFRBPF_SAMPLE_HEADER_SIZE 72
+#define JFRBPF_SAMPLE_HEADER_SIZE 80
 /* The bytes of a record with these stack depths: the header, then two words per user frame and one per
  * kernel frame. */
 #define JFRBPF_SAMPLE_RECORD_SIZE(user_depth, kernel_depth) \

@@ -242,6 +242,7 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   rec->off_cpu_ns = 0;
   rec->run_delay_ns = 0;
   rec->current_thread_id = 0;
+  rec->current_thread_object = 0;
 
   struct walk* w = &s->walk;
   w->tgid = tgid;

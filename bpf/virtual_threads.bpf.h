@@ -5,7 +5,8 @@
  * _cont_entry above the interrupted sp puts the sample inside the innermost continuation, and _monitor_owner_id
  * is the Java id of the thread current then. Whether that is a virtual thread's id or the carrier's own (a
  * continuation run outside a virtual thread, or the moments of a mount and an unmount) is for userspace to
- * tell: it knows each platform thread's Java id. Two user reads at most, one outside continuations, and none
+ * tell: it knows each platform thread's Java id. Where the layout has _vthread, the Thread object's address
+ * too, for userspace to read its name. Four user reads at most, one outside continuations, and none
  * in a JVM whose layout lacks the fields (before JDK 24) or in a thread that is not a JavaThread. */
 #ifndef JFRBPF_VIRTUAL_THREADS_BPF_H
 #define JFRBPF_VIRTUAL_THREADS_BPF_H
@@ -30,6 +31,12 @@ static __always_inline void note_continuation(struct sampler_scratch* s) {
   if (!read_user_u64(*java_thread + jvm->monitor_owner_id, &current)) return;
   s->record.flags |= JFRBPF_SAMPLE_IN_CONTINUATION;
   s->record.current_thread_id = (__s64)current;
+  /* _vthread is an OopHandle: the address of a slot that holds the Thread object's address. */
+  __u64 handle = 0, thread = 0;
+  if (jvm->vthread != 0 && read_user_u64(*java_thread + jvm->vthread, &handle) && handle != 0 &&
+      read_user_u64(handle, &thread)) {
+    s->record.current_thread_object = thread;
+  }
 }
 
 #endif

@@ -4,7 +4,8 @@
 // lists none of them. A HotSpot instance jfieldID is the field's offset shifted over two tag bits; that
 // reading is checked against JNI's own (a long and a reference field of the agent's own Thread, which also
 // tells whether references are narrow oops), and the StackChunk class's Klass is found through one of its
-// methods and checked against its mirror before its instance size is taken.
+// methods and checked against its mirror before its instance size is taken. Where a thread's name is (its
+// String's characters) is found and checked the same way, on the agent's own thread and name.
 #include <jvmti.h>
 
 #include <optional>

@@ -48,7 +48,8 @@ struct CodeHeap {
 // Where the Java objects behind a virtual thread's frozen frames keep what the walker reads (JDK 21+): the
 // fields' offsets, which VMStructs does not list (the agent takes them from JNI field ids and checks its
 // reading against JNI's own), and where a StackChunk's frames begin (its class's instance size). Sent with
-// the VM tables when the agent could establish all of it, never in part.
+// the VM tables when the agent could establish all of it, never in part. With it, where the loader reads a
+// virtual thread's id and name from its Thread object: all 0 where the agent could not check that reading.
 struct ContinuationLayout {
   uint32_t virtualThreadCont = 0;  // VirtualThread.cont (Continuation)
   uint32_t continuationTail = 0;   // Continuation.tail (StackChunk): the chunk with the youngest frozen frames
@@ -58,6 +59,14 @@ struct ContinuationLayout {
   uint32_t chunkBottom = 0;
   uint32_t chunkStack = 0;       // the chunk's stack, in bytes from the object's start
   uint8_t compressedOops = 0;    // reference fields are narrow oops (CompressedOops::_base and _shift)
+  uint32_t threadTid = 0;        // Thread.tid (long)
+  uint32_t threadName = 0;       // Thread.name (String)
+  uint32_t stringValue = 0;      // String.value (byte[])
+  uint32_t stringCoder = 0;      // String.coder (byte): 0 Latin-1, 1 UTF-16 (the JVM's byte order)
+  uint32_t byteArrayLength = 0;  // a byte[]'s length (int), and its first element, from the object's start
+  uint32_t byteArrayBase = 0;
+  uint64_t narrowOopBase = 0;    // with compressedOops: an object's address is base + (narrow << shift)
+  uint8_t narrowOopShift = 0;
 };
 
 // ---- encoding (agent side) --------------------------------------------------------------------------------
@@ -107,6 +116,14 @@ void encode(WireWriter<Sink>& w, const ContinuationLayout& r) {
   w.u32(r.chunkBottom);
   w.u32(r.chunkStack);
   w.u8(r.compressedOops);
+  w.u32(r.threadTid);
+  w.u32(r.threadName);
+  w.u32(r.stringValue);
+  w.u32(r.stringCoder);
+  w.u32(r.byteArrayLength);
+  w.u32(r.byteArrayBase);
+  w.u64(r.narrowOopBase);
+  w.u8(r.narrowOopShift);
 }
 
 // ---- decoding (loader side; every payload is hostile) -----------------------------------------------------
@@ -160,6 +177,14 @@ inline bool decode(std::span<const uint8_t> p, ContinuationLayout& r) {
   r.chunkBottom = in.u32();
   r.chunkStack = in.u32();
   r.compressedOops = in.u8();
+  r.threadTid = in.u32();
+  r.threadName = in.u32();
+  r.stringValue = in.u32();
+  r.stringCoder = in.u32();
+  r.byteArrayLength = in.u32();
+  r.byteArrayBase = in.u32();
+  r.narrowOopBase = in.u64();
+  r.narrowOopShift = in.u8();
   return in.ok();
 }
 

@@ -277,6 +277,12 @@ TEST_P(JvmAgentE2E, LaunchWithAgentpathResolvesInlinedCodeLambdasHiddenClassesAn
     EXPECT_GE(frozen->virtualThreadCont, 8u);
     EXPECT_GE(frozen->continuationTail, 8u);
     EXPECT_EQ(frozen->chunkStack % 8, 0u);
+    // And where a thread's name is, read back by the agent on its own thread.
+    EXPECT_GE(frozen->threadTid, 8u);
+    EXPECT_GE(frozen->threadName, 8u);
+    EXPECT_GE(frozen->stringValue, 8u);
+    EXPECT_GE(frozen->byteArrayLength, 8u);
+    EXPECT_GE(frozen->byteArrayBase, frozen->byteArrayLength + 4);
   }
 
   // A lambda and a class defined with Lookup.defineHiddenClass, both hidden.

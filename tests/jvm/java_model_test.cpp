@@ -346,7 +346,13 @@ TEST(JvmJavaModel, KeepsTheLayoutOfFrozenFramesTheAgentFound) {
   JavaModel without;
   ASSERT_TRUE(load(without, b.bytes()));
   EXPECT_FALSE(without.continuationLayout().has_value());
-  b.record(RecordType::kContinuationLayout, protocol::ContinuationLayout{36, 40, 12, 16, 20, 24, 56, 1});
+  protocol::ContinuationLayout layout{36, 40, 12, 16, 20, 24, 56, 1};
+  layout.threadTid = 16;
+  layout.threadName = 28;
+  layout.byteArrayBase = 16;
+  layout.narrowOopBase = 0x7f0000000000;
+  layout.narrowOopShift = 3;
+  b.record(RecordType::kContinuationLayout, layout);
   JavaModel model;
   ASSERT_TRUE(load(model, b.bytes()));
   ASSERT_TRUE(model.continuationLayout().has_value());
@@ -354,6 +360,10 @@ TEST(JvmJavaModel, KeepsTheLayoutOfFrozenFramesTheAgentFound) {
   EXPECT_EQ(model.continuationLayout()->chunkBottom, 24u);
   EXPECT_EQ(model.continuationLayout()->chunkStack, 56u);
   EXPECT_EQ(model.continuationLayout()->compressedOops, 1);
+  EXPECT_EQ(model.continuationLayout()->threadName, 28u);
+  EXPECT_EQ(model.continuationLayout()->byteArrayBase, 16u);
+  EXPECT_EQ(model.continuationLayout()->narrowOopBase, 0x7f0000000000u);
+  EXPECT_EQ(model.continuationLayout()->narrowOopShift, 3);
 }
 
 TEST(JvmJavaModel, RefusesRecordsBeforeHelloSecondHelloAndMalformedPayloads) {

@@ -151,7 +151,9 @@ int64_t TargetOutput::virtualThreadOf(const jfrbpf_sample_record& record) const 
 
 jfr::EventThread TargetOutput::eventThreadOf(const jfrbpf_sample_record& record) {
   const int64_t virtualThread = virtualThreadOf(record);
-  return virtualThread != 0 ? jfr::EventThread::virtualThread(virtualThread) : jfr::EventThread(threadOf(record));
+  if (virtualThread == 0) return jfr::EventThread(threadOf(record));
+  virtualThreadNames_.learn(record, virtualThread, *stacks_.javaModel(static_cast<pid_t>(record.tgid)), *out_);
+  return jfr::EventThread::virtualThread(virtualThread);
 }
 
 ResolvedStack TargetOutput::ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack) {

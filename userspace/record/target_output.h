@@ -26,6 +26,7 @@
 #include "userspace/record/thread_cpu_accounting.h"
 #include "userspace/record/thread_registry.h"
 #include "userspace/record/truncation_ledger.h"
+#include "userspace/record/virtual_thread_names.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/method_timing_writer.h"
 
@@ -107,8 +108,9 @@ class TargetOutput {
   // The Java id of the virtual thread a CPU sample ran in (taken inside its continuation on a carrier); 0
   // when it ran in its OS thread's own Java thread, or its JVM's threads are not known.
   int64_t virtualThreadOf(const jfrbpf_sample_record& record) const;
-  // The thread a record (a CPU sample, a method trace, an agent's event) is written in: its virtual thread's,
-  // else its OS thread's. And its stack as written there: a virtual thread's stops at its continuation's entry.
+  // The thread a record (a CPU sample, a method trace, an agent's event) is written in: its virtual thread's
+  // (named, if it has a name), else its OS thread's. And its stack as written there: a virtual thread's stops
+  // at its continuation's entry.
   jfr::EventThread eventThreadOf(const jfrbpf_sample_record& record);
   ResolvedStack ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   void writeMethodTimings(jfr::Ticks now);
@@ -122,6 +124,7 @@ class TargetOutput {
   StackResolver stacks_;
   LossLedger ledger_;
   TruncationLedger truncations_;
+  VirtualThreadNames virtualThreadNames_;
   bool printTruncatedWalks_;
   uint64_t javaFramesDropped_ = 0;  // JVMs whose Java frames the memory budget took away
   jvm::MetadataWait waitingSamples_;  // raw records whose Java frames were not all known yet

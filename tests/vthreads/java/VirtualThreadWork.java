@@ -1,5 +1,5 @@
-// CPU-bound tasks on virtual threads (one per task, Executors.newVirtualThreadPerTaskExecutor), for as many
-// seconds as the first argument says. Each task computes in rounds and between them yields or parks for a
+// CPU-bound tasks on virtual threads (one per task, named as a thread factory numbers them: "task-17"), for as
+// many seconds as the first argument says. Each task computes in rounds and between them yields or parks for a
 // moment, so that virtual threads unmount and mount again, on another carrier as often as not. Prints
 // "ready" once the first tasks ran, then "done <tasks>" at the end.
 import java.util.ArrayList;
@@ -38,7 +38,7 @@ public class VirtualThreadWork {
     long end = System.nanoTime() + Long.parseLong(args[0]) * 1_000_000_000L;
     long tasks = 0;
     boolean announced = false;
-    try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
+    try (ExecutorService executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("task-", 0).factory())) {
       while (System.nanoTime() < end) {
         List<Future<?>> batch = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
