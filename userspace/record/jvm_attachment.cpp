@@ -62,12 +62,8 @@ JvmAttachment::~JvmAttachment() {
 }
 
 bool JvmAttachment::waitUntilDone(milliseconds timeout) const {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return true;
+  std::unique_lock lock(doneMutex_);
+  return doneChanged_.wait_for(lock, timeout, [this] { return done(); });
 }
 
 std::unique_ptr<JvmConnection> JvmAttachment::takeConnection() { return std::move(connection_); }
@@ -150,7 +146,11 @@ void JvmAttachment::run(std::stop_token stop) {
     failureNote_ = process + ": Java frames unavailable (the recording ended before the JVM could take the agent" +
                    (firstRefusal_.empty() ? std::string() : ": " + firstRefusal_) + ")";
   }
-  done_.store(true, std::memory_order_release);
+  {
+    std::lock_guard lock(doneMutex_);
+    done_.store(true, std::memory_order_release);
+  }
+  doneChanged_.notify_all();
 }
 
 }  // namespace jfrbpf::record

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <semaphore>
@@ -67,6 +68,8 @@ class JvmAttachment {
   UniqueFd pinned_;   // pidfd: readable once the JVM exited, and its pid cannot be reused meanwhile
   UniqueFd stopped_;  // eventfd: written when the owner stops asking
   std::atomic<bool> done_{false};
+  mutable std::mutex doneMutex_;  // waitUntilDone wakes as the attach ends: the first sample waits for it
+  mutable std::condition_variable doneChanged_;
   std::atomic<bool> attempting_{false};
   std::unique_ptr<JvmConnection> connection_;
   std::string failureNote_;

@@ -1,10 +1,13 @@
 #include "userspace/symbolize/kernel_symbolizer.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
@@ -42,21 +45,38 @@ std::string_view nextField(std::string_view& line) {
   return field;
 }
 
-std::string readWholeFile(const std::string& path) {
+constexpr size_t kFirstBuffer = 8 << 20;  // /proc/kallsyms: 5-10 MB, and it has no size to ask
+
+// A file's bytes, read straight into one buffer that grows by doubling; its pages are touched only as
+// they are read into. /proc/kallsyms is read as a recording starts, beside the work its first samples
+// wait for.
+struct FileBytes {
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  std::string_view view() const { return {data.get(), size}; }
+};
+
+FileBytes readWholeFile(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) throw systemError("cannot open " + path + " to name kernel frames");
-  std::string content;
-  char buffer[1 << 16];
+  FileBytes bytes;
+  size_t capacity = 0;
   for (;;) {
-    ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
+    if (bytes.size == capacity) {
+      capacity = std::max(2 * capacity, kFirstBuffer);
+      auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+      if (bytes.size > 0) std::memcpy(bigger.get(), bytes.data.get(), bytes.size);
+      bytes.data = std::move(bigger);
+    }
+    ssize_t got = ::read(fd.get(), bytes.data.get() + bytes.size, capacity - bytes.size);
     if (got < 0) {
       if (errno == EINTR) continue;
       throw systemError("cannot read " + path);
     }
     if (got == 0) break;
-    content.append(buffer, static_cast<size_t>(got));
+    bytes.size += static_cast<size_t>(got);
   }
-  return content;
+  return bytes;
 }
 
 }  // namespace
@@ -134,7 +154,7 @@ std::unique_ptr<KernelSymbolizer> KernelSymbolizer::parse(std::string_view kalls
 }
 
 std::unique_ptr<KernelSymbolizer> KernelSymbolizer::load(const std::string& path) {
-  return parse(readWholeFile(path));
+  return parse(readWholeFile(path).view());
 }
 
 std::shared_ptr<const KernelSymbolizer> KernelSymbolizer::shared() {
