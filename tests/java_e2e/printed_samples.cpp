@@ -205,6 +205,7 @@ void recordAndRead(pid_t pid, const std::string& out, const std::string& duratio
   RunResult r = recordPid(pid, out, duration, {"--interval", "1ms"}, extraEnv);
   ASSERT_EQ(r.exitCode, 0) << r.output;
   recorded.output = r.output;
+  PausedProcess paused(pid);
   recorded.all = printedSamples(out);
   expectReaderAgrees(out, recorded.all);
   recorded.byThread = samplesByThread(recorded.all);
