@@ -3,7 +3,6 @@
 // workloads (tests/java_e2e/java, with "LINE:<tag>" comments on the lines the tests look up) and native
 // programs, and `jfrbpf record` itself.
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -72,23 +71,6 @@ class Workload {
  private:
   std::unique_ptr<ChildProcess> process_;
   WorkerThreads threads_;
-};
-
-// Stops a process (SIGSTOP) for the scope, continues it (SIGCONT) at its end: a workload's busy threads keep
-// off the 2-CPU machine while the test reads its recording (three spinning threads made `jfr print` and the
-// parsing 2-3 times slower). Nothing is sampled then: the recording is over.
-class PausedProcess {
- public:
-  explicit PausedProcess(pid_t pid) : pid_(pid), paused_(kill(pid, SIGSTOP) == 0) {}
-  ~PausedProcess() {
-    if (paused_) kill(pid_, SIGCONT);
-  }
-  PausedProcess(const PausedProcess&) = delete;
-  PausedProcess& operator=(const PausedProcess&) = delete;
-
- private:
-  pid_t pid_;
-  bool paused_;
 };
 
 // `java <options> -cp <workloads> <mainClass> <args>` of the given JDK, prefixed by `runAs` (e.g. setpriv).
