@@ -49,6 +49,7 @@ TEST(Continuous, RotatingFilesAreGaplessAndEachStandsAlone) {
   const std::string pid = std::to_string(jvm->pid());
   RunResult r = run({jfrbpfBinary(), "record", "-p", pid, "-d", "9s", "--rotate", "2s", "-o", dir.path().string()});
   ASSERT_EQ(r.exitCode, 0) << r.output;
+  PausedProcess paused(jvm->pid());
   const int64_t samples = summaryFigure(r.output, R"(samples +([\d,]+) )");
   const int64_t lost = summaryFigure(r.output, R"(lost +([\d,]+) of)");
   const int64_t ticks = summaryFigure(r.output, R"(of ([\d,]+) sampling ticks)");
@@ -120,6 +121,7 @@ TEST(Continuous, MaxRateHoldsTheHostsSampleRate) {
   constexpr double kBudget = 40;
   RunResult r = run({jfrbpfBinary(), "record", "--all", "-d", "10s", "--max-rate", "40/s", "-o", dir.path().string()});
   ASSERT_EQ(r.exitCode, 0) << r.output;
+  PausedProcess pausedFirst(first->pid()), pausedSecond(second->pid());
   EXPECT_NE(r.output.find("for --max-rate 40/s"), std::string::npos) << r.output;
   std::vector<int64_t> times;
   int64_t sampledNs = 0, kernelNs = 0;

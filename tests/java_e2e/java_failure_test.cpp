@@ -100,6 +100,7 @@ TEST(JavaE2EFailureModes, AttachDisabledRecordsNativeFramesWithOneLineAndANote) 
   EXPECT_NE(said[0].find("DisableAttachMechanism"), std::string::npos) << "the line names the cause: " << said[0];
   EXPECT_NE(said[0].find(std::to_string(jvm.pid())), std::string::npos) << said[0];
 
+  PausedProcess paused(jvm.pid());
   std::vector<JfrSample> samples = printedSamples(out);
   Recorded recorded = expectReaderAgrees(out, samples);
   ASSERT_EQ(recorded.notes.size(), 1u);
@@ -129,6 +130,7 @@ TEST_P(JavaAgent, IsQuietAfterARecordingAndServesTheNextOne) {
     std::string out = dir.file(name);
     RunResult r = recordPid(jvm.pid(), out, "2s");
     ASSERT_EQ(r.exitCode, 0) << r.output;
+    PausedProcess paused(jvm.pid());
     std::vector<JfrSample> samples = printedSamples(out);
     auto byThread = samplesByThread(samples);
     const auto& hot = byThread[jvm.tid("hot-primes")];
@@ -189,6 +191,7 @@ TEST_P(JavaAgent, AttachesToAJvmOfAnotherUser) {
   if (::stat(stale.c_str(), &socketFile) == 0) {
     EXPECT_EQ(socketFile.st_uid, account->pw_uid) << "the JVM's own socket now";
   }
+  PausedProcess paused(jvm.pid());
   std::vector<JfrSample> samples = printedSamples(out);
   expectReaderAgrees(out, samples);
   auto byThread = samplesByThread(samples);
@@ -235,6 +238,7 @@ TEST(JavaE2EFailureModes, AnotherProcesssLiveAttachSocketIsLeftAlone) {
   auto said = linesWith(r.output, "Java frames unavailable");
   ASSERT_EQ(said.size(), 1u) << r.output;
   EXPECT_NE(said[0].find("live attach socket of another process"), std::string::npos) << said[0];
+  PausedProcess paused(jvm.pid());
   std::vector<JfrSample> samples = printedSamples(out);
   expectReaderAgrees(out, samples);
   EXPECT_GE(samplesByThread(samples)[jvm.tid("hot-primes")].size(), 10u) << "recorded with native frames";
@@ -287,6 +291,7 @@ TEST(JavaE2EFailureModes, AJvmWhoseMetadataOutgrowsTheMemoryBudgetLosesOnlyItsOw
   EXPECT_LE(std::stoi(memory[0].substr(memory[0].find("peak ") + 5)), 128) << memory[0];
   EXPECT_NE(memory[0].find("Java frames dropped in 1 JVM"), std::string::npos) << memory[0];
 
+  PausedProcess pausedBig(big.pid()), pausedSmall(small.pid());
   std::vector<JfrSample> samples = printedSamples(out);
   Recorded recorded = expectReaderAgrees(out, samples);
   size_t notes = 0;

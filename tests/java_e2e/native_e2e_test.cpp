@@ -40,6 +40,7 @@ TEST(NativeE2E, ProgramWithoutFramePointersGetsCompleteStacksAndANote) {
   auto said = linesWith(r.output, "not a HotSpot JVM");
   ASSERT_EQ(said.size(), 1u) << r.output;
   EXPECT_NE(said[0].find(std::to_string(program.pid())), std::string::npos) << said[0];
+  PausedProcess paused(program.pid());
   std::vector<JfrSample> samples = printedSamples(out);
   Recorded recorded = expectReaderAgrees(out, samples);
   ASSERT_EQ(recorded.notes.size(), 1u);

@@ -80,7 +80,8 @@ struct RecordedSamples {
 
 // `jfrbpf record -p PID -d <duration> --interval 1ms -o <out>`, with `extraEnv` ("NAME=value") in its
 // environment, then the file's samples as the JDK's `jfr` prints them, checked against the project's reader.
-// A failed recording fails the test fatally.
+// The workload is stopped (SIGSTOP) while the file is read, and continued after. A failed recording fails the
+// test fatally.
 void recordAndRead(pid_t pid, const std::string& out, const std::string& duration, RecordedSamples& recorded,
                    const std::vector<std::string>& extraEnv = {});
 

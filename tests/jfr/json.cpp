@@ -8,10 +8,12 @@ namespace jfrbpf::test {
 
 class JsonParser {
  public:
-  explicit JsonParser(std::string_view text) : text_(text) {}
+  explicit JsonParser(std::string_view text, const std::vector<std::string_view>* path = nullptr,
+                      const std::function<void(const Json&)>* each = nullptr)
+      : text_(text), path_(path), each_(each) {}
 
   Json document() {
-    Json value = parseValue(0);
+    Json value = parseValue(0, path_ != nullptr);
     skipSpace();
     if (pos_ != text_.size()) fail("trailing characters");
     return value;
@@ -43,7 +45,8 @@ class JsonParser {
     return true;
   }
 
-  Json parseValue(int depth) {
+  // `onPath`: this value is reached through the first `depth` keys of path_.
+  Json parseValue(int depth, bool onPath = false) {
     if (depth > kMaxDepth) fail("nesting too deep");
     Json value;
     char c = peek();
@@ -54,7 +57,8 @@ class JsonParser {
       for (;;) {
         std::string key = parseString();
         consume(':');
-        value.members_.emplace_back(std::move(key), parseValue(depth + 1));
+        const bool next = onPath && static_cast<size_t>(depth) < path_->size() && key == (*path_)[static_cast<size_t>(depth)];
+        value.members_.emplace_back(std::move(key), parseValue(depth + 1, next));
         if (peek() == ',') {
           ++pos_;
           continue;
@@ -67,8 +71,13 @@ class JsonParser {
       value.kind_ = Json::Kind::Array;
       ++pos_;
       if (peek() == ']') return ++pos_, value;
+      const bool streamed = onPath && static_cast<size_t>(depth) == path_->size();
       for (;;) {
-        value.items_.push_back(parseValue(depth + 1));
+        if (streamed) {
+          (*each_)(parseValue(depth + 1));
+        } else {
+          value.items_.push_back(parseValue(depth + 1));
+        }
         if (peek() == ',') {
           ++pos_;
           continue;
@@ -205,10 +214,17 @@ class JsonParser {
   }
 
   std::string_view text_;
+  const std::vector<std::string_view>* path_;
+  const std::function<void(const Json&)>* each_;
   size_t pos_ = 0;
 };
 
 Json Json::parse(std::string_view text) { return JsonParser(text).document(); }
+
+Json Json::parseEach(std::string_view text, const std::vector<std::string_view>& path,
+                     const std::function<void(const Json&)>& each) {
+  return JsonParser(text, &path, &each).document();
+}
 
 void Json::expect(Kind kind, const char* what) const {
   if (kind_ != kind) throw std::runtime_error(std::string("JSON value is not ") + what);

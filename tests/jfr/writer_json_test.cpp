@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "tests/jfr/jdk_tools.h"
 #include "tests/jfr/json.h"
@@ -24,6 +26,24 @@ TEST(JfrWriterJson, ParsesTheShapesJfrPrints) {
   EXPECT_FALSE(values.has("h"));
   EXPECT_THROW(values["h"], std::runtime_error);
   EXPECT_EQ(eventsOfType(doc, "jdk.X").size(), 1u);
+}
+
+// parseEach hands over the elements of the array at its path one by one, as parse() would have them, and
+// keeps the rest of the document.
+TEST(JfrWriterJson, ParseEachHandsOverTheArrayAtItsPath) {
+  const char* text = R"({"recording": {"name": "r", "events": [{"type": "a", "values": {"events": [1, 2]}},
+      {"type": "b", "values": {}}, 3]}, "events": [4]})";
+  std::vector<std::string> seen;
+  Json doc = Json::parseEach(text, {"recording", "events"}, [&](const Json& event) {
+    seen.push_back(event.kind() == Json::Kind::Object ? event["type"].string() + std::to_string(event["values"].size())
+                                                      : std::to_string(event.integer()));
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"a1", "b0", "3"}));
+  EXPECT_EQ(doc["recording"]["name"].string(), "r");
+  EXPECT_EQ(doc["recording"]["events"].size(), 0u);
+  EXPECT_EQ(doc["events"].size(), 1u) << "only the array at the path is handed over";
+  for (const char* bad : {"{\"recording\": {\"events\": [1,]}}", "{\"recording\": {\"events\": [1]"})
+    EXPECT_THROW(Json::parseEach(bad, {"recording", "events"}, [](const Json&) {}), std::runtime_error) << bad;
 }
 
 TEST(JfrWriterJson, RejectsMalformedInput) {

@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -133,6 +135,14 @@ void printFigures(const std::string& label, const JavaSession& session) {
             << std::endl;
 }
 
+// A JVM launched with the agent waits at VMInit until its loader has the initial replay and says go on (as
+// `jfrbpf record -- java ...` does once it can walk the JVM's stacks), or for 10 s. The tests do what jfrbpf does
+// rather than wait out the hold: 10 s of each launched JVM's test.
+void resumeLaunched(JavaSession& session) {
+  ASSERT_TRUE(session.drainUntil([](const JavaModel& m) { return m.initialReplayDone(); }, 30s)) << session.error();
+  ASSERT_TRUE(session.sendCommand(protocol::CommandType::kResume, {}, 10s)) << session.error();
+}
+
 class JvmAgentE2E : public testing::TestWithParam<Jdk> {
  protected:
   void SetUp() override {
@@ -210,7 +220,7 @@ TEST_P(JvmAgentE2E, LaunchWithAgentpathResolvesInlinedCodeLambdasHiddenClassesAn
   ChildProcess jvm(javaCommand({"-XX:+PreserveFramePointer", "-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0"));
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
-  ASSERT_TRUE(session->drainUntil([](const JavaModel& m) { return m.initialReplayDone(); }, 30s)) << session->error();
+  ASSERT_NO_FATAL_FAILURE(resumeLaunched(*session));
   printFigures(GetParam().label + " launch (at replay end)", *session);
 
   std::vector<std::string> lines;
@@ -316,6 +326,7 @@ TEST_P(JvmAgentE2E, JvmExitEndsTheSessionCleanly) {
   ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "2"));
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
+  ASSERT_NO_FATAL_FAILURE(resumeLaunched(*session));
   EXPECT_FALSE(session->drainUntil([](const JavaModel&) { return false; }, 30s));
   EXPECT_EQ(session->end(), SessionEnd::kVmExited) << session->error();
   EXPECT_EQ(jvm.wait(10s), 0) << jvm.stderrText();
@@ -344,6 +355,12 @@ TEST_P(JvmAgentE2E, LostRecordsAreReportedAndAResyncRestoresTheModel) {
                                std::to_string(kBurst)));
   listener.setTargetPid(jvm.pid());
   UniqueFd channel = listener.accept(30s);
+  // Go on at once rather than at the end of the launch hold (see resumeLaunched), still reading nothing: the
+  // command is a record header of length 0.
+  uint8_t resume[protocol::kRecordHeaderSize] = {};
+  const uint16_t resumeType = static_cast<uint16_t>(protocol::CommandType::kResume);
+  std::memcpy(resume + sizeof(uint32_t), &resumeType, sizeof resumeType);
+  ASSERT_EQ(send(channel.get(), resume, sizeof resume, MSG_NOSIGNAL), static_cast<ssize_t>(sizeof resume));
   std::vector<std::string> lines;
   ASSERT_TRUE(jvm.waitForLine("BURST", 60s, lines)) << jvm.stderrText();
 
@@ -372,6 +389,7 @@ TEST_P(JvmAgentE2E, UnloadedClassesAreReportedAndTheirMethodsLetGo) {
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
   ASSERT_NE(session, nullptr);
+  ASSERT_NO_FATAL_FAILURE(resumeLaunched(*session));
   auto unloads = [](const JavaModel& m) {
     return m.counters().records[static_cast<size_t>(protocol::RecordType::kClassUnload)];
   };
@@ -400,6 +418,7 @@ TEST_P(JvmAgentE2E, InterpreterOnlyRunGivesBytecodeAddresses) {
   ChildProcess jvm(javaCommand({"-Xint", "-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0"));
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
+  ASSERT_NO_FATAL_FAILURE(resumeLaunched(*session));
   std::vector<std::string> lines;
   ASSERT_TRUE(jvm.waitForLine("READY", 30s, lines)) << jvm.stderrText();
   ASSERT_TRUE(session->drainUntil(

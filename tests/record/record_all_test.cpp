@@ -138,6 +138,10 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
   ASSERT_TRUE(code.has_value());
   ASSERT_EQ(*code, 0) << output;
 
+  // The recording is over: the busy demo JVMs stand still while their files are read (five of them made each
+  // `jfr summary` take 6 s).
+  PausedProcess pausedPlain(plain->pid()), pausedUnprivileged(unprivileged->pid()), pausedContained(containedPid),
+      pausedOptedOut(optedOut->pid()), pausedLate(lateComer->pid());
   std::map<pid_t, std::string> files = filesByPid(out);
   EXPECT_EQ(files.count(optedOut->pid()), 0u) << "the JVM that opted out is not recorded";
   EXPECT_NE(output.find("JVM " + std::to_string(optedOut->pid()) + " (demo.DemoApp) opted out"), std::string::npos)
@@ -297,6 +301,10 @@ TEST_P(RecordAllHostile, AJvmWithALyingLibraryNeitherBloatsTheRecorderNorHidesTh
   EXPECT_LT(std::stoi(r.output.substr(peak + 14)), 128) << r.output.substr(peak, r.output.find('\n', peak) - peak);
   EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "no escape sequence from a target reaches the terminal";
 
+  // The recording is over: the busy targets stand still while their files are read.
+  PausedProcess pausedBenign(benign->pid()), pausedHostile(hostile.pid());
+  std::vector<std::unique_ptr<PausedProcess>> pausedPosers;
+  for (const auto& poser : posers) pausedPosers.push_back(std::make_unique<PausedProcess>(poser->pid()));
   std::map<pid_t, std::string> files = filesByPid(dir.file("jvms"));
   for (pid_t pid : {benign->pid(), hostile.pid()}) {
     SCOPED_TRACE(pid == hostile.pid() ? "the hostile JVM" : "the benign JVM");

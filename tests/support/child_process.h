@@ -1,6 +1,7 @@
 #pragma once
 // Test helper: runs a program with its stdout (and optionally stderr) captured, and never leaves it
 // behind — the destructor kills and reaps it.
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -36,6 +37,23 @@ class ChildProcess {
   int out_ = -1;
   bool reaped_ = false;
   std::string buffer_;
+};
+
+// Stops a process (SIGSTOP) for the scope, continues it (SIGCONT) at its end: a workload's busy threads keep
+// off the 2-CPU machine while the test reads its recording (three spinning threads made `jfr print` and the
+// parsing 2-3 times slower). Nothing is sampled then: the recording is over.
+class PausedProcess {
+ public:
+  explicit PausedProcess(pid_t pid) : pid_(pid), paused_(pid > 0 && kill(pid, SIGSTOP) == 0) {}  // never a group
+  ~PausedProcess() {
+    if (paused_) kill(pid_, SIGCONT);
+  }
+  PausedProcess(const PausedProcess&) = delete;
+  PausedProcess& operator=(const PausedProcess&) = delete;
+
+ private:
+  pid_t pid_;
+  bool paused_;
 };
 
 // Runs to completion, with `extraEnv` ("NAME=value") added to the environment, and returns {exit code, output
