@@ -127,12 +127,13 @@ jint Agent::onLoad(JavaVM* vm, const char* options) {
     return JNI_OK;
   }
   launched_ = true;
-  launchHeld_ = true;
   int fd = connectChannel(parsed);
   if (fd < 0) {
+    // Nobody would resume it: the JVM starts at once, unprofiled, not after the launch hold's timeout.
     complain("not profiling: cannot connect to the jfrbpf channel", std::strerror(errno));
     return JNI_OK;
   }
+  launchHeld_ = true;
   handOver(fd, parsed);  // the agent thread starts at VMInit and picks it up
   return JNI_OK;
 }

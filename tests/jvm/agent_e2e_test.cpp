@@ -332,6 +332,23 @@ TEST_P(JvmAgentE2E, JvmExitEndsTheSessionCleanly) {
   EXPECT_EQ(jvm.wait(10s), 0) << jvm.stderrText();
 }
 
+// A JVM launched with the agent whose recorder is gone before it starts (nobody listens on its channel) runs
+// at once, unprofiled: it is not held at VMInit for a resume that cannot come (kLaunchHoldMs, 10 s).
+TEST_P(JvmAgentE2E, ALaunchedJvmWhoseRecorderIsGoneStartsAtOnce) {
+  std::string options;
+  {
+    ChannelListener gone;
+    options = gone.agentOptions();
+  }
+  const auto started = std::chrono::steady_clock::now();
+  ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + options}, "1"));
+  EXPECT_EQ(jvm.wait(60s), 0) << jvm.stderrText();
+  const auto ran = std::chrono::steady_clock::now() - started;
+  EXPECT_NE(jvm.stderrText().find("not profiling"), std::string::npos) << jvm.stderrText();
+  // Its 1-s run took 1.4-2.6 s here (2026-11-28, quiet and beside the other tests), 11-13 s when it was held.
+  EXPECT_LT(ran, 8s) << "held for the recorder that is gone";
+}
+
 uint64_t monotonicNowNs() {  // the model's clock
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
