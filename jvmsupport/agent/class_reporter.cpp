@@ -38,10 +38,10 @@ bool internalName(const char* signature, char* out, size_t capacity, size_t& len
   return true;
 }
 
-// `version`: a version retransformation replaced (previous_versions.h), reported with the current one's
-// name and lines; null for the current version.
+// `pointers`: where the method's version is (a version retransformation replaced, previous_versions.h, is
+// reported with the current one's name and lines); null where unknown.
 void reportMethod(Agent& agent, jmethodID method, uint64_t classId, uint64_t time, uint32_t flags,
-                  const MethodPointers* version = nullptr) {
+                  const MethodPointers* pointers) {
   jvmtiEnv* jvmti = agent.jvmti();
   JvmtiString name(jvmti), signature(jvmti);
   if (jvmti->GetMethodName(method, name.out(), signature.out(), nullptr) != JVMTI_ERROR_NONE) return;
@@ -58,15 +58,10 @@ void reportMethod(Agent& agent, jmethodID method, uint64_t classId, uint64_t tim
   r.time = time;
   r.methodId = reinterpret_cast<uintptr_t>(method);
   r.classId = classId;
-  MethodPointers pointers;
-  if (version != nullptr) {
-    r.methodPtr = version->method;
-    r.codeStart = version->codeStart;
-    r.codeSize = version->codeSize;
-  } else if (agent.layout().methodPointers(method, pointers)) {
-    r.methodPtr = pointers.method;
-    r.codeStart = pointers.codeStart;
-    r.codeSize = pointers.codeSize;
+  if (pointers != nullptr) {
+    r.methodPtr = pointers->method;
+    r.codeStart = pointers->codeStart;
+    r.codeSize = pointers->codeSize;
   }
   r.modifiers = static_cast<uint32_t>(modifiers);
   r.flags = flags;
@@ -171,16 +166,23 @@ bool reportClass(Agent& agent, jclass klass, uint32_t flags, uint32_t& methodsSe
   if (buffer.finish()) agent.emit(buffer);
 
   const bool replayed = (flags & protocol::kReplayed) != 0;
-  for (jint i = 0; i < methodCount && agent.sessionActive(); ++i) {
-    jmethodID method = methods.get()[i];
-    // First: the current version must stay the newest for its jmethodID.
-    if (replayed) {
-      agent.methodTimer().previousVersions().forEach(method, [&](const MethodPointers& version) {
-        reportMethod(agent, method, r.classId, r.time, flags, &version);
-      });
+  constexpr size_t kChunk = 64;
+  MethodPointers pointers[kChunk];
+  bool found[kChunk];
+  for (jint first = 0; first < methodCount && agent.sessionActive(); first += static_cast<jint>(kChunk)) {
+    const size_t n = std::min(kChunk, static_cast<size_t>(methodCount - first));
+    agent.layout().methodPointers(std::span<const jmethodID>(methods.get() + first, n), pointers, found);
+    for (size_t i = 0; i < n && agent.sessionActive(); ++i) {
+      jmethodID method = methods.get()[first + static_cast<jint>(i)];
+      // First: the current version must stay the newest for its jmethodID.
+      if (replayed) {
+        agent.methodTimer().previousVersions().forEach(method, [&](const MethodPointers& version) {
+          reportMethod(agent, method, r.classId, r.time, flags, &version);
+        });
+      }
+      reportMethod(agent, method, r.classId, r.time, flags, found[i] ? &pointers[i] : nullptr);
+      ++methodsSent;
     }
-    reportMethod(agent, method, r.classId, r.time, flags);
-    ++methodsSent;
   }
   return true;
 }

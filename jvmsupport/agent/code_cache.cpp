@@ -1,5 +1,6 @@
 #include "jvmsupport/agent/code_cache.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -10,9 +11,14 @@
 namespace jfrbpf::agent {
 
 namespace {
-constexpr size_t kMaxHeaps = 16;
 // HotSpot's segment map chains are short (OTel saw at most 9 hops); a longer chain means garbage.
 constexpr int kMaxSegmentHops = 64;
+// Segment map bytes read at once, ending at the segment looked up: most chains end inside.
+constexpr uint64_t kSegmapWindow = 32;
+// A HeapBlock and its CodeBlob's fields fit in this many bytes on every JDK (CodeBlob is about 100 bytes).
+constexpr size_t kMaxBlobHeaderBytes = 512;
+
+uint64_t endOf(const hotspot::IntFieldAt& field) { return field.present() ? field.offset + field.width : 0; }
 }  // namespace
 
 void CodeCacheLayout::init(const VmStructs& vm) {
@@ -49,7 +55,12 @@ void CodeCacheLayout::init(const VmStructs& vm) {
   compileId_ = findIntField(vm, "nmethod", "_compile_id");
   compLevel_ = findIntField(vm, "nmethod", "_comp_level");
   if (!compLevel_.present()) compLevel_ = findIntField(vm, "CompiledMethod", "_comp_level");
-  enabled_ = arrayLength_.present() && heapLog2Segment_.present();
+  const uint64_t blobEnd = std::max({endOf(blob_.frameSize), endOf(blob_.frameCompleteOffset),
+                                     blob_.codeAsOffsets ? endOf(blob_.codeBegin) : blob_.codeBegin.offset + 8,
+                                     blob_.codeAsOffsets ? endOf(blob_.codeEnd) : blob_.codeEnd.offset + 8,
+                                     blobName_ + 8});
+  blobHeaderBytes_ = std::max<uint64_t>(blob_.heapBlockSize + blobEnd, endOf(blob_.heapBlockUsed));
+  enabled_ = arrayLength_.present() && heapLog2Segment_.present() && blobHeaderBytes_ <= kMaxBlobHeaderBytes;
 }
 
 size_t CodeCacheLayout::heaps(protocol::CodeHeap* out, size_t max) const {
@@ -76,22 +87,43 @@ size_t CodeCacheLayout::heaps(protocol::CodeHeap* out, size_t max) const {
   return n;
 }
 
-bool CodeCacheLayout::heapFor(uint64_t pc, protocol::CodeHeap& heap) const {
-  protocol::CodeHeap all[kMaxHeaps];
-  size_t n = heaps(all, kMaxHeaps);
-  for (size_t i = 0; i < n; ++i) {
-    if (pc >= all[i].committedLow && pc < all[i].committedHigh) {
-      heap = all[i];
+bool CodeCacheLayout::cachedHeapFor(uint64_t pc, protocol::CodeHeap& heap) const {
+  for (size_t i = 0; i < cachedHeapCount_; ++i) {
+    if (pc >= cachedHeaps_[i].committedLow && pc < cachedHeaps_[i].committedHigh) {
+      heap = cachedHeaps_[i];
       return true;
     }
   }
   return false;
 }
 
-bool CodeCacheLayout::codeRange(uint64_t blob, uint64_t& begin, uint64_t& end) const {
-  if (!blob_.codeAsOffsets) return safeRead(blob + blob_.codeBegin.offset, begin) && safeRead(blob + blob_.codeEnd.offset, end);
+bool CodeCacheLayout::heapFor(uint64_t pc, protocol::CodeHeap& heap) const {
+  pthread_mutex_lock(&heapsLock_);
+  bool found = cachedHeapFor(pc, heap);
+  if (!found) {  // a heap grew, or the pc is in none
+    cachedHeapCount_ = heaps(cachedHeaps_, kMaxHeaps);
+    found = cachedHeapFor(pc, heap);
+  }
+  pthread_mutex_unlock(&heapsLock_);
+  return found;
+}
+
+bool CodeCacheLayout::field(const uint8_t* header, size_t size, const hotspot::IntFieldAt& at, int64_t& out) const {
+  return at.present() && integerAt(header, size, blob_.heapBlockSize + at.offset, at.width, at.isSigned, out);
+}
+
+bool CodeCacheLayout::codeRange(const uint8_t* header, size_t size, uint64_t blob, uint64_t& begin,
+                                uint64_t& end) const {
+  if (!blob_.codeAsOffsets) {
+    const uint64_t beginAt = blob_.heapBlockSize + blob_.codeBegin.offset;
+    const uint64_t endAt = blob_.heapBlockSize + blob_.codeEnd.offset;
+    if (beginAt + 8 > size || endAt + 8 > size) return false;
+    std::memcpy(&begin, header + beginAt, 8);
+    std::memcpy(&end, header + endAt, 8);
+    return true;
+  }
   int64_t codeOffset = 0, dataOffset = 0;
-  if (!IntField(blob_.codeBegin).read(blob, codeOffset) || !IntField(blob_.codeEnd).read(blob, dataOffset)) return false;
+  if (!field(header, size, blob_.codeBegin, codeOffset) || !field(header, size, blob_.codeEnd, dataOffset)) return false;
   if (codeOffset < 0 || dataOffset < codeOffset) return false;
   begin = blob + static_cast<uint64_t>(codeOffset);
   end = blob + static_cast<uint64_t>(dataOffset);
@@ -102,22 +134,37 @@ bool CodeCacheLayout::blobAt(uint64_t pc, protocol::BlobInfo& out) const {
   protocol::CodeHeap heap;
   if (!enabled_ || !heapFor(pc, heap)) return false;
   uint64_t segment = (pc - heap.committedLow) >> heap.log2SegmentSize;
+  uint8_t window[kSegmapWindow];
+  uint64_t windowStart = 1, windowEnd = 0;  // the segments in `window`: none yet
   for (int hops = 0;; ++hops) {
-    uint8_t tag = 0xff;
-    if (hops >= kMaxSegmentHops || !safeRead(heap.segmapLow + segment, tag) || tag == 0xff) return false;
+    if (hops >= kMaxSegmentHops) return false;
+    if (segment < windowStart || segment >= windowEnd) {
+      windowEnd = segment + 1;
+      windowStart = segment >= kSegmapWindow - 1 ? segment - (kSegmapWindow - 1) : 0;
+      if (!safeRead(heap.segmapLow + windowStart, window, windowEnd - windowStart)) return false;
+    }
+    const uint8_t tag = window[segment - windowStart];
+    if (tag == 0xff) return false;
     if (tag == 0) break;
     if (tag > segment) return false;
     segment -= tag;
   }
-  uint64_t block = heap.committedLow + (segment << heap.log2SegmentSize);
-  uint8_t used = 0;
-  if (!safeRead(block + blob_.heapBlockUsed.offset, used) || used == 0) return false;
-  uint64_t blob = block + blob_.heapBlockSize;
+  const uint64_t block = heap.committedLow + (segment << heap.log2SegmentSize);
+  const uint64_t blob = block + blob_.heapBlockSize;
+  uint8_t header[kMaxBlobHeaderBytes];
+  const size_t size = blobHeaderBytes_;
+  if (!safeRead(block, header, size)) return false;
+  int64_t used = 0;
+  if (!blob_.heapBlockUsed.present() ||
+      !integerAt(header, size, blob_.heapBlockUsed.offset, blob_.heapBlockUsed.width, false, used) ||
+      (used & 0xff) == 0) {
+    return false;
+  }
   uint64_t begin = 0, end = 0;
-  if (!codeRange(blob, begin, end) || pc < begin || pc >= end) return false;
+  if (!codeRange(header, size, blob, begin, end) || pc < begin || pc >= end) return false;
 
   int64_t frameSize = -1, frameComplete = -1;
-  if (!IntField(blob_.frameSize).read(blob, frameSize) || !IntField(blob_.frameCompleteOffset).read(blob, frameComplete)) {
+  if (!field(header, size, blob_.frameSize, frameSize) || !field(header, size, blob_.frameCompleteOffset, frameComplete)) {
     return false;
   }
   out = protocol::BlobInfo{};
@@ -126,9 +173,9 @@ bool CodeCacheLayout::blobAt(uint64_t pc, protocol::BlobInfo& out) const {
   out.frameCompleteOffset = static_cast<int32_t>(frameComplete);
 
   uint64_t namePtr = 0;
+  std::memcpy(&namePtr, header + blob_.heapBlockSize + blobName_, sizeof namePtr);
   char name[8] = {};
-  if (safeRead(blob + blobName_, namePtr) && safeRead(namePtr, name, sizeof name) &&
-      std::memcmp(name, "nmethod", 8) == 0) {
+  if (safeRead(namePtr, name, sizeof name) && std::memcmp(name, "nmethod", 8) == 0) {
     int64_t id = -1, level = -1;
     if (compileId_.read(blob, id)) out.compileId = static_cast<int32_t>(id);
     if (compLevel_.read(blob, level)) out.compLevel = static_cast<int32_t>(level);

@@ -1,5 +1,6 @@
 #include "jvmsupport/agent/jvm_layout.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "jvmsupport/agent/jvmti_memory.h"
@@ -54,17 +55,60 @@ void JvmLayout::init(const VmStructs& vm, int jdkMajor) {
 }
 
 bool JvmLayout::methodPointers(jmethodID method, MethodPointers& out) const {
-  if (!methodEnabled_ || method == nullptr) return false;
-  uint64_t methodPtr = 0, constMethod = 0;
-  int64_t codeSize = 0;
-  // JDK <= 25: a jmethodID is the address of a slot holding the Method*.
-  if (!safeRead(reinterpret_cast<uintptr_t>(method), methodPtr) || methodPtr == 0 || (methodPtr & 7) != 0) return false;
-  if (!safeRead(methodPtr + methodConstMethod_, constMethod) || constMethod == 0 || (constMethod & 7) != 0) return false;
-  if (!constMethodCodeSize_.read(constMethod, codeSize) || codeSize < 0 || codeSize > 0xffff) return false;
-  out.method = methodPtr;
-  out.codeStart = constMethod + constMethodSize_;
-  out.codeSize = static_cast<uint32_t>(codeSize);
-  return true;
+  bool found = false;
+  methodPointers(std::span<const jmethodID>(&method, 1), &out, &found);
+  return found;
+}
+
+void JvmLayout::methodPointers(std::span<const jmethodID> methods, MethodPointers* out, bool* found) const {
+  std::fill_n(found, methods.size(), false);
+  if (!methodEnabled_) return;
+  constexpr size_t kChunk = 256;
+  const size_t sizeWidth = constMethodCodeSize_.width;
+  uintptr_t at[kChunk];
+  uint8_t raw[kChunk * sizeof(uint64_t)];
+  bool read[kChunk];
+  for (size_t first = 0; first < methods.size(); first += kChunk) {
+    const size_t n = std::min(kChunk, methods.size() - first);
+    bool* ok = found + first;
+    MethodPointers* p = out + first;
+    auto readLevel = [&](size_t width, auto addressOf) {
+      for (size_t i = 0; i < n; ++i) at[i] = ok[i] ? addressOf(i) : 0;
+      safeReadEach(std::span<const uintptr_t>(at, n), width, raw, read);
+    };
+    auto pointerAt = [&](size_t i) {
+      uint64_t v = 0;
+      std::memcpy(&v, raw + i * sizeof v, sizeof v);
+      return v;
+    };
+    // JDK <= 25: a jmethodID is the address of a slot holding the Method*.
+    for (size_t i = 0; i < n; ++i) ok[i] = methods[first + i] != nullptr;
+    readLevel(sizeof(uint64_t), [&](size_t i) { return reinterpret_cast<uintptr_t>(methods[first + i]); });
+    for (size_t i = 0; i < n; ++i) {
+      p[i] = {};
+      p[i].method = pointerAt(i);
+      ok[i] = ok[i] && read[i] && p[i].method != 0 && (p[i].method & 7) == 0;
+    }
+    uint64_t constMethod[kChunk];
+    readLevel(sizeof(uint64_t), [&](size_t i) { return p[i].method + methodConstMethod_; });
+    for (size_t i = 0; i < n; ++i) {
+      constMethod[i] = pointerAt(i);
+      ok[i] = ok[i] && read[i] && constMethod[i] != 0 && (constMethod[i] & 7) == 0;
+    }
+    readLevel(sizeWidth, [&](size_t i) { return constMethod[i] + constMethodCodeSize_.offset; });
+    for (size_t i = 0; i < n; ++i) {
+      int64_t codeSize = -1;
+      ok[i] = ok[i] && read[i] &&
+              integerAt(raw + i * sizeWidth, sizeWidth, 0, sizeWidth, constMethodCodeSize_.isSigned, codeSize) &&
+              codeSize >= 0 && codeSize <= 0xffff;
+      if (ok[i]) {
+        p[i].codeStart = constMethod[i] + constMethodSize_;
+        p[i].codeSize = static_cast<uint32_t>(codeSize);
+      } else {
+        p[i] = {};
+      }
+    }
+  }
 }
 
 void JvmLayout::verifyMethodLayout(jvmtiEnv* jvmti, JNIEnv* jni) {

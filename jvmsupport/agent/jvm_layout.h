@@ -6,6 +6,7 @@
 #include <jvmti.h>
 
 #include <cstdint>
+#include <span>
 
 #include "jvmsupport/agent/vm_structs.h"
 #include "jvmsupport/hotspot/code_blob_fields.h"
@@ -38,6 +39,8 @@ class JvmLayout {
   void verifyMethodLayout(jvmtiEnv* jvmti, JNIEnv* jni);
   bool methodPointersEnabled() const { return methodEnabled_; }
   bool methodPointers(jmethodID method, MethodPointers& out) const;
+  // The same for many methods in three batched reads: `found[i]` says whether out[i] was read.
+  void methodPointers(std::span<const jmethodID> methods, MethodPointers* out, bool* found) const;
 
   // JavaThread* -> OS tid (in the JVM's pid namespace), with the thread's eetop re-read afterwards by the
   // caller to make sure the JavaThread was alive throughout.

@@ -2,7 +2,8 @@
 // JFRBPF_DEBUG: any value makes `record` print the sampler's counters; a comma-separated list of these
 // options turns on more: "cost" (time every sample in BPF), "unwatched-code" (walk as where a JVM's code
 // frees cannot be watched, checking every code blob in every walk), "truncated" (print the raw frames of
-// every stack that stopped before its thread's outermost frame, to find out why).
+// every stack that stopped before its thread's outermost frame, to find out why), "startup" (print when each step
+// of the start-up ends: userspace/base/startup_marks.h).
 #include <cstdlib>
 #include <string_view>
 

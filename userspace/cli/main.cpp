@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "userspace/base/error.h"
+#include "userspace/base/startup_marks.h"
 #include "userspace/cli/arguments.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/list_command.h"
@@ -46,6 +47,7 @@ Exit codes: 0 success; 1 failure while working; 2 bad command line;
 }  // namespace
 
 int main(int argc, char** argv) {
+  jfrbpf::startupMark("main");
   using namespace jfrbpf::cli;
   // One malloc arena for all threads: each thread (the consumer, the attaches, the dump server) would get one
   // of up to 64 MiB that keeps its own high-water mark, out of reach of the others and of --memory-limit's

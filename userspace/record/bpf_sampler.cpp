@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "sampler.skel.h"
 #include "userspace/base/error.h"
+#include "userspace/base/startup_marks.h"
 #include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::record {
@@ -60,6 +62,26 @@ uint64_t schedulerTickNs() {
   return kSlowestTickNs;
 }
 
+// Whether this kernel's BPF programs of every type may use hash maps that allocate their elements as they are
+// added (6.1+; before, perf_event and tracing programs could only use preallocated ones).
+bool allocatesOnDemand() {
+  utsname host{};
+  unsigned major = 0, minor = 0;
+  if (uname(&host) != 0 || std::sscanf(host.release, "%u.%u", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 1);
+}
+
+// The large hash maps, preallocated at their full size otherwise: 40-50 ms of the start-up, and memory for 65,536
+// threads that few recordings see. All but thread_losses are filled by the loader only; a thread's first loss that
+// finds no element free (its CPU's cache of them empty until refilled) is counted as "loss table full".
+void allocateOnDemand(sampler* skeleton) {
+  if (!allocatesOnDemand()) return;
+  for (bpf_map* map : {skeleton->maps.java_threads, skeleton->maps.thread_losses, skeleton->maps.unwind_processes,
+                       skeleton->maps.unwind_files, skeleton->maps.hotspot_jvms, skeleton->maps.targets}) {
+    bpf_map__set_map_flags(map, bpf_map__map_flags(map) | BPF_F_NO_PREALLOC);
+  }
+}
+
 // The off-CPU picking draws a point in [0, interval) from 32 random bits times the interval (bpf/off_cpu.bpf.h).
 constexpr uint64_t kMaxOffCpuIntervalNs = (1ull << 32) - 1;
 
@@ -93,6 +115,7 @@ std::vector<uint64_t> sumPerCpu(const bpf_map* map, uint32_t keys) {
 }  // namespace
 
 BpfSampler::BpfSampler(const SamplerConfig& config) {
+  startupMark("bpf open");
   skel_ = sampler::open();
   if (!skel_) throw Error(loadFailureHint(errno), ErrorKind::Environment);
   skel_->rodata->user_stack_depth = config.userStackDepth;
@@ -117,7 +140,9 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     bpf_program__set_autoload(bpf_object__find_program_by_name(skel_->obj, name), false);
   }
   bpf_program__set_autoload(skel_->progs.on_thread_exit, config.perCpuClocks);
+  allocateOnDemand(skel_);
   int err = sampler::load(skel_);
+  startupMark("bpf loaded");
   if (err) {
     sampler::destroy(skel_);
     skel_ = nullptr;
@@ -136,6 +161,7 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     attachSchedulerHook(skel_->progs.on_thread_exit,
                         "--sampler cpu needs the sched_process_exit tracepoint with BTF; record with --sampler thread");
   }
+  startupMark("bpf hooks attached");
   startLateLoad();
 }
 
@@ -168,6 +194,7 @@ void BpfSampler::startLateLoad() {
               }
             }
             if (int err = sampler::load(late.get())) throw Error(loadFailureHint(-err), ErrorKind::Environment);
+            startupMark("late bpf loaded");
             return late;
           }).share();
 }

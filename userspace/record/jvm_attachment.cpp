@@ -11,6 +11,7 @@
 
 #include "userspace/attach/attach_error.h"
 #include "userspace/base/error.h"
+#include "userspace/base/startup_marks.h"
 #include "userspace/record/jvm_setup.h"
 
 namespace jfrbpf::record {
@@ -94,6 +95,7 @@ void JvmAttachment::run(std::stop_token stop) {
       const auto tried = std::chrono::steady_clock::now();
       connection_ = JvmConnection::attach(pid_, kAgentTimeout, limits_);
       attempting_.store(false, std::memory_order_release);
+      startupMark("agent attached");
       if (std::getenv("JFRBPF_DEBUG")) {
         auto ms = [](auto d) { return static_cast<long long>(std::chrono::duration_cast<milliseconds>(d).count()); };
         const auto now = std::chrono::steady_clock::now();

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "userspace/base/error.h"
+#include "userspace/base/startup_marks.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/proc/comm.h"
 #include "userspace/record/jvm_connection.h"
@@ -123,6 +124,7 @@ RecordSummary record(const RecordConfig& config) {
     attachment->waitUntilDone(std::chrono::duration_cast<std::chrono::milliseconds>(
         std::max(attachDeadline - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero())));
   }
+  startupMark("attaches waited for");
   std::vector<std::string> notes;
   std::vector<std::unique_ptr<JvmConnection>> jvms;
   std::vector<pid_t> refusedJvms;
@@ -141,6 +143,7 @@ RecordSummary record(const RecordConfig& config) {
     throw Error("method timing needs a HotSpot JVM, and no target is one (see the notes above)", ErrorKind::Target);
   }
   for (auto& jvm : jvms) publishJvm(*jvm, session.sampler(), notes);
+  startupMark("jvms published");
 
   std::unique_ptr<LaunchedProcess> launched;
   std::unique_ptr<JvmConnection> launchedJvm;
@@ -174,6 +177,7 @@ RecordSummary record(const RecordConfig& config) {
     if (launched) session.beginTarget(launched->pid(), *output, /*codeMapped=*/false);
     stop.requireAlive();
     session.clocks().enable();
+    startupMark("clocks enabled");
     // Once sampling runs (method traces wait for their probe program, which loads meanwhile), and before the
     // consumer thread starts, which then reads the JVMs' records: method timing changes the JVMs' code;
     // allocation sampling and lock profiling only switch on the JVM's heap sampler and monitor events.
@@ -194,6 +198,7 @@ RecordSummary record(const RecordConfig& config) {
     }
     for (const std::string& note : notes) output->recording().note(jfr::Recording::now(), "warning", note);
     // Before the launched JVM is connected: its native unwind tables must follow its start-up.
+    startupMark("agents asked");
     session.pipeline().start();
     if (launchedJvm) {
       try {

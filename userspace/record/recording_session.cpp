@@ -7,6 +7,7 @@
 
 #include "jvmsupport/protocol/timing_records.h"
 #include "userspace/base/error.h"
+#include "userspace/base/startup_marks.h"
 #include "userspace/record/dump_requests.h"
 #include "userspace/record/jvm_setup.h"
 #include "userspace/symbolize/kernel_symbolizer.h"
@@ -32,6 +33,7 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
                                        [] {
                                          try {
                                            symbolize::KernelSymbolizer::shared();
+                                           startupMark("kallsyms read");
                                          } catch (const Error&) {
                                            // the pipeline asks again, and says why
                                          }
@@ -46,6 +48,7 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
                                       // beginTarget reads it again, and says what failed
                                     }
                                   }
+                                  startupMark("unwind tables read");
                                   return spaces;
                                 })),
       sampler_(samplerConfigOf(config)),
@@ -53,7 +56,9 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
       pipeline_(sampler_, clocks_, config.memoryLimitBytes, unwindTables_),
       budget_(config.maxRatePerSecond, config.periodNs, sampler_, clocks_, pipeline_),
       retention_(config.outputPath, config.retention),
-      slots_(kMethodSlots, kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, timedJvmsAtOnce))) {}
+      slots_(kMethodSlots, kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, timedJvmsAtOnce))) {
+  startupMark("session ready");
+}
 
 std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& path, std::optional<FileSeries> series) {
   auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
@@ -71,6 +76,7 @@ void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMap
   output.beginTarget(pid, cpuStart);
   if (codeMapped) pipeline_.addProcess(pid, output);
   sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
+  startupMark("target begun");
 }
 
 void RecordingSession::followCode(pid_t pid, TargetOutput& output) { pipeline_.addProcess(pid, output); }
