@@ -10,7 +10,8 @@
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
-  __uint(max_entries, 1); /* sized by the loader */
+  __uint(map_flags, BPF_F_MMAPABLE); /* the loader writes a library's rows with one copy into its mapping */
+  __uint(max_entries, 1);            /* sized by the loader */
   __type(key, __u32);
   __type(value, struct jfrbpf_unwind_row);
 } unwind_rows SEC(".maps");

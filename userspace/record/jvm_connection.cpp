@@ -149,25 +149,38 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
     if (!layout) return false;
     layout->call_stub_return = callStubReturnAddress(pid_, m, *layout);
     addFrozenFrameLayout(pid_, m, *layout);
-    // Before the layout: the walker may only trust the code blobs it checked once every free is seen.
-    // JFRBPF_DEBUG=unwatched-code takes the path of a JVM whose frees cannot be watched (for tests and
-    // comparisons): every blob is checked in every walk.
-    std::string notWatched = "JFRBPF_DEBUG=unwatched-code";
-    std::optional<std::string> libjvm;
-    if (!debugOption("unwatched-code")) libjvm = libjvmFile(pid_, notWatched);
-    layout->code_frees_watched =
-        libjvm && sampler.watchCodeFrees(static_cast<uint32_t>(pid_), *libjvm, notWatched) ? 1 : 0;
-    if (!layout->code_frees_watched && std::getenv("JFRBPF_DEBUG")) {
-      std::fprintf(stderr, "  [debug] JVM %d: code frees not watched (%s): its code blobs are checked in every walk\n",
-                   static_cast<int>(pid_), notWatched.c_str());
-    }
+    // At once, with every code blob checked in every walk: the uprobes that let the walker trust the blobs it
+    // checked (until the JVM next frees code) come at the next publish, once sampling runs, for they cost
+    // 20-30 ms of libbpf reading libjvm's symbol table.
+    layout->code_frees_watched = 0;
     sampler.setHotspot(static_cast<uint32_t>(pid_), *layout);
     layoutPublished_ = true;
+    layoutAwaitingCodeFrees_ = layout;
+  } else if (layoutAwaitingCodeFrees_) {
+    watchCodeFrees(sampler, *layoutAwaitingCodeFrees_);
+    layoutAwaitingCodeFrees_.reset();
   }
   return true;
 }
 
+void JvmConnection::watchCodeFrees(BpfSampler& sampler, jfrbpf_hotspot layout) {
+  // Before the layout says so: the walker may only trust the code blobs it checked once every free is seen.
+  // JFRBPF_DEBUG=unwatched-code takes the path of a JVM whose frees cannot be watched (for tests and
+  // comparisons): every blob is checked in every walk.
+  std::string notWatched = "JFRBPF_DEBUG=unwatched-code";
+  std::optional<std::string> libjvm;
+  if (!debugOption("unwatched-code")) libjvm = libjvmFile(pid_, notWatched);
+  if (libjvm && sampler.watchCodeFrees(static_cast<uint32_t>(pid_), *libjvm, notWatched)) {
+    layout.code_frees_watched = 1;
+    sampler.setHotspot(static_cast<uint32_t>(pid_), layout);
+  } else if (std::getenv("JFRBPF_DEBUG")) {
+    std::fprintf(stderr, "  [debug] JVM %d: code frees not watched (%s): its code blobs are checked in every walk\n",
+                 static_cast<int>(pid_), notWatched.c_str());
+  }
+}
+
 void JvmConnection::dropJavaFrames(BpfSampler& sampler, std::string why) {
+  layoutAwaitingCodeFrees_.reset();
   sampler.forgetHotspot(static_cast<uint32_t>(pid_));
   for (const auto& [tid, javaThread] : publishedThreads_) sampler.forgetJavaThread(tid);
   publishedThreads_.clear();

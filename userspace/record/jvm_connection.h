@@ -49,9 +49,9 @@ class JvmConnection {
   // example JDK 21+'s dynamic-agent warning on the target's stderr).
   const std::string& note() const { return note_; }
 
-  // Publishes the walker's JVM layout to the sampler once it is known, and keeps the JavaThread* of every
-  // live Java thread in step (for the walker's JavaFrameAnchor fallback). Returns false (with `whyNot`)
-  // while the layout is unknown.
+  // Publishes the walker's JVM layout to the sampler once it is known (and at the next call, with the JVM's code
+  // frees watched), and keeps the JavaThread* of every live Java thread in step (for the walker's
+  // JavaFrameAnchor fallback). Returns false (with `whyNot`) while the layout is unknown.
   bool publish(BpfSampler& sampler, std::string& whyNot);
   // The memory budget takes this JVM's Java frames away (`why`): the session ends, the model's methods and
   // code are freed, and the walker no longer takes the JVM's code for Java code.
@@ -88,6 +88,8 @@ class JvmConnection {
   // The trace probe on this JVM's agent, for events the agent sends through it (`what`, which needs the
   // agent's `helloFlag`).
   void attachEventProbe(BpfSampler& sampler, uint32_t helloFlag, const std::string& what);
+  // Uprobes on the JVM's code frees, then `layout` published again saying so, if they could be attached.
+  void watchCodeFrees(BpfSampler& sampler, jfrbpf_hotspot layout);
   // Sends `request` and waits for the agent's answer (`answered` gives its status from the model).
   template <typename Request, typename Answered>
   void askAgent(protocol::CommandType type, const Request& request, Answered answered, const std::string& what,
@@ -99,6 +101,7 @@ class JvmConnection {
   jvm::SessionLimits limits_;  // launch mode: for the session to come
   std::string note_;
   bool layoutPublished_ = false;
+  std::optional<jfrbpf_hotspot> layoutAwaitingCodeFrees_;  // published without them; watched at the next publish
   uint64_t publishedThreadsVersion_ = UINT64_MAX;
   std::unordered_map<uint32_t, uint64_t> publishedThreads_;  // tid -> JavaThread* in the sampler's map
   std::optional<jvm::HookSiteAddresses> hookSites_;           // set once traces are probed

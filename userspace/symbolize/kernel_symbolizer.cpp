@@ -33,15 +33,16 @@ size_t leadingUnderscores(std::string_view name) {
   return count;
 }
 
+bool isBlank(char c) { return c == ' ' || c == '\t'; }
+
+// A plain loop: find_first_of(" \t") calls memchr once per character, a fifth of the parse's time.
 std::string_view nextField(std::string_view& line) {
-  size_t begin = line.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) {
-    line = {};
-    return {};
-  }
-  size_t end = line.find_first_of(" \t", begin);
-  std::string_view field = line.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin);
-  line = end == std::string_view::npos ? std::string_view{} : line.substr(end);
+  size_t begin = 0;
+  while (begin < line.size() && isBlank(line[begin])) ++begin;
+  size_t end = begin;
+  while (end < line.size() && !isBlank(line[end])) ++end;
+  std::string_view field = line.substr(begin, end - begin);
+  line.remove_prefix(end);
   return field;
 }
 
@@ -84,6 +85,10 @@ FileBytes readWholeFile(const std::string& path) {
 std::unique_ptr<KernelSymbolizer> KernelSymbolizer::parse(std::string_view kallsymsText) {
   std::unique_ptr<KernelSymbolizer> result(new KernelSymbolizer());
   std::unordered_map<std::string_view, uint16_t> moduleIndex;
+  // A line of /proc/kallsyms is about 44 bytes, 55 % of them its name (measured on 6.18): room for them all at
+  // once, rather than copied as they outgrow it.
+  result->names_.reserve(kallsymsText.size() * 3 / 5);
+  result->entries_.reserve(kallsymsText.size() / 40);
   result->names_.append(kKernelLibrary);
   result->modules_.push_back({0, static_cast<uint16_t>(kKernelLibrary.size())});
   size_t textSymbols = 0;
