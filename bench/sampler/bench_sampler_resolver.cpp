@@ -160,9 +160,9 @@ void reportPerSample(benchmark::State& state) {
 }
 
 // Kernel symbols need root (kallsyms shows zero addresses otherwise).
-std::shared_ptr<const symbolize::KernelSymbolizer> kernelSymbols(benchmark::State& state) {
+std::unique_ptr<symbolize::KernelSymbols> kernelSymbols(benchmark::State& state) {
   try {
-    return symbolize::KernelSymbolizer::shared();
+    return std::make_unique<symbolize::KernelSymbols>(symbolize::KernelSymbolizer::shared());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return nullptr;

@@ -32,7 +32,7 @@ class StackResolverTest : public ::testing::Test {
         kernel_(symbolize::KernelSymbolizer::parse("ffffffff81000000 T do_test_syscall\n"
                                                    "ffffffff81000100 T entry_test_64\n"
                                                    "ffffffff81000200 T next_after_entry\n")),
-        resolver_(*out_, *kernel_, native_) {}
+        resolver_(*out_, kernel_, native_) {}
 
   // A record of this process: `user` (pc, Method*) pairs leaf first, then `kernelPcs`.
   jfrbpf_sample_record& record(std::initializer_list<uint64_t> user, std::initializer_list<uint64_t> kernelPcs,
@@ -67,7 +67,7 @@ class StackResolverTest : public ::testing::Test {
 
   test::TempDir dir_;
   std::unique_ptr<jfr::Recording> out_;
-  std::unique_ptr<symbolize::KernelSymbolizer> kernel_;
+  symbolize::KernelSymbols kernel_;
   symbolize::ProcessSymbolizer native_;
   StackResolver resolver_;
   std::unique_ptr<jfrbpf_sample_record> record_ = std::make_unique<jfrbpf_sample_record>();

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <map>
 #include <sstream>
 
@@ -148,6 +149,31 @@ TEST(SymbolizeKernel, LiveModuleSymbolsCarryTheModuleName) {
     return;
   }
   GTEST_SKIP() << "no module symbol in /proc/kallsyms (no modules loaded)";
+}
+
+TEST(SymbolizeKernel, SymbolsReadInTheBackgroundNameFramesOnceLoaded) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  KernelSymbols kernel([released] {
+    released.wait();  // still loading while the checks below run
+    return std::shared_ptr<const KernelSymbolizer>(KernelSymbolizer::parse(kSample));
+  });
+  EXPECT_EQ(kernel.failure(), "") << "no failure while they load";
+  release.set_value();
+  NativeFrame frame = kernel.symbolize(0xffffffff81000010);
+  EXPECT_EQ(frame.kind, FrameKind::kSymbol);
+  EXPECT_EQ(frame.symbol, "startup_64");
+  EXPECT_EQ(kernel.failure(), "");
+}
+
+TEST(SymbolizeKernel, UnreadableSymbolsLeaveFramesUnnamedAndSayWhy) {
+  KernelSymbols kernel([]() -> std::shared_ptr<const KernelSymbolizer> {
+    return KernelSymbolizer::parse("0000000000000000 T _stext\n0000000000000000 t local_function\n");
+  });
+  NativeFrame frame = kernel.symbolize(0xffffffff81000010);
+  EXPECT_EQ(frame.kind, FrameKind::kUnmapped);
+  EXPECT_EQ(frame.library, kKernelLibrary);
+  EXPECT_NE(kernel.failure().find("kptr_restrict"), std::string::npos) << kernel.failure();
 }
 
 }  // namespace

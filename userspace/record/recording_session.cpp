@@ -29,15 +29,6 @@ bool mayRunVirtualThreads(const JvmConnection& jvm) {
 RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce)
     : config_(config),
       outputDirectory_(std::move(outputDirectory)),
-      kernelSymbolsLoading_(std::async(std::launch::async,
-                                       [] {
-                                         try {
-                                           symbolize::KernelSymbolizer::shared();
-                                           startupMark("kallsyms read");
-                                         } catch (const Error&) {
-                                           // the pipeline asks again, and says why
-                                         }
-                                       })),
       tablesLoading_(std::async(std::launch::async,
                                 [this, pids = config.pids] {
                                   std::vector<unwind::AddressSpace> spaces;
@@ -167,6 +158,7 @@ StopReason RecordingSession::run(StopConditions& stop, const std::string& what, 
     const int64_t now = jfr::Recording::now();
     retention_.sweepIfDue(now);
     const std::vector<TargetOutput*> current = outputs();
+    tellIfKernelFramesUnnamed(current);
     answerDumpRequests(dumps.get(), pipeline_, current);
     budget_.update(now, current);
     progress_->update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config_.durationNs) / 1e9,
@@ -174,6 +166,19 @@ StopReason RecordingSession::run(StopConditions& stop, const std::string& what, 
   }
   progress_.reset();
   return *reason;
+}
+
+void RecordingSession::tellIfKernelFramesUnnamed(const std::vector<TargetOutput*>& outputs) {
+  if (toldKernelFramesUnnamed_) return;
+  const std::string why = pipeline_.kernelSymbols().failure();
+  if (why.empty()) return;
+  toldKernelFramesUnnamed_ = true;
+  const std::string note = "kernel frames are unnamed: " + why;
+  if (progress_) progress_->clear();
+  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+  for (TargetOutput* output : outputs) {
+    pipeline_.runOnConsumer([output, note] { output->recording().note(jfr::Recording::now(), "warning", note); });
+  }
 }
 
 void RecordingSession::endSampling() { pipeline_.stopAndDrain(); }

@@ -107,13 +107,14 @@ class RecordingSession {
   void abandon() { pipeline_.abandon(); }
 
  private:
+  // Once the kernel's symbols turn out unreadable: says so on stderr and in every file (the frames stay unnamed).
+  void tellIfKernelFramesUnnamed(const std::vector<TargetOutput*>& outputs);
+
   const RecordConfig& config_;
   std::string outputDirectory_;
-  // While the BPF programs load, so does what the first samples need next: the kernel's symbols
-  // (/proc/kallsyms, 0.1-0.4 s to read and sort; the pipeline takes them once both are ready), and the
-  // native unwind tables of the targets named at the start (0.1 s for a JVM's libjvm), kept alive in
-  // `prefetchedTables_` until the main loop starts, by when beginTarget has published them.
-  std::future<void> kernelSymbolsLoading_;
+  // While the BPF programs load, so do the native unwind tables of the targets named at the start (0.1 s for a
+  // JVM's libjvm), kept alive in `prefetchedTables_` until the main loop starts, by when beginTarget has
+  // published them. (The kernel's symbols are the pipeline's, read after the first samples are taken.)
   unwind::TableCache unwindTables_;
   std::future<std::vector<unwind::AddressSpace>> tablesLoading_;
   std::vector<unwind::AddressSpace> prefetchedTables_;
@@ -125,6 +126,7 @@ class RecordingSession {
   AttachPermits permits_{kConcurrentAttaches};
   SlotRanges slots_;
   std::optional<ProgressLine> progress_;  // while run() runs
+  bool toldKernelFramesUnnamed_ = false;
 };
 
 }  // namespace jfrbpf::record

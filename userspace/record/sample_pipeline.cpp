@@ -40,7 +40,6 @@ SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size
     : sampler_(sampler),
       clocks_(clocks),
       memory_(memoryLimit),
-      kernelSymbols_(symbolize::KernelSymbolizer::shared()),
       nativeSymbols_(symbolizerOptions(memory_)),
       ring_(sampler.ringBufferMapFd(), [this](const void* data, size_t size) { onSample(data, size); }),
       unwind_(sampler, unwindTables) {

@@ -36,7 +36,7 @@ class SamplePipeline {
   SamplePipeline(const SamplePipeline&) = delete;
   SamplePipeline& operator=(const SamplePipeline&) = delete;
 
-  const symbolize::KernelSymbolizer& kernelSymbols() const { return *kernelSymbols_; }
+  const symbolize::KernelSymbols& kernelSymbols() const { return kernelSymbols_; }
   symbolize::ProcessSymbolizer& nativeSymbols() { return nativeSymbols_; }
 
   // Samples of `pid` go to `output` (which must outlive the pipeline or its retirement); its native unwind
@@ -101,7 +101,7 @@ class SamplePipeline {
   BpfSampler& sampler_;
   SamplingClocks& clocks_;
   MemoryBudget memory_;
-  std::shared_ptr<const symbolize::KernelSymbolizer> kernelSymbols_;
+  symbolize::KernelSymbols kernelSymbols_;  // read in the background from construction
   symbolize::ProcessSymbolizer nativeSymbols_;
   RingBufferReader ring_;
   std::unique_ptr<RingBufferReader> traceRing_;  // with method timing

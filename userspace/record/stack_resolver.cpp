@@ -35,7 +35,7 @@ constexpr size_t kMaxCachedCompiledPcs = 1u << 16;  // per process; entries hold
 
 }  // namespace
 
-StackResolver::StackResolver(jfr::Recording& out, const symbolize::KernelSymbolizer& kernel,
+StackResolver::StackResolver(jfr::Recording& out, const symbolize::KernelSymbols& kernel,
                              symbolize::ProcessSymbolizer& native)
     : out_(out), kernel_(kernel), native_(native) {}
 

@@ -43,7 +43,7 @@ enum class StackStart { kLeaf, kJavaSite };
 
 class StackResolver {
  public:
-  StackResolver(jfr::Recording& out, const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native);
+  StackResolver(jfr::Recording& out, const symbolize::KernelSymbols& kernel, symbolize::ProcessSymbolizer& native);
 
   // The frames of `record` (whose data holds its user frames, then its kernel frames).
   ResolvedStack resolve(const jfrbpf_sample_record& record, StackStart start = StackStart::kLeaf);
@@ -100,7 +100,7 @@ class StackResolver {
   void forgetMethodIds();
 
   jfr::Recording& out_;
-  const symbolize::KernelSymbolizer& kernel_;
+  const symbolize::KernelSymbols& kernel_;
   symbolize::ProcessSymbolizer& native_;
   std::unordered_map<uint64_t, jfr::MethodId> kernelCache_;
   std::unordered_map<pid_t, std::unordered_map<uint64_t, jfr::MethodId>> nativeCache_;

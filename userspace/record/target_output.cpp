@@ -40,7 +40,7 @@ void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
 }  // namespace
 
 TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler,
-                           const symbolize::KernelSymbolizer& kernel, symbolize::ProcessSymbolizer& native,
+                           const symbolize::KernelSymbols& kernel, symbolize::ProcessSymbolizer& native,
                            int64_t periodNs, const timing::MethodTimingOptions& timing, bool agentEvents)
     : out_(std::move(out)),
       periodNs_(periodNs),

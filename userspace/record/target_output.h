@@ -34,7 +34,7 @@ namespace jfrbpf::record {
 
 class TargetOutput {
  public:
-  TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler, const symbolize::KernelSymbolizer& kernel,
+  TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler, const symbolize::KernelSymbols& kernel,
                symbolize::ProcessSymbolizer& native, int64_t periodNs, const timing::MethodTimingOptions& timing,
                bool agentEvents);  // --alloc or --lock
 

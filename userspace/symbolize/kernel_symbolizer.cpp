@@ -1,9 +1,11 @@
 #include "userspace/symbolize/kernel_symbolizer.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -183,6 +185,40 @@ NativeFrame KernelSymbolizer::symbolize(uint64_t pc) const {
     }
   }
   return {kKernelLibrary, kUnknownName, pc, FrameKind::kUnmapped};
+}
+
+namespace {
+// Behind the start-up work the first samples wait for (the BPF programs, the agent, the unwind tables).
+constexpr int kLoadNice = 10;
+}  // namespace
+
+KernelSymbols::KernelSymbols() : KernelSymbols([] { return KernelSymbolizer::shared(); }) {}
+
+KernelSymbols::KernelSymbols(std::function<std::shared_ptr<const KernelSymbolizer>()> load)
+    : loaded_(std::async(std::launch::async, [load = std::move(load)] {
+                setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kLoadNice);
+                try {
+                  return Loaded{load(), {}};
+                } catch (const Error& e) {
+                  return Loaded{nullptr, e.what()};
+                }
+              }).share()) {}
+
+KernelSymbols::KernelSymbols(std::shared_ptr<const KernelSymbolizer> ready) {
+  std::promise<Loaded> now;
+  now.set_value(Loaded{std::move(ready), {}});
+  loaded_ = now.get_future().share();
+}
+
+NativeFrame KernelSymbols::symbolize(uint64_t pc) const {
+  const Loaded& loaded = loaded_.get();
+  if (!loaded.symbols) return {kKernelLibrary, kUnknownName, pc, FrameKind::kUnmapped};
+  return loaded.symbols->symbolize(pc);
+}
+
+std::string KernelSymbols::failure() const {
+  if (loaded_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return {};
+  return loaded_.get().failure;
 }
 
 }  // namespace jfrbpf::symbolize

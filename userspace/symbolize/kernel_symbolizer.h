@@ -2,6 +2,8 @@
 // Kernel pcs -> function names from /proc/kallsyms: text symbols only, sorted once, binary-searched.
 // Symbols of vmlinux report library "kernel"; symbols of a module report the module's name ("xfs", "bpf").
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,6 +51,29 @@ class KernelSymbolizer {
   std::string names_;  // every symbol and module name, back to back
   std::vector<ModuleName> modules_;
   std::vector<Entry> entries_;
+};
+
+// The host's kernel symbols as a recording names its kernel frames: read on a thread of their own, at a low
+// priority, from when the recording starts (they name frames and are not needed to take samples: the first
+// samples come sooner without their 0.1 s of CPU), and waited for by the first frame to be named. Symbols that
+// cannot be read (kptr_restrict) leave kernel frames unnamed; failure() says why.
+class KernelSymbols {
+ public:
+  KernelSymbols();  // starts reading KernelSymbolizer::shared()
+  // Starts `load`, which may throw jfrbpf::Error.
+  explicit KernelSymbols(std::function<std::shared_ptr<const KernelSymbolizer>()> load);
+  explicit KernelSymbols(std::shared_ptr<const KernelSymbolizer> ready);
+
+  NativeFrame symbolize(uint64_t pc) const;  // waits for them
+  // Why they could not be read, once that is known; empty while they load and once they are loaded.
+  std::string failure() const;
+
+ private:
+  struct Loaded {
+    std::shared_ptr<const KernelSymbolizer> symbols;
+    std::string failure;
+  };
+  std::shared_future<Loaded> loaded_;
 };
 
 }  // namespace jfrbpf::symbolize
