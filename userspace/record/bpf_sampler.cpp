@@ -72,9 +72,10 @@ bool allocatesOnDemand() {
   return major > 6 || (major == 6 && minor >= 1);
 }
 
-// The large hash maps, preallocated at their full size otherwise: 40-50 ms of the start-up, and memory for 65,536
-// threads that few recordings see. All but thread_losses are filled by the loader only; a thread's first loss that
-// finds no element free (its CPU's cache of them empty until refilled) is counted as "loss table full".
+// The large hash maps, preallocated at their full size otherwise: kernel memory for 65,536 threads that few
+// recordings see, and 5-10 ms of the start-up to fill it. All but thread_losses are filled by the loader only; a
+// thread's first loss that finds no element free (its CPU's cache of them empty until refilled) is counted as
+// "loss table full".
 void allocateOnDemand(sampler* skeleton) {
   if (!allocatesOnDemand()) return;
   for (bpf_map* map : {skeleton->maps.java_threads, skeleton->maps.thread_losses, skeleton->maps.unwind_processes,

@@ -195,13 +195,17 @@ constexpr int kLoadNice = 10;
 KernelSymbols::KernelSymbols() : KernelSymbols([] { return KernelSymbolizer::shared(); }) {}
 
 KernelSymbols::KernelSymbols(std::function<std::shared_ptr<const KernelSymbolizer>()> load)
-    : loaded_(std::async(std::launch::async, [load = std::move(load)] {
+    : loaded_(std::async(std::launch::async, [load = std::move(load), loader = loader_] {
                 setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kLoadNice);
+                loader->store(gettid());  // after: a raise from symbolize() must not be undone
+                Loaded loaded;
                 try {
-                  return Loaded{load(), {}};
+                  loaded.symbols = load();
                 } catch (const Error& e) {
-                  return Loaded{nullptr, e.what()};
+                  loaded.failure = e.what();
                 }
+                loader->store(0);
+                return loaded;
               }).share()) {}
 
 KernelSymbols::KernelSymbols(std::shared_ptr<const KernelSymbolizer> ready) {
@@ -211,6 +215,10 @@ KernelSymbols::KernelSymbols(std::shared_ptr<const KernelSymbolizer> ready) {
 }
 
 NativeFrame KernelSymbols::symbolize(uint64_t pc) const {
+  if (loaded_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    // Waited for now: the loader runs at the waiter's priority from here on.
+    if (pid_t loader = loader_->load(); loader != 0) setpriority(PRIO_PROCESS, static_cast<id_t>(loader), 0);
+  }
   const Loaded& loaded = loaded_.get();
   if (!loaded.symbols) return {kKernelLibrary, kUnknownName, pc, FrameKind::kUnmapped};
   return loaded.symbols->symbolize(pc);

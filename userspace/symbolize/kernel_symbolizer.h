@@ -1,6 +1,9 @@
 #pragma once
 // Kernel pcs -> function names from /proc/kallsyms: text symbols only, sorted once, binary-searched.
 // Symbols of vmlinux report library "kernel"; symbols of a module report the module's name ("xfs", "bpf").
+#include <sys/types.h>
+
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -73,6 +76,9 @@ class KernelSymbols {
     std::shared_ptr<const KernelSymbolizer> symbols;
     std::string failure;
   };
+  // The reading thread (0 once done): a frame waiting for it raises its priority, lest samples pile up behind
+  // a thread that a busy host hardly runs.
+  std::shared_ptr<std::atomic<pid_t>> loader_ = std::make_shared<std::atomic<pid_t>>(0);
   std::shared_future<Loaded> loaded_;
 };
 
