@@ -78,9 +78,12 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   w->busy = 0;
 }
 
-/* traced(hook index, entry time, duration, detail, address): the first five integer argument registers. */
+/* traced(hook index, entry time, duration, detail, address, session): the six integer argument registers.
+ * Every recorder of a JVM has its uprobe on the stub; the attachment's cookie is the agent session of this
+ * recorder, and a call made for another recorder's session is not ours. */
 SEC("uprobe")
 int on_method_traced(struct pt_regs* ctx) {
+  if ((__u32)ctx->r9 != (__u32)bpf_get_attach_cookie(ctx)) return 0;
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   if (!bpf_map_lookup_elem(&hooked_processes, &tgid)) {

@@ -37,8 +37,11 @@
 extern "C" {
 void timing_bench_enter(void* env, void* klass, int hookIndex);
 void timing_bench_exit(void* env, void* klass, int hookIndex);
-void timing_bench_traced(uint32_t hookIndex, uint64_t entryNs, uint64_t durationNs);
+void timing_bench_traced(uint32_t hookIndex, uint64_t entryNs, uint64_t durationNs, uint64_t detail, uint64_t address,
+                         uint32_t session);
 }
+// The agent session the bench's calls are made for, as the trace probe's attachment expects.
+constexpr uint32_t kBenchSession = 1;
 // The shape of the agent's trace stub (jvmsupport/agent/hook_stubs.cpp): a 5-byte NOP, then ret.
 __asm__(".text\n.p2align 4\n.globl timing_bench_enter\n.type timing_bench_enter,@function\ntiming_bench_enter:\n"
         ".cfi_startproc\n.byte 0x0f,0x1f,0x44,0x00,0x00\nret\n.cfi_endproc\n.size timing_bench_enter,.-timing_bench_enter\n"
@@ -122,7 +125,7 @@ double measureTraceCalls(const Settings& s, ring_buffer* traces) {
     double spent = 0;
     for (int done = 0; done < s.pairs; done += kChunk) {
       double start = threadCpuNs();
-      for (int i = 0; i < kChunk; ++i) timing_bench_traced(hook, 0, 0);
+      for (int i = 0; i < kChunk; ++i) timing_bench_traced(hook, 0, 0, 0, 0, kBenchSession);
       spent += threadCpuNs() - start;
       ring_buffer__consume(traces);
     }
@@ -153,7 +156,7 @@ TraceFigures measureTraceProbe(const Settings& s) {
   jfrbpf::record::SamplerConfig config;
   config.methodTraces = true;
   jfrbpf::record::BpfSampler sampler(config);
-  sampler.attachTraceProbe(static_cast<uint32_t>(getpid()), site.path, site.fileOffset);
+  sampler.attachTraceProbe(static_cast<uint32_t>(getpid()), site.path, site.fileOffset, kBenchSession);
   std::unique_ptr<ring_buffer, decltype(&ring_buffer__free)> ring(
       ring_buffer__new(sampler.traceRingBufferMapFd(), [](void*, void*, size_t) { return 0; }, nullptr, nullptr),
       &ring_buffer__free);

@@ -24,7 +24,7 @@ constexpr jvmtiEvent kSessionEvents[] = {
 };
 // How long VMDeath waits for the agent thread to say goodbye; the JVM's exit must not hang on the loader.
 constexpr int kVmDeathWaitMs = 1000;
-// How long a launched JVM waits at VMInit for the loader; a loader that died must not stop the JVM for long.
+// How long a launched JVM waits at VMInit for its loader; a loader that died must not stop the JVM for long.
 constexpr int kLaunchHoldMs = 10000;
 // initEnvironment's answer between the JVM's start and live phases (HotSpot's GetEnv says JNI_EDETACHED).
 constexpr const char* kVmStillStarting = "the JVM is still starting";
@@ -38,6 +38,13 @@ void complain(const char* what, const char* detail) {
 std::atomic<Agent*> g_agent{nullptr};
 
 }  // namespace
+
+const char* describeHolder(char (&out)[kHeldMessageSize], const char* doingWhat, uint32_t holder) {
+  std::snprintf(out, sizeof out,
+                "another jfrbpf recording of this JVM %s (agent session %u), and only one can at a time",
+                doingWhat, holder);
+  return out;
+}
 
 Agent* Agent::instance() { return g_agent.load(std::memory_order_acquire); }
 
@@ -126,15 +133,16 @@ jint Agent::onLoad(JavaVM* vm, const char* options) {
     complain("not profiling", why);
     return JNI_OK;
   }
-  launched_ = true;
   int fd = connectChannel(parsed);
   if (fd < 0) {
     // Nobody would resume it: the JVM starts at once, unprofiled, not after the launch hold's timeout.
     complain("not profiling: cannot connect to the jfrbpf channel", std::strerror(errno));
     return JNI_OK;
   }
+  pthread_mutex_lock(&handoffLock_);
   launchHeld_ = true;
-  handOver(fd, parsed);  // the agent thread starts at VMInit and picks it up
+  pthread_mutex_unlock(&handoffLock_);
+  handOver(fd, parsed, /*launched=*/true);  // the agent thread starts at VMInit and picks it up
   return JNI_OK;
 }
 
@@ -155,8 +163,15 @@ jint Agent::onAttach(JavaVM* vm, const char* options) {
     complain("attach failed: cannot connect to the jfrbpf channel", std::strerror(errno));
     return protocol::kAgentNoChannel;
   }
-  handOver(fd, parsed);
-  if (!agentThreadStarted_.load(std::memory_order_acquire)) {
+  if (!handOver(fd, parsed, /*launched=*/false)) {
+    complain("attach refused", "this JVM serves as many jfrbpf recordings as it can already");
+    return protocol::kAgentBusy;
+  }
+  // A JVM that loaded the agent at its start and has not reached VMInit yet starts the agent thread there;
+  // before the live phase no thread can be started.
+  jvmtiPhase phase = JVMTI_PHASE_LIVE;
+  jvmti_->GetPhase(&phase);
+  if (phase == JVMTI_PHASE_LIVE && !agentThreadStarted_.load(std::memory_order_acquire)) {
     JNIEnv* jni = nullptr;
     const char* why = vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK ? "no JNI environment"
                                                                                            : startAgentThread(jni);
@@ -172,31 +187,55 @@ void Agent::onVmInit(JNIEnv* jni) {
   if (!agentThreadStarted_.load(std::memory_order_acquire)) {
     if (const char* why = startAgentThread(jni)) {
       complain("not profiling", why);
+      releaseLaunchHold();
       return;
     }
   }
-  if (launched_) waitForLoader();
+  waitForLoader();
 }
 
-void Agent::handOver(int fd, const AgentOptions& options) {
+bool Agent::handOver(int fd, const AgentOptions& options, bool launched) {
   pthread_mutex_lock(&handoffLock_);
-  if (pendingFd_ >= 0) close(pendingFd_);  // an attach that was never picked up is superseded
-  pendingFd_ = fd;
-  pendingOptions_ = options;
+  const bool room = pendingCount_ + sessionsOpen_ < kMaxSessions;
+  if (room) pending_[pendingCount_++] = Pending{fd, options, launched};
   pthread_mutex_unlock(&handoffLock_);
-  wake();
-}
-
-bool Agent::takePending(int& fd, AgentOptions& options) {
-  pthread_mutex_lock(&handoffLock_);
-  fd = pendingFd_;
-  pendingFd_ = -1;
-  if (fd >= 0) {
-    options = pendingOptions_;
-    sessionOpen_ = true;
+  if (!room) {
+    close(fd);
+    return false;
   }
-  pthread_mutex_unlock(&handoffLock_);
-  return fd >= 0;
+  wake();
+  return true;
+}
+
+void Agent::openPending(JNIEnv* jni) {
+  for (;;) {
+    Pending taken;
+    pthread_mutex_lock(&handoffLock_);
+    if (pendingCount_ > 0) {
+      taken = pending_[0];
+      for (size_t i = 1; i < pendingCount_; ++i) pending_[i - 1] = pending_[i];
+      --pendingCount_;
+      ++sessionsOpen_;
+    }
+    pthread_mutex_unlock(&handoffLock_);
+    if (taken.fd < 0) return;
+    LoaderSession* slot = nullptr;
+    for (LoaderSession& session : sessions_) {
+      if (!session.open() && session.fd < 0) {
+        slot = &session;
+        break;
+      }
+    }
+    if (slot == nullptr) {  // cannot happen: handOver counts open sessions
+      close(taken.fd);
+      markSessionClosed(taken.launched);
+      continue;
+    }
+    slot->fd = taken.fd;
+    slot->options = taken.options;
+    slot->launched = taken.launched;
+    openSession(jni, *slot);
+  }
 }
 
 void Agent::waitForLoader() {
@@ -218,10 +257,10 @@ void Agent::releaseLaunchHold() {
   pthread_mutex_unlock(&handoffLock_);
 }
 
-void Agent::markSessionClosed() {
+void Agent::markSessionClosed(bool launched) {
   pthread_mutex_lock(&handoffLock_);
-  sessionOpen_ = false;
-  launchHeld_ = false;
+  if (sessionsOpen_ > 0) --sessionsOpen_;
+  if (launched) launchHeld_ = false;  // no one else may resume it
   pthread_cond_broadcast(&sessionClosedCond_);
   pthread_mutex_unlock(&handoffLock_);
 }
@@ -233,13 +272,18 @@ void Agent::wake() {
 }
 
 const char* Agent::startAgentThread(JNIEnv* jni) {
+  // Once: VMInit and an attach of the same launch may both get here.
+  bool expected = false;
+  if (!agentThreadStarted_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) return nullptr;
   jclass threadClass = jni->FindClass("java/lang/Thread");
-  if (threadClass == nullptr) return jni->ExceptionClear(), "java.lang.Thread not found";
-  jmethodID constructor = jni->GetMethodID(threadClass, "<init>", "(Ljava/lang/String;)V");
-  jstring name = jni->NewStringUTF("jfrbpf agent");
-  jobject thread = constructor != nullptr && name != nullptr ? jni->NewObject(threadClass, constructor, name) : nullptr;
-  if (thread == nullptr) return jni->ExceptionClear(), "cannot create the agent's java.lang.Thread";
-  agentThreadStarted_.store(true, std::memory_order_release);
+  jmethodID constructor = threadClass != nullptr ? jni->GetMethodID(threadClass, "<init>", "(Ljava/lang/String;)V") : nullptr;
+  jstring name = constructor != nullptr ? jni->NewStringUTF("jfrbpf agent") : nullptr;
+  jobject thread = name != nullptr ? jni->NewObject(threadClass, constructor, name) : nullptr;
+  if (thread == nullptr) {
+    jni->ExceptionClear();
+    agentThreadStarted_.store(false, std::memory_order_release);
+    return "cannot create the agent's java.lang.Thread";
+  }
   if (jvmti_->RunAgentThread(thread, &Agent::agentThreadMain, this, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
     agentThreadStarted_.store(false, std::memory_order_release);
     return "RunAgentThread failed";
@@ -254,32 +298,62 @@ void Agent::onVmDeath() {
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += kVmDeathWaitMs / 1000;
   pthread_mutex_lock(&handoffLock_);
-  while (sessionOpen_) {
+  while (sessionsOpen_ > 0) {
     if (pthread_cond_timedwait(&sessionClosedCond_, &handoffLock_, &deadline) == ETIMEDOUT) break;
   }
-  if (pendingFd_ >= 0) {
-    close(pendingFd_);
-    pendingFd_ = -1;
-  }
+  for (size_t i = 0; i < pendingCount_; ++i) close(pending_[i].fd);
+  pendingCount_ = 0;
   pthread_mutex_unlock(&handoffLock_);
 }
 
-void Agent::emit(const RecordBuffer& record) {
-  if (!record.ok() || !sessionActive()) return;
+uint32_t Agent::claim(Feature feature, uint32_t session) {
+  uint32_t holder = 0;
+  holders_[static_cast<size_t>(feature)].compare_exchange_strong(holder, session, std::memory_order_acq_rel);
+  return holder == 0 ? session : holder;
+}
+
+size_t Agent::otherSessions(uint32_t session) const {
+  size_t others = 0;
+  for (const LoaderSession& s : sessions_) {
+    const uint32_t number = s.number.load(std::memory_order_acquire);
+    if (number != 0 && number != session) ++others;
+  }
+  return others;
+}
+
+void Agent::push(LoaderSession& session, const RecordBuffer& record) {
   bool wasEmpty = false;
   if (!onAgentThread()) {
-    if (ring_.push(record.data(), record.size(), wasEmpty) && wasEmpty) wake();
+    if (session.ring.push(record.data(), record.size(), wasEmpty) && wasEmpty) wake();
     return;
   }
   // The agent thread replays; it waits for the loader rather than dropping its own records, and sends
   // as it goes, so that callbacks on other threads rarely find the ring full.
-  while (!ring_.tryPush(record.data(), record.size(), wasEmpty)) {
-    if (record.size() > ring_.capacity() || !makeRoom()) {
-      ring_.push(record.data(), record.size(), wasEmpty);  // cannot fit: counted as lost
+  while (!session.ring.tryPush(record.data(), record.size(), wasEmpty)) {
+    if (record.size() > session.ring.capacity() || !makeRoom(session)) {
+      session.ring.push(record.data(), record.size(), wasEmpty);  // cannot fit: counted as lost
       return;
     }
   }
-  if (ring_.used() > ring_.capacity() / 8) flushNonBlocking();
+  if (session.ring.used() > session.ring.capacity() / 8) flushNonBlocking(session);
+}
+
+void Agent::emit(const RecordBuffer& record) {
+  if (!record.ok() || !sessionActive()) return;
+  if (servedAlone_ != nullptr && onAgentThread()) {
+    if (servedAlone_->open()) push(*servedAlone_, record);
+    return;
+  }
+  for (LoaderSession& session : sessions_) {
+    if (session.open()) push(session, record);
+  }
+}
+
+void Agent::emitTo(uint32_t sessionNumber, const RecordBuffer& record) {
+  if (!record.ok() || sessionNumber == 0) return;
+  for (LoaderSession& session : sessions_) {
+    if (session.number.load(std::memory_order_acquire) == sessionNumber) push(session, record);
+  }
 }
 
 }  // namespace jfrbpf::agent

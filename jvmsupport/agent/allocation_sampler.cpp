@@ -108,26 +108,36 @@ void AllocationSampler::recordBaselines(Agent& agent, JNIEnv* jni) {
   }
 }
 
-void AllocationSampler::sendStatus(Agent& agent, bool started, const char* message) {
+void AllocationSampler::sendStatus(Agent& agent, uint32_t session, bool started, const char* message) {
   protocol::AllocationStatus status;
   status.time = monotonicNs();
   status.state = static_cast<uint32_t>(started ? protocol::AllocationState::kStarted : protocol::AllocationState::kUnavailable);
   status.weightFromCounters = counters_ ? 1 : 0;
   status.intervalBytes = interval_.load(std::memory_order_relaxed);
   status.message = message != nullptr ? message : "";
-  emitRecord(agent, protocol::RecordType::kAllocationStatus, status);
+  emitRecordTo(agent, session, protocol::RecordType::kAllocationStatus, status);
 }
 
-void AllocationSampler::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command) {
+void AllocationSampler::start(Agent& agent, JNIEnv* jni, uint32_t session, std::span<const uint8_t> command) {
   protocol::StartAllocations request;
-  if (!protocol::decode(command, request)) return sendStatus(agent, false, "malformed StartAllocations command");
-  if (active_.load(std::memory_order_acquire)) return sendStatus(agent, false, "allocations are sampled already");
+  if (!protocol::decode(command, request)) return sendStatus(agent, session, false, "malformed StartAllocations command");
+  char heldElsewhere[kHeldMessageSize];
+  const uint32_t holder = agent.claim(Feature::kAllocations, session);
+  if (holder != session) {
+    return sendStatus(agent, session, false, describeHolder(heldElsewhere, "samples its allocations", holder));
+  }
+  if (active_.load(std::memory_order_acquire)) return sendStatus(agent, session, false, "allocations are sampled already");
+  // Whatever fails from here leaves the feature free for another session.
+  auto refuse = [&](const char* message) {
+    agent.release(Feature::kAllocations);
+    sendStatus(agent, session, false, message);
+  };
   jvmtiEnv* jvmti = agent.jvmti();
   if (!capabilityAdded_) {
     jvmtiCapabilities wanted{};
     wanted.can_generate_sampled_object_alloc_events = 1;
     if (jvmti->AddCapabilities(&wanted) != JVMTI_ERROR_NONE) {
-      return sendStatus(agent, false, "this JVM cannot sample allocations (JVMTI can_generate_sampled_object_alloc_events)");
+      return refuse("this JVM cannot sample allocations (JVMTI can_generate_sampled_object_alloc_events)");
     }
     capabilityAdded_ = true;
   }
@@ -153,15 +163,15 @@ void AllocationSampler::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t
   windowStart_.store(monotonicNs(), std::memory_order_relaxed);
   windowSamples_.store(0, std::memory_order_relaxed);
   if (jvmti->SetHeapSamplingInterval(static_cast<jint>(interval)) != JVMTI_ERROR_NONE) {
-    return sendStatus(agent, false, "the JVM refused the heap sampling interval");
+    return refuse("the JVM refused the heap sampling interval");
   }
-  session_.fetch_add(1, std::memory_order_relaxed);
+  session_.store(session, std::memory_order_relaxed);
   active_.store(true, std::memory_order_release);
   if (jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, nullptr) != JVMTI_ERROR_NONE) {
     active_.store(false, std::memory_order_release);
-    return sendStatus(agent, false, "the JVM refused the SampledObjectAlloc event");
+    return refuse("the JVM refused the SampledObjectAlloc event");
   }
-  sendStatus(agent, true, nullptr);
+  sendStatus(agent, session, true, nullptr);
 }
 
 void AllocationSampler::stop(Agent& agent) {
@@ -185,7 +195,7 @@ void AllocationSampler::onSampledObject(Agent& agent, JNIEnv* jni, jclass klass,
   const uint64_t classId = allocatedClassId(agent, klass);
   // A class id beyond what a hook index holds is sent as 0: the loader names it "unknown".
   jfrbpf_method_traced(protocol::kHookAllocation | (classId <= protocol::kHookSlotMask ? static_cast<uint32_t>(classId) : 0),
-                       now, weight, 0, 0);
+                       now, weight, 0, 0, session_.load(std::memory_order_relaxed));
   followRate(agent, now);
 }
 

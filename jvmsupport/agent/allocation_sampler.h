@@ -30,9 +30,10 @@ class AllocationSampler {
 
   // Agent thread, once the VMStructs are read: where the allocation counters are.
   void init(const VmStructs& vm);
-  // Agent thread: a StartAllocations command; answers with an AllocationStatus record.
-  void start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command);
-  // Agent thread, at the end of a session: no more samples.
+  // Agent thread: session `session`'s StartAllocations command; answers it with an AllocationStatus record.
+  // One session samples at a time: another's request is refused, saying so.
+  void start(Agent& agent, JNIEnv* jni, uint32_t session, std::span<const uint8_t> command);
+  // Agent thread, at the end of the holder's session: no more samples.
   void stop(Agent& agent);
   // SampledObjectAlloc, on the allocating thread.
   void onSampledObject(Agent& agent, JNIEnv* jni, jclass klass, jlong size);
@@ -48,7 +49,7 @@ class AllocationSampler {
   uint64_t baselineOf(uintptr_t javaThread) const;
   void recordBaselines(Agent& agent, JNIEnv* jni);
   void followRate(Agent& agent, uint64_t now);
-  void sendStatus(Agent& agent, bool started, const char* message);
+  void sendStatus(Agent& agent, uint32_t session, bool started, const char* message);
 
   // Layout (init): JNIEnv* -> JavaThread*, and the counters in it.
   bool counters_ = false;
@@ -58,7 +59,7 @@ class AllocationSampler {
   uintptr_t envOffset_ = 0;        // JavaThread::_jni_environment, measured on the agent thread
 
   std::atomic<bool> active_{false};
-  std::atomic<uint32_t> session_{0};  // sampling periods, told apart per thread
+  std::atomic<uint32_t> session_{0};  // the holder's session: sampling periods, told apart per thread
   uint32_t samplesPerSecond_ = 0;     // 0: a fixed interval
   uint64_t askedInterval_ = 0;
   std::atomic<uint64_t> interval_{0};

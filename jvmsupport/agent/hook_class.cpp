@@ -95,14 +95,14 @@ bool HookClass::bind(jvmtiEnv* jvmti, JNIEnv* jni, jclass local, WaitedNative wa
   return ok;
 }
 
-int32_t HookClass::arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs,
+int32_t HookClass::arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint32_t session, uint64_t traceThresholdNs,
                        int64_t virtualWaitIntervalNs) {
   static std::atomic<int32_t> recordings{0};  // per JVM: the agent library is loaded once
   const int32_t recording = recordings.fetch_add(1, std::memory_order_relaxed) + 1;
   const auto address = [](const void* p) { return static_cast<jlong>(reinterpret_cast<uintptr_t>(p)); };
   const jlong threshold = static_cast<jlong>(
       std::min<uint64_t>(traceThresholdNs, static_cast<uint64_t>(std::numeric_limits<jlong>::max())));
-  setTraceCounterTable(table);
+  setTraceCounterTable(table, session);
   setStatic(jni, klass_, "rows", address(protocol::timingRows(table)));
   setStatic(jni, klass_, "stripeBytes", static_cast<jlong>(table->slotCount * sizeof(protocol::TimingRow)));
   setStatic(jni, klass_, "badSlotCounter", address(&table->counters.badSlot));

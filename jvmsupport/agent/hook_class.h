@@ -31,11 +31,12 @@ class HookClass {
   // (`waited` to `waitedNative`). False with a one-line reason in `error` (on JDK 8, which it does not support).
   bool install(jvmtiEnv* jvmti, JNIEnv* jni, WaitedNative waitedNative, const char*& error);
   // Agent thread, before instrumenting for a recording: where invocations count, and from which duration on
-  // a traced one goes to the trace stub. Returns the recording's number, new in this JVM, which its
+  // a traced one goes to the trace stub (for agent session `session`). Returns the recording's number, new
+  // in this JVM, which its
   // instrumentation passes to exit(): methods instrumented for another recording (sessions included)
   // count nowhere from then on. `virtualWaitIntervalNs` is how the waits of virtual threads are picked
   // (protocol/virtual_thread_records.h); negative: they are not reported.
-  int32_t arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint64_t traceThresholdNs,
+  int32_t arm(JNIEnv* jni, protocol::TimingTableHeader* table, uint32_t session, uint64_t traceThresholdNs,
               int64_t virtualWaitIntervalNs);
   // Agent thread, when a recording's methods are restored: nothing counts any more.
   void disarm(JNIEnv* jni);

@@ -24,10 +24,12 @@ namespace jfrbpf::agent {
 namespace {
 
 std::atomic<protocol::TimingTableHeader*> traceCounterTable{nullptr};
+std::atomic<uint32_t> traceSession{0};
 
 }  // namespace
 
-void setTraceCounterTable(protocol::TimingTableHeader* table) {
+void setTraceCounterTable(protocol::TimingTableHeader* table, uint32_t session) {
+  traceSession.store(session, std::memory_order_relaxed);
   traceCounterTable.store(table, std::memory_order_release);
 }
 
@@ -38,5 +40,5 @@ extern "C" void jfrbpf_java_method_traced(JNIEnv*, jclass, jint hookIndex, jlong
     std::atomic_ref<uint64_t>(table->counters.tracesCalled).fetch_add(1, std::memory_order_relaxed);
   }
   jfrbpf_method_traced(static_cast<uint32_t>(hookIndex), static_cast<uint64_t>(startNs), static_cast<uint64_t>(durationNs),
-                       0, 0);
+                       0, 0, jfrbpf::agent::traceSession.load(std::memory_order_relaxed));
 }

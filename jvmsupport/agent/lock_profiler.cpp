@@ -133,49 +133,57 @@ void LockProfiler::park(JNIEnv* jni, jobject unsafe, jboolean isAbsolute, jlong 
     const uint32_t flags = protocol::kHookLock | protocol::kHookLockPark |
                            (isAbsolute && time != 0 ? protocol::kHookLockUntil : 0);
     jfrbpf_method_traced(flags | classSlot(*agent_, jni, blocker), start, duration, static_cast<uint64_t>(time),
-                         objectAddress(blocker));
+                         objectAddress(blocker), session);
   }
   if (blocker != nullptr) jni->DeleteLocalRef(blocker);
   if (self != nullptr) jni->DeleteLocalRef(self);
 }
 
-void LockProfiler::sendStatus(Agent& agent, bool started, const char* message) {
+void LockProfiler::sendStatus(Agent& agent, uint32_t session, bool started, const char* message) {
   protocol::LockStatus status;
   status.time = monotonicNs();
   status.parks = originalPark_ != nullptr ? 1 : 0;
   status.state = static_cast<uint32_t>(started ? protocol::LockState::kStarted : protocol::LockState::kUnavailable);
   status.message = message != nullptr ? message : "";
-  emitRecord(agent, protocol::RecordType::kLockStatus, status);
+  emitRecordTo(agent, session, protocol::RecordType::kLockStatus, status);
 }
 
 void LockProfiler::setEvents(Agent& agent, jvmtiEventMode mode) {
   for (jvmtiEvent event : kEvents) agent.jvmti()->SetEventNotificationMode(mode, event, nullptr);
 }
 
-void LockProfiler::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command) {
+void LockProfiler::start(Agent& agent, JNIEnv* jni, uint32_t session, std::span<const uint8_t> command) {
   protocol::StartLocks request;
-  if (!protocol::decode(command, request)) return sendStatus(agent, false, "malformed StartLocks command");
-  if (active_.load(std::memory_order_acquire)) return sendStatus(agent, false, "locks are profiled already");
+  if (!protocol::decode(command, request)) return sendStatus(agent, session, false, "malformed StartLocks command");
+  char heldElsewhere[kHeldMessageSize];
+  const uint32_t holder = agent.claim(Feature::kLocks, session);
+  if (holder != session) return sendStatus(agent, session, false, describeHolder(heldElsewhere, "profiles its locks", holder));
+  if (active_.load(std::memory_order_acquire)) return sendStatus(agent, session, false, "locks are profiled already");
+  // Whatever fails from here leaves the feature free for another session.
+  auto refuse = [&](const char* message) {
+    agent.release(Feature::kLocks);
+    sendStatus(agent, session, false, message);
+  };
   if (!capabilityAdded_) {
     jvmtiCapabilities wanted{};
     wanted.can_generate_monitor_events = 1;
     if (agent.jvmti()->AddCapabilities(&wanted) != JVMTI_ERROR_NONE) {
-      return sendStatus(agent, false, "this JVM cannot report monitor waits (JVMTI can_generate_monitor_events)");
+      return refuse("this JVM cannot report monitor waits (JVMTI can_generate_monitor_events)");
     }
     capabilityAdded_ = true;
   }
   const char* parksMissing = bindPark(agent, jni);
   thresholdNs_.store(request.thresholdNs, std::memory_order_relaxed);
-  session_.fetch_add(1, std::memory_order_relaxed);
+  session_.store(session, std::memory_order_relaxed);
   active_.store(true, std::memory_order_release);
   for (jvmtiEvent event : kEvents) {
     if (agent.jvmti()->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr) != JVMTI_ERROR_NONE) {
       active_.store(false, std::memory_order_release);
       setEvents(agent, JVMTI_DISABLE);
-      return sendStatus(agent, false, "the JVM refused its monitor events");
+      return refuse("the JVM refused its monitor events");
     }
   }
-  sendStatus(agent, true, parksMissing);
+  sendStatus(agent, session, true, parksMissing);
 }
 
 void LockProfiler::stop(Agent& agent) {
@@ -203,7 +211,8 @@ void LockProfiler::onContendedEntered(Agent& agent, JNIEnv* jni, jobject object)
   if (session != session_.load(std::memory_order_relaxed) || now < start) return;
   const uint64_t duration = now - start;
   if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
-  jfrbpf_method_traced(protocol::kHookLock | classSlot(agent, jni, object), start, duration, 0, objectAddress(object));
+  jfrbpf_method_traced(protocol::kHookLock | classSlot(agent, jni, object), start, duration, 0, objectAddress(object),
+                       session);
 }
 
 void LockProfiler::onWait(Agent& agent, jlong timeoutMs) {
@@ -230,7 +239,7 @@ void LockProfiler::onWaited(Agent& agent, JNIEnv* jni, jobject object, jboolean 
   if (duration < thresholdNs_.load(std::memory_order_relaxed)) return;
   const uint32_t flags = protocol::kHookLock | protocol::kHookLockWait | (timedOut ? protocol::kHookLockTimedOut : 0);
   jfrbpf_method_traced(flags | classSlot(agent, jni, object), start, duration, static_cast<uint64_t>(timeoutMs),
-                       objectAddress(object));
+                       objectAddress(object), session);
 }
 
 }  // namespace jfrbpf::agent

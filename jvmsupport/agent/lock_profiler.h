@@ -23,8 +23,9 @@ class LockProfiler {
  public:
   // Agent thread, once the VMStructs are read: where a native method's function is.
   void init(const VmStructs& vm);
-  // Agent thread: a StartLocks command; answers with a LockStatus record.
-  void start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command);
+  // Agent thread: session `session`'s StartLocks command; answers it with a LockStatus record. One session
+  // profiles locks at a time: another's request is refused, saying so.
+  void start(Agent& agent, JNIEnv* jni, uint32_t session, std::span<const uint8_t> command);
   // Agent thread, at the end of a session: no more events.
   void stop(Agent& agent);
 
@@ -40,12 +41,12 @@ class LockProfiler {
   using ParkFunction = void(JNICALL*)(JNIEnv*, jobject, jboolean, jlong);
 
   void setEvents(Agent& agent, jvmtiEventMode mode);
-  void sendStatus(Agent& agent, bool started, const char* message);
+  void sendStatus(Agent& agent, uint32_t session, bool started, const char* message);
   // Binds Unsafe.park to the agent's function, once per JVM; nullptr, or why it cannot.
   const char* bindPark(Agent& agent, JNIEnv* jni);
 
   std::atomic<bool> active_{false};
-  std::atomic<uint32_t> session_{0};  // a wait begun in an earlier session is not reported in this one
+  std::atomic<uint32_t> session_{0};  // the holder's: a wait begun in an earlier session is not reported in this one
   std::atomic<uint64_t> thresholdNs_{0};
   bool capabilityAdded_ = false;
   uint64_t methodSize_ = 0;  // sizeof(Method): a native method's function pointer follows it

@@ -106,7 +106,7 @@ bool MethodTimer::addCapabilities(jvmtiEnv* jvmti, const char*& error) {
   return true;
 }
 
-void MethodTimer::sendStatus(Agent& agent, protocol::TimingState state, const char* message) {
+void MethodTimer::sendStatus(Agent& agent, uint32_t session, protocol::TimingState state, const char* message) {
   protocol::TimingStatus status;
   status.time = monotonicNs();
   status.state = static_cast<uint32_t>(state);
@@ -119,7 +119,7 @@ void MethodTimer::sendStatus(Agent& agent, protocol::TimingState state, const ch
     status.tableBytes = table_.mappedBytes();
   }
   status.message = message != nullptr ? message : "";
-  emitRecord(agent, protocol::RecordType::kTimingStatus, status);
+  emitRecordTo(agent, session, protocol::RecordType::kTimingStatus, status);
 }
 
 void MethodTimer::skipped(Agent& agent, std::string_view className, std::string_view methodName,
@@ -131,42 +131,55 @@ void MethodTimer::skipped(Agent& agent, std::string_view className, std::string_
   record.methodName = methodName;
   record.descriptor = descriptor;
   record.reason = reason;
-  emitRecord(agent, protocol::RecordType::kTimingSkipped, record);
+  emitRecordTo(agent, session_, protocol::RecordType::kTimingSkipped, record);
 }
 
-void MethodTimer::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command) {
+void MethodTimer::start(Agent& agent, JNIEnv* jni, uint32_t session, std::span<const uint8_t> command) {
   protocol::StartTiming request;
   if (!protocol::decode(command, request)) {
-    sendStatus(agent, protocol::TimingState::kUnavailable, "malformed StartTiming command");
+    sendStatus(agent, session, protocol::TimingState::kUnavailable, "malformed StartTiming command");
+    return;
+  }
+  char heldElsewhere[kHeldMessageSize];
+  const uint32_t holder = agent.claim(Feature::kMethodTiming, session);
+  if (holder != session) {
+    sendStatus(agent, session, protocol::TimingState::kUnavailable,
+               describeHolder(heldElsewhere, "instruments its methods", holder));
     return;
   }
   if (state_.load(std::memory_order_acquire) != kIdle || inFlight_.load(std::memory_order_acquire) != 0) {
-    sendStatus(agent, protocol::TimingState::kUnavailable, "method timing is already running in this session");
+    sendStatus(agent, session, protocol::TimingState::kUnavailable, "method timing is already running in this session");
     return;
   }
+  // Whatever fails from here leaves method timing free for another session.
+  auto refuse = [&](const char* message) {
+    agent.release(Feature::kMethodTiming);
+    sendStatus(agent, session, protocol::TimingState::kUnavailable, message);
+  };
   filter::FilterParseResult timing = filter::parseFilter(request.timingFilter);
   filter::FilterParseResult trace = filter::parseFilter(request.traceFilter);
   if (timing.error || trace.error) {
-    sendStatus(agent, protocol::TimingState::kUnavailable, "the agent could not parse the method filters");
+    refuse("the agent could not parse the method filters");
     return;
   }
   uint32_t limit = request.slotLimit;
   if (limit > protocol::kHookSlotMask + 1) limit = protocol::kHookSlotMask + 1;
   if (request.slotBase >= limit) {
-    sendStatus(agent, protocol::TimingState::kUnavailable, "no method slots were assigned to this JVM");
+    refuse("no method slots were assigned to this JVM");
     return;
   }
   const char* error = nullptr;
   protocol::TimingTableHeader* table = nullptr;
   if (!addCapabilities(agent.jvmti(), error) || !hookClass_.install(agent.jvmti(), jni, &virtualThreadWaited, error) ||
       (table = table_.prepare(request.slotBase, limit - request.slotBase, error)) == nullptr) {
-    sendStatus(agent, protocol::TimingState::kUnavailable, error);
+    refuse(error);
     return;
   }
   const auto waitInterval = static_cast<int64_t>(std::min<uint64_t>(request.virtualWaitIntervalNs, INT64_MAX));
   virtualThreadWaits_ = request.virtualWaitIntervalNs != protocol::kNoVirtualThreadWaits &&
                         agent.virtualThreadWaits().prepare(jni, waitInterval);
-  recording_ = hookClass_.arm(jni, table, request.traceThresholdNs, virtualThreadWaits_ ? waitInterval : -1);
+  session_ = session;
+  recording_ = hookClass_.arm(jni, table, session, request.traceThresholdNs, virtualThreadWaits_ ? waitInterval : -1);
 
   timing_ = std::move(timing.filter);
   trace_ = std::move(trace.filter);
@@ -184,7 +197,7 @@ void MethodTimer::start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> comm
     agent.jvmti()->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, nullptr);
     instrumentLoadedClasses(agent, jni);
   }
-  sendStatus(agent, protocol::TimingState::kApplied, nullptr);
+  sendStatus(agent, session, protocol::TimingState::kApplied, nullptr);
 }
 
 bool MethodTimer::constantPoolMentions(jvmtiEnv* jvmti, jclass klass, const filter::Filter& filter) {
@@ -245,14 +258,14 @@ bool MethodTimer::wasInstrumented(std::string_view className) {
   return found;
 }
 
-void MethodTimer::retransform(Agent& agent, jclass* classes, jint count, bool report) {
+void MethodTimer::retransform(Agent& agent, jclass* classes, jint count, bool instrumenting, bool reportClasses) {
   jvmtiEnv* jvmti = agent.jvmti();
   for (jint i = 0; i < count; ++i) previousVersions_.remember(jvmti, agent.layout(), classes[i]);
   bool batchDone = jvmti->RetransformClasses(count, classes) == JVMTI_ERROR_NONE;
   for (jint i = 0; i < count; ++i) {
     jvmtiError error = JVMTI_ERROR_NONE;
     if (!batchDone && (error = jvmti->RetransformClasses(1, &classes[i])) != JVMTI_ERROR_NONE) {
-      if (!report) continue;  // restoring: a class that refuses keeps whatever it has
+      if (!instrumenting) continue;  // restoring: a class that refuses keeps whatever it has
       ++classesFailed_;
       std::string name = internalClassName(jvmti, classes[i]);
       char reason[96];
@@ -261,7 +274,7 @@ void MethodTimer::retransform(Agent& agent, jclass* classes, jint count, bool re
       skipped(agent, name, {}, {}, reason);
       continue;
     }
-    if (report) {
+    if (reportClasses) {
       std::string name = internalClassName(jvmti, classes[i]);
       uint32_t methods = 0;
       if (!name.empty() && wasInstrumented(name)) reportClass(agent, classes[i], 0, methods);
@@ -277,7 +290,7 @@ void MethodTimer::instrumentLoadedClasses(Agent& agent, JNIEnv* jni) {
   std::vector<jclass> batch;
   batch.reserve(kRetransformBatch);
   auto flush = [&] {
-    if (!batch.empty()) retransform(agent, batch.data(), static_cast<jint>(batch.size()), true);
+    if (!batch.empty()) retransform(agent, batch.data(), static_cast<jint>(batch.size()), true, true);
     for (jclass klass : batch) jni->DeleteLocalRef(klass);
     batch.clear();
   };
@@ -372,7 +385,7 @@ void MethodTimer::onClassFileLoad(Agent& agent, jclass beingRedefined, const cha
     record.className = m.className;
     record.methodName = m.methodName;
     record.descriptor = m.descriptor;
-    emitRecord(agent, protocol::RecordType::kTimedMethod, record);
+    emitRecordTo(agent, session_, protocol::RecordType::kTimedMethod, record);
   }
   if (timedOrTraced > 0) classesInstrumented_.fetch_add(1, std::memory_order_relaxed);
   methodsInstrumented_.fetch_add(timedOrTraced, std::memory_order_relaxed);
@@ -391,7 +404,7 @@ void MethodTimer::onClassPrepare(Agent& agent, JNIEnv* jni, jclass klass) {
   if (awaited) hookClass_.grantReads(agent.jvmti(), jni, klass);
 }
 
-void MethodTimer::stop(Agent& agent, JNIEnv* jni) {
+void MethodTimer::stop(Agent& agent, JNIEnv* jni, bool othersRecord) {
   if (state_.load(std::memory_order_acquire) == kIdle) return;
   state_.store(kRestoring, std::memory_order_release);
   jvmtiEnv* jvmti = agent.jvmti();
@@ -405,7 +418,7 @@ void MethodTimer::stop(Agent& agent, JNIEnv* jni) {
       if (!name.empty() && wasInstrumented(name)) {
         batch.push_back(klass);
         if (batch.size() == static_cast<size_t>(kRetransformBatch)) {
-          retransform(agent, batch.data(), static_cast<jint>(batch.size()), false);
+          retransform(agent, batch.data(), static_cast<jint>(batch.size()), false, othersRecord);
           for (jclass done : batch) jni->DeleteLocalRef(done);
           batch.clear();
         }
@@ -413,7 +426,7 @@ void MethodTimer::stop(Agent& agent, JNIEnv* jni) {
         jni->DeleteLocalRef(klass);
       }
     }
-    if (!batch.empty()) retransform(agent, batch.data(), static_cast<jint>(batch.size()), false);
+    if (!batch.empty()) retransform(agent, batch.data(), static_cast<jint>(batch.size()), false, othersRecord);
     for (jclass done : batch) jni->DeleteLocalRef(done);
   }
   jvmti->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, nullptr);

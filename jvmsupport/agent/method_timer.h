@@ -44,11 +44,13 @@ class MethodTimer {
   MethodTimer(const MethodTimer&) = delete;
   MethodTimer& operator=(const MethodTimer&) = delete;
 
-  // Agent thread: a StartTiming command. Instruments the loaded classes and sends TimingStatus (kApplied,
-  // or kUnavailable with the reason). A second command in the same session is refused the same way.
-  void start(Agent& agent, JNIEnv* jni, std::span<const uint8_t> command);
-  // Agent thread, at the end of a session (not at VM death): removes all instrumentation. No-op if idle.
-  void stop(Agent& agent, JNIEnv* jni);
+  // Agent thread: session `session`'s StartTiming command. Instruments the loaded classes and sends it
+  // TimingStatus (kApplied, or kUnavailable with the reason). One session times methods at a time: a second
+  // command, from it or another session, is refused the same way.
+  void start(Agent& agent, JNIEnv* jni, uint32_t session, std::span<const uint8_t> command);
+  // Agent thread, at the end of the holder's session (not at VM death): removes all instrumentation. With
+  // `othersRecord`, the classes restored are reported anew, for the sessions that go on. No-op if idle.
+  void stop(Agent& agent, JNIEnv* jni, bool othersRecord);
 
   // ClassFileLoadHook (any thread; also on the agent thread inside RetransformClasses).
   void onClassFileLoad(Agent& agent, jclass beingRedefined, const char* name, jint length, const unsigned char* data,
@@ -73,7 +75,7 @@ class MethodTimer {
   };
 
   bool addCapabilities(jvmtiEnv* jvmti, const char*& error);
-  void sendStatus(Agent& agent, protocol::TimingState state, const char* message);
+  void sendStatus(Agent& agent, uint32_t session, protocol::TimingState state, const char* message);
   void skipped(Agent& agent, std::string_view className, std::string_view methodName, std::string_view descriptor,
                std::string_view reason);
   // Whether a loaded class may have a method the filters select, judged from JVMTI alone.
@@ -81,8 +83,9 @@ class MethodTimer {
   bool constantPoolMentions(jvmtiEnv* jvmti, jclass klass, const filter::Filter& filter);
   void instrumentLoadedClasses(Agent& agent, JNIEnv* jni);
   // Retransforms `classes` in one call, or one by one when the batch fails (one refused class must not
-  // keep the others unchanged). With `report`, changed classes are reported anew (new Method* and code).
-  void retransform(Agent& agent, jclass* classes, jint count, bool report);
+  // keep the others unchanged). When instrumenting, refusals are reported as skipped; with `reportClasses`,
+  // changed classes are reported anew (new Method* and code) to every session.
+  void retransform(Agent& agent, jclass* classes, jint count, bool instrumenting, bool reportClasses);
   bool wasInstrumented(std::string_view className);
   // Whether a class may have a method to instrument, by its name alone.
   bool mayInstrument(std::string_view className) const;
@@ -103,6 +106,7 @@ class MethodTimer {
   std::atomic<uint32_t> nextSlot_{0};
   uint32_t slotLimit_ = 0;
   int32_t recording_ = 0;  // the hook class's number for this session's instrumentation
+  uint32_t session_ = 0;   // the agent session holding it: its records go there alone
 
   std::atomic<uint32_t> classesInstrumented_{0};
   std::atomic<uint32_t> methodsInstrumented_{0};

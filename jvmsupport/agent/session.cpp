@@ -1,7 +1,7 @@
-// The agent thread: waits for a channel, runs one session at a time (hello, VM tables, replay, streaming,
-// periodic thread-name polling, loss reports and bounded resyncs, the loader's commands such as method
-// timing, whose instrumentation it removes when the session ends), and sleeps without a timeout between
-// sessions.
+// The agent thread: opens each session handed over (hello, VM tables, a replay for it alone), then serves
+// every open session at once (streaming, periodic thread-name polling, loss reports and bounded resyncs, the
+// loader's commands such as method timing, whose instrumentation it removes when its holder's session ends),
+// and sleeps without a timeout while no session is open.
 #include <errno.h>
 #include <poll.h>
 #include <sys/syscall.h>
@@ -60,96 +60,130 @@ void Agent::runAgentThread(JNIEnv* jni) {
 
   for (;;) {
     if (vmDying_.load(std::memory_order_acquire)) {
-      markSessionClosed();
-      return;  // no JNI or JVMTI calls from here on: the JVM is going away
+      // No JNI or JVMTI calls from here on: the JVM is going away.
+      for (LoaderSession& session : sessions_) {
+        if (session.fd >= 0) closeSession(jni, session, !session.broken, protocol::GoodbyeReason::kVmDeath);
+      }
+      return;
     }
-    int fd = -1;
-    AgentOptions options;
-    if (takePending(fd, options)) {
-      runSession(jni, fd, options);
+    openPending(jni);
+    if (countOpen() == 0) {
+      pollfd p{wakeFd_, POLLIN, 0};
+      poll(&p, 1, -1);
+      drainEventFd(wakeFd_);
       continue;
     }
-    pollfd p{wakeFd_, POLLIN, 0};
-    poll(&p, 1, -1);
-    drainEventFd(wakeFd_);
+    serveOpenSessions(jni);
   }
 }
 
-void Agent::runSession(JNIEnv* jni, int fd, const AgentOptions& options) {
-  channelFd_ = fd;
-  channelBroken_ = false;
-  ++sessionNumber_;
-  lostReported_ = 0;
-  resyncWanted_ = false;
-  resyncs_ = 0;
-  lastResyncNs_ = 0;
-  lastPeriodicNs_ = monotonicNs();
-
-  if (ring_.init(options.bufferBytes)) {
-    sendHello(options);
-    sessionActive_.store(true, std::memory_order_release);
-    setEventsEnabled(true);
-    sendVmTables();
-    replay(jni, protocol::ReplayReason::kInitial);
-  } else {
-    channelBroken_ = true;
-  }
-
-  bool goodbye = false;
-  protocol::GoodbyeReason reason = protocol::GoodbyeReason::kAgentError;
-  while (!channelBroken_) {
-    flushNonBlocking();
-    if (vmDying_.load(std::memory_order_acquire)) {
-      goodbye = true;
-      reason = protocol::GoodbyeReason::kVmDeath;
-      break;
-    }
-    pthread_mutex_lock(&handoffLock_);
-    bool replaced = pendingFd_ >= 0;
-    pthread_mutex_unlock(&handoffLock_);
-    if (replaced) {
-      goodbye = true;
-      reason = protocol::GoodbyeReason::kReplaced;
-      break;
-    }
-    periodicWork(jni);
-    short wantOut = ring_.used() > 0 ? POLLOUT : 0;
-    pollfd fds[2] = {{fd, static_cast<short>(POLLIN | wantOut), 0}, {wakeFd_, POLLIN, 0}};
-    if (poll(fds, 2, kPeriodMs) < 0) continue;
-    if (fds[1].revents != 0) drainEventFd(wakeFd_);
-    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !receiveCommands(jni)) channelBroken_ = true;
-  }
-
-  sessionActive_.store(false, std::memory_order_release);
-  if (!vmDying_.load(std::memory_order_acquire)) {
-    methodTimer_.stop(*this, jni);  // before events go off: classes loading meanwhile stay as they are
-    allocationSampler_.stop(*this);
-    lockProfiler_.stop(*this);
-    setEventsEnabled(false);
-  }
-  if (goodbye && !channelBroken_) {
-    emitGoodbye(reason);
-    flushBlocking(kGoodbyeFlushTimeoutMs);
-  }
-  close(fd);
-  channelFd_ = -1;
-  ring_.release();
-  namePoller_.reset();
-  commands_.reset();
-  markSessionClosed();
+size_t Agent::countOpen() const {
+  size_t open = 0;
+  for (const LoaderSession& session : sessions_) open += session.fd >= 0 ? 1 : 0;
+  return open;
 }
 
-bool Agent::receiveCommands(JNIEnv* jni) {
-  CommandReader::Status status = commands_.receive(channelFd_);
+void Agent::openSession(JNIEnv* jni, LoaderSession& session) {
+  session.broken = false;
+  session.lostReported = 0;
+  session.resyncWanted = false;
+  session.resyncs = 0;
+  session.lastResyncNs = 0;
+  session.lastPeriodicNs = monotonicNs();
+  const uint32_t number = nextSessionNumber_.fetch_add(1, std::memory_order_relaxed);
+  if (!session.ring.init(session.options.bufferBytes)) {
+    closeSession(jni, session, false, protocol::GoodbyeReason::kAgentError);
+    return;
+  }
+  sendHello(session, number);
+  const bool first = openSessions_.fetch_add(1, std::memory_order_acq_rel) == 0;
+  session.number.store(number, std::memory_order_release);
+  if (first) setEventsEnabled(true);
+  servedAlone_ = &session;
+  sendVmTables();
+  replay(jni, session, protocol::ReplayReason::kInitial);
+  servedAlone_ = nullptr;
+}
+
+void Agent::serveOpenSessions(JNIEnv* jni) {
+  pollfd fds[kMaxSessions + 1];
+  LoaderSession* polled[kMaxSessions];
+  nfds_t count = 0;
+  for (LoaderSession& session : sessions_) {
+    if (session.fd < 0) continue;
+    if (!session.broken) {
+      flushNonBlocking(session);
+      servedAlone_ = &session;
+      periodicWork(jni, session);
+      servedAlone_ = nullptr;
+    }
+    if (session.broken) {
+      closeSession(jni, session, false, protocol::GoodbyeReason::kAgentError);
+      continue;
+    }
+    const short wantOut = session.ring.used() > 0 ? POLLOUT : 0;
+    polled[count] = &session;
+    fds[count++] = {session.fd, static_cast<short>(POLLIN | wantOut), 0};
+  }
+  fds[count] = {wakeFd_, POLLIN, 0};
+  if (poll(fds, count + 1, kPeriodMs) < 0) return;
+  if (fds[count].revents != 0) drainEventFd(wakeFd_);
+  for (nfds_t i = 0; i < count; ++i) {
+    LoaderSession& session = *polled[i];
+    if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) != 0 && !receiveCommands(jni, session)) session.broken = true;
+    if (session.broken) closeSession(jni, session, false, protocol::GoodbyeReason::kAgentError);
+  }
+}
+
+void Agent::closeSession(JNIEnv* jni, LoaderSession& session, bool goodbye, protocol::GoodbyeReason reason) {
+  const uint32_t number = session.number.load(std::memory_order_acquire);
+  if (number != 0 && !vmDying_.load(std::memory_order_acquire)) {
+    // Only what this session holds, before events go off: classes loading meanwhile stay as they are, and
+    // the other sessions keep what they asked for.
+    if (holder(Feature::kMethodTiming) == number) {
+      methodTimer_.stop(*this, jni, otherSessions(number) > 0);
+      release(Feature::kMethodTiming);
+    }
+    if (holder(Feature::kAllocations) == number) {
+      allocationSampler_.stop(*this);
+      release(Feature::kAllocations);
+    }
+    if (holder(Feature::kLocks) == number) {
+      lockProfiler_.stop(*this);
+      release(Feature::kLocks);
+    }
+  }
+  if (goodbye && !session.broken) {
+    emitGoodbye(session, reason);
+    flushBlocking(session, kGoodbyeFlushTimeoutMs);
+  }
+  if (number != 0) {
+    session.number.store(0, std::memory_order_release);
+    if (openSessions_.fetch_sub(1, std::memory_order_acq_rel) == 1 && !vmDying_.load(std::memory_order_acquire)) {
+      setEventsEnabled(false);
+    }
+  }
+  close(session.fd);
+  session.fd = -1;
+  session.ring.release();
+  session.namePoller.reset();
+  session.commands.reset();
+  markSessionClosed(session.launched);
+  session.launched = false;
+}
+
+bool Agent::receiveCommands(JNIEnv* jni, LoaderSession& session) {
+  CommandReader::Status status = session.commands.receive(session.fd);
   protocol::CommandType type{};
   std::span<const uint8_t> payload;
-  while (status == CommandReader::Status::kOpen && commands_.next(type, payload)) {
+  const uint32_t number = session.number.load(std::memory_order_relaxed);
+  while (status == CommandReader::Status::kOpen && session.commands.next(type, payload)) {
     // Unknown commands come from a newer loader: nothing this agent can do for them.
-    if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, payload);
-    if (type == protocol::CommandType::kStartAllocations) allocationSampler_.start(*this, jni, payload);
-    if (type == protocol::CommandType::kStartLocks) lockProfiler_.start(*this, jni, payload);
-    if (type == protocol::CommandType::kResume) releaseLaunchHold();
-    if (type == protocol::CommandType::kReadIterator) readIterator(commands_.takeFd());
+    if (type == protocol::CommandType::kStartTiming) methodTimer_.start(*this, jni, number, payload);
+    if (type == protocol::CommandType::kStartAllocations) allocationSampler_.start(*this, jni, number, payload);
+    if (type == protocol::CommandType::kStartLocks) lockProfiler_.start(*this, jni, number, payload);
+    if (type == protocol::CommandType::kResume && session.launched) releaseLaunchHold();
+    if (type == protocol::CommandType::kReadIterator) readIterator(session.commands.takeFd());
   }
   return status == CommandReader::Status::kOpen;
 }
@@ -167,14 +201,14 @@ void Agent::readIterator(int fd) {
   close(fd);
 }
 
-void Agent::sendHello(const AgentOptions& options) {
+void Agent::sendHello(LoaderSession& session, uint32_t number) {
   JvmtiString vmName(jvmti_), vmVersion(jvmti_);
   protocol::Hello hello;
-  hello.token = options.token;
+  hello.token = session.options.token;
   hello.pid = static_cast<uint32_t>(getpid());
-  hello.sessionNumber = sessionNumber_;
+  hello.sessionNumber = number;
   hello.jvmtiVersion = jvmtiVersion_;
-  hello.flags = (launched_ ? protocol::kHelloLaunched : 0) |
+  hello.flags = (session.launched ? protocol::kHelloLaunched : 0) |
                 (layout_.methodPointersEnabled() ? protocol::kHelloMethodPointers : 0) |
                 (layout_.threadTidsEnabled() ? protocol::kHelloThreadTids : 0) |
                 (codeCache_.enabled() ? protocol::kHelloCodeBlobInfo : 0) | protocol::kHelloMethodHooks |
@@ -199,7 +233,7 @@ void Agent::sendHello(const AgentOptions& options) {
   record.begin(protocol::RecordType::kHello);
   Writer w(record);
   protocol::encode(w, hello);
-  if (record.finish()) ring_.resetWith(preamble, sizeof preamble, record.data(), record.size());
+  if (record.finish()) session.ring.resetWith(preamble, sizeof preamble, record.data(), record.size());
 }
 
 void Agent::sendVmTables() {
@@ -237,14 +271,14 @@ void Agent::sendVmTables() {
              protocol::HookSites{traceHookSite(), kHookClassName});
 }
 
-void Agent::replay(JNIEnv* jni, protocol::ReplayReason reason) {
+void Agent::replay(JNIEnv* jni, LoaderSession& session, protocol::ReplayReason reason) {
   replaying_ = true;
   replayedCompiled_ = 0;
   replayedCode_ = 0;
   emitRecord(*this, protocol::RecordType::kReplayBegin, protocol::ReplayBegin{static_cast<uint32_t>(reason), monotonicNs()});
   protocol::ReplayEnd end;
   end.reason = static_cast<uint32_t>(reason);
-  end.threads = namePoller_.replay(*this, jni);
+  end.threads = session.namePoller.replay(*this, jni);
   replayClasses(*this, jni, end.classes, end.methods);
   // Both post their events on this thread, before returning.
   jvmti_->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
@@ -254,73 +288,73 @@ void Agent::replay(JNIEnv* jni, protocol::ReplayReason reason) {
   end.time = monotonicNs();
   emitRecord(*this, protocol::RecordType::kReplayEnd, end);
   replaying_ = false;
-  lastResyncNs_ = end.time;
+  session.lastResyncNs = end.time;
 }
 
-void Agent::periodicWork(JNIEnv* jni) {
+void Agent::periodicWork(JNIEnv* jni, LoaderSession& session) {
   uint64_t now = monotonicNs();
-  if (now - lastPeriodicNs_ < kPeriodNs) return;
-  lastPeriodicNs_ = now;
-  namePoller_.poll(*this, jni);
+  if (now - session.lastPeriodicNs < kPeriodNs) return;
+  session.lastPeriodicNs = now;
+  session.namePoller.poll(*this, jni);
 
-  uint64_t lost = ring_.droppedRecords();
-  if (lost != lostReported_) {
-    emitRecord(*this, protocol::RecordType::kLostRecords, protocol::LostRecords{now, lost, ring_.droppedBytes()});
-    lostReported_ = lost;
-    resyncWanted_ = true;
+  uint64_t lost = session.ring.droppedRecords();
+  if (lost != session.lostReported) {
+    emitRecord(*this, protocol::RecordType::kLostRecords,
+               protocol::LostRecords{now, lost, session.ring.droppedBytes()});
+    session.lostReported = lost;
+    session.resyncWanted = true;
   }
-  if (resyncWanted_ && resyncs_ < kMaxResyncs && ring_.used() < ring_.capacity() / 4 &&
-      now - lastResyncNs_ >= kResyncSpacingNs) {
-    resyncWanted_ = false;
-    ++resyncs_;
-    replay(jni, protocol::ReplayReason::kResync);
+  if (session.resyncWanted && session.resyncs < kMaxResyncs && session.ring.used() < session.ring.capacity() / 4 &&
+      now - session.lastResyncNs >= kResyncSpacingNs) {
+    session.resyncWanted = false;
+    ++session.resyncs;
+    replay(jni, session, protocol::ReplayReason::kResync);
   }
 }
 
-void Agent::emitGoodbye(protocol::GoodbyeReason reason) {
+void Agent::emitGoodbye(LoaderSession& session, protocol::GoodbyeReason reason) {
   RecordBuffer buffer;
   buffer.begin(protocol::RecordType::kGoodbye);
   Writer w(buffer);
   protocol::encode(w, protocol::Goodbye{static_cast<uint32_t>(reason), monotonicNs()});
   bool ignored;
-  if (buffer.finish()) ring_.tryPush(buffer.data(), buffer.size(), ignored);
+  if (buffer.finish()) session.ring.tryPush(buffer.data(), buffer.size(), ignored);
 }
 
-void Agent::flushNonBlocking() {
-  while (!channelBroken_) {
+void Agent::flushNonBlocking(LoaderSession& session) {
+  while (!session.broken) {
     size_t available = 0;
-    const uint8_t* data = ring_.peek(available);
+    const uint8_t* data = session.ring.peek(available);
     if (available == 0) return;
     size_t sent = 0;
-    SendResult result = sendSome(channelFd_, data, available, sent);
+    SendResult result = sendSome(session.fd, data, available, sent);
     if (result == SendResult::kClosed) {
-      channelBroken_ = true;
+      session.broken = true;
       return;
     }
-    ring_.consume(sent);
+    session.ring.consume(sent);
     if (result == SendResult::kWouldBlock || sent < available) return;
   }
 }
 
-bool Agent::makeRoom() {
-  if (!channelBroken_ && flushBlocking(kReplayFlushTimeoutMs)) return true;
-  channelBroken_ = true;
-  sessionActive_.store(false, std::memory_order_release);
+bool Agent::makeRoom(LoaderSession& session) {
+  if (!session.broken && flushBlocking(session, kReplayFlushTimeoutMs)) return true;
+  session.broken = true;  // its records stop at once; the agent thread closes it
   return false;
 }
 
-bool Agent::flushBlocking(int timeoutMs) {
+bool Agent::flushBlocking(LoaderSession& session, int timeoutMs) {
   uint64_t deadline = monotonicNs() + static_cast<uint64_t>(timeoutMs) * 1000000u;
   for (;;) {
-    flushNonBlocking();
-    if (channelBroken_) return false;
-    if (ring_.used() == 0) return true;
+    flushNonBlocking(session);
+    if (session.broken) return false;
+    if (session.ring.used() == 0) return true;
     uint64_t now = monotonicNs();
     if (now >= deadline) return false;
     int waitMs = static_cast<int>((deadline - now) / 1000000u) + 1;
     // Commands read here wait in the reader for the session loop; a close ends the session.
-    if (!waitWritable(channelFd_, waitMs) && commands_.receive(channelFd_) != CommandReader::Status::kOpen) {
-      channelBroken_ = true;
+    if (!waitWritable(session.fd, waitMs) && session.commands.receive(session.fd) != CommandReader::Status::kOpen) {
+      session.broken = true;
     }
   }
 }

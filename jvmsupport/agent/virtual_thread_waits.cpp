@@ -114,7 +114,8 @@ void VirtualThreadWaits::waited(Agent& agent, JNIEnv* jni, jclass hooks, jlong t
     wait.frameCount = 0;
   }
   wait.frames = std::span<const uint8_t>(bytes, wait.frameCount * protocol::kWaitFrameSize);
-  emitRecord(agent, protocol::RecordType::kVirtualThreadWait, wait);
+  // For the session whose method timing hooked the waits.
+  emitRecordTo(agent, agent.holder(Feature::kMethodTiming), protocol::RecordType::kVirtualThreadWait, wait);
 }
 
 bool VirtualThreadWaits::takeStack(Agent& agent, protocol::VirtualThreadWait& wait, uint8_t* bytes) {

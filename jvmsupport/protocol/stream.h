@@ -20,7 +20,7 @@
 namespace jfrbpf::protocol {
 
 inline constexpr uint32_t kMagic = 0x4741424a;  // bytes "JBAG"
-inline constexpr uint16_t kVersion = 1;
+inline constexpr uint16_t kVersion = 2;
 inline constexpr size_t kPreambleSize = 8;
 inline constexpr size_t kRecordHeaderSize = 6;
 // No record is larger; the agent truncates inline tables to fit and marks the record.
@@ -47,6 +47,10 @@ inline constexpr int kAgentJvmtiUnavailable = 3;
 // The attach listener can serve a load before the JVM enters the live phase, when no JVMTI environment can
 // be created yet: the loader tries again shortly.
 inline constexpr int kAgentVmStarting = 4;
+// The agent serves kMaxAgentSessions loaders already.
+inline constexpr int kAgentBusy = 5;
+// How many loaders (jfrbpf recorders) one JVM's agent serves at once.
+inline constexpr size_t kMaxAgentSessions = 4;
 
 enum class RecordType : uint16_t {
   kHello = 1,

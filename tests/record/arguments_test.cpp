@@ -43,5 +43,48 @@ TEST(Arguments, LongOptionPrefixesDoNotMatch) {
   EXPECT_FALSE(args.option("-d", "--duration", value));
 }
 
+TEST(Arguments, OptionalValuesAreAttachedWithEquals) {
+  Arguments args({"--lock", "--lock=1ms", "--lockx"});
+  std::string value = "stale";
+  ASSERT_TRUE(args.optionalValue("--lock", "its threshold", value));
+  EXPECT_EQ(value, "");
+  ASSERT_TRUE(args.optionalValue("--lock", "its threshold", value));
+  EXPECT_EQ(value, "1ms");
+  EXPECT_FALSE(args.optionalValue("--lock", "its threshold", value));
+}
+
+// "--lock 1ms" is "--lock" and a stray "1ms": the error points at the '=' it lacks, not at an unknown option.
+TEST(Arguments, ADetachedOptionalValueIsPointedAtItsEquals) {
+  for (const char* option : {"--alloc", "--lock", "--off-cpu"}) {
+    Arguments args({option, "1ms"});
+    std::string value;
+    ASSERT_TRUE(args.optionalValue(option, "its value", value));
+    try {
+      args.rejectCurrent("record");
+      FAIL();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_NE(std::string(e.what()).find(std::string(option) + "=1ms"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("unknown option"), std::string::npos) << e.what();
+    }
+  }
+  // An unknown option after one is still an unknown option.
+  Arguments args({"--lock", "--bogus"});
+  std::string value;
+  ASSERT_TRUE(args.optionalValue("--lock", "its threshold", value));
+  try {
+    args.rejectCurrent("record");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown option '--bogus'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Arguments, AnEmptyAttachedValueIsAUsageError) {
+  Arguments args({"--lock="});
+  std::string value;
+  EXPECT_THROW(args.optionalValue("--lock", "its threshold", value), Error);
+}
+
 }  // namespace
 }  // namespace jfrbpf::cli

@@ -321,6 +321,8 @@ TEST(RecordE2E, BadInputGivesOneClearLineAndLeavesNothingBehind) {
   check({"-p", std::to_string(getpid()), "-o", "/nonexistent-dir/x.jfr"}, 2, "/nonexistent-dir");
   check({"-o", dir.file("x.jfr"), "--", "/no/such/command"}, 4, "cannot run '/no/such/command'");
   check({"--bogus"}, 2, "unknown option '--bogus'");
+  check({"-p", std::to_string(getpid()), "--alloc", "--lock", "1ms", "-o", dir.file("x.jfr")}, 2,
+        "--lock takes its threshold attached with '=', as in --lock=1ms");
 
   // Without privileges: the capabilities are named.
   RunResult r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", jfrbpfBinary(), "record", "-p",

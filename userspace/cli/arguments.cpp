@@ -43,4 +43,38 @@ bool Arguments::flag(std::string_view shortName, std::string_view longName) {
   return false;
 }
 
+bool Arguments::optionalValue(std::string_view longName, std::string_view whatValue, std::string& value) {
+  if (done()) return false;
+  const std::string& arg = args_[pos_];
+  if (arg == longName) {
+    value.clear();
+    bareOptionalAt_ = pos_;
+    bareOptionalName_ = longName;
+    bareOptionalValue_ = whatValue;
+    ++pos_;
+    return true;
+  }
+  if (arg.size() > longName.size() && arg.starts_with(longName) && arg[longName.size()] == '=') {
+    value = arg.substr(longName.size() + 1);
+    if (value.empty()) {
+      throw Error("option " + std::string(longName) + "= has no value: give " + std::string(whatValue) + " after '=' or drop the '='",
+                  ErrorKind::Usage);
+    }
+    ++pos_;
+    return true;
+  }
+  return false;
+}
+
+void Arguments::rejectCurrent(std::string_view command) const {
+  const std::string& arg = args_[pos_];
+  if (pos_ > 0 && bareOptionalAt_ == pos_ - 1 && !arg.starts_with("-")) {
+    std::string name(bareOptionalName_);
+    throw Error("unexpected '" + arg + "' after " + name + ": " + name + " takes " + std::string(bareOptionalValue_) +
+                    " attached with '=', as in " + name + "=" + arg,
+                ErrorKind::Usage);
+  }
+  throw Error("unknown option '" + arg + "' (see jfrbpf " + std::string(command) + " --help)", ErrorKind::Usage);
+}
+
 }  // namespace jfrbpf::cli

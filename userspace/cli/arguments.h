@@ -1,5 +1,6 @@
 #pragma once
 // A cursor over argv that understands "-d 10s", "-d10s", "--duration 10s", "--duration=10s" and "--".
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,10 +29,21 @@ class Arguments {
   bool option(std::string_view shortName, std::string_view longName, std::string& value);
   // A flag without value.
   bool flag(std::string_view shortName, std::string_view longName);
+  // A long option whose value is optional and, as in JFR's and GNU's syntax, only ever attached with '='
+  // ("--lock" or "--lock=1ms"): `value` is left empty when it was not given. `whatValue` names the value
+  // ("its threshold") for the error a detached value gets ("--lock 1ms").
+  bool optionalValue(std::string_view longName, std::string_view whatValue, std::string& value);
+  // Throws the usage error for the current argument, which no option took: the detached value of an
+  // optional-value option just before it is pointed at its '='.
+  [[noreturn]] void rejectCurrent(std::string_view command) const;
 
  private:
   std::vector<std::string> args_;
   size_t pos_ = 0;
+  // The optional-value option taken bare at args_[bareOptionalAt_], and what its value is.
+  size_t bareOptionalAt_ = SIZE_MAX;
+  std::string_view bareOptionalName_;
+  std::string_view bareOptionalValue_;
 };
 
 }  // namespace jfrbpf::cli

@@ -405,23 +405,25 @@ int runRecordCommand(Arguments& args) {
     } else if (args.option("", "--trace-threshold", value)) {
       config.methodTiming.traceThresholdNs = parseDuration(value, "--trace-threshold");
       traceThresholdGiven = true;
-    } else if (args.flag("", "--alloc")) {
-      config.allocation.enabled = true;
-    } else if (args.option("", "--alloc", value)) {
-      config.allocation = parseAllocationInterval(value);
-    } else if (args.flag("", "--lock")) {
+    } else if (args.optionalValue("--alloc", "its sampling interval", value)) {
+      if (value.empty()) {
+        config.allocation.enabled = true;
+      } else {
+        config.allocation = parseAllocationInterval(value);
+      }
+    } else if (args.optionalValue("--lock", "its threshold", value)) {
       config.lock.enabled = true;
-    } else if (args.option("", "--lock", value)) {
-      config.lock.enabled = true;
-      config.lock.thresholdNs = value == "0" ? 0 : parseDuration(value, "--lock");
-      if (config.lock.thresholdNs < 0) throw Error("invalid --lock '" + value + "': a threshold of 0 or more", ErrorKind::Usage);
-    } else if (args.flag("", "--off-cpu")) {
+      if (!value.empty()) {
+        config.lock.thresholdNs = value == "0" ? 0 : parseDuration(value, "--lock");
+        if (config.lock.thresholdNs < 0) throw Error("invalid --lock '" + value + "': a threshold of 0 or more", ErrorKind::Usage);
+      }
+    } else if (args.optionalValue("--off-cpu", "its interval", value)) {
       config.offCpu = true;
-    } else if (args.option("", "--off-cpu", value)) {
-      config.offCpu = true;
-      config.offCpuIntervalNs = value == "0" ? 0 : parseDuration(value, "--off-cpu");
-      if (config.offCpuIntervalNs < 0 || config.offCpuIntervalNs > 4'000'000'000) {
-        throw Error("invalid --off-cpu '" + value + "': the interval must be from 0 (every wait) to 4s", ErrorKind::Usage);
+      if (!value.empty()) {
+        config.offCpuIntervalNs = value == "0" ? 0 : parseDuration(value, "--off-cpu");
+        if (config.offCpuIntervalNs < 0 || config.offCpuIntervalNs > 4'000'000'000) {
+          throw Error("invalid --off-cpu '" + value + "': the interval must be from 0 (every wait) to 4s", ErrorKind::Usage);
+        }
       }
     } else if (args.option("", "--flush", value)) {
       config.flushNs = parseDuration(value, "--flush");
@@ -455,7 +457,7 @@ int runRecordCommand(Arguments& args) {
       }
       timingPeriodGiven = true;
     } else {
-      throw Error("unknown option '" + args.peek() + "' (see jfrbpf record --help)", ErrorKind::Usage);
+      args.rejectCurrent("record");
     }
   }
   if (all && (!config.pids.empty() || !config.command.empty())) {

@@ -439,9 +439,9 @@ void BpfSampler::forgetHotspot(uint32_t tgid) {
 
 int BpfSampler::ringBufferMapFd() const { return bpf_map__fd(skel_->maps.samples); }
 
-void BpfSampler::attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset) {
+void BpfSampler::attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset, uint32_t agentSession) {
   if (!methodTraces_) throw Error("method tracing was not enabled when the BPF programs were loaded");
-  LIBBPF_OPTS(bpf_uprobe_opts, options);
+  LIBBPF_OPTS(bpf_uprobe_opts, options, .bpf_cookie = agentSession);
   bpf_link* link = bpf_program__attach_uprobe_opts(lateProgram(kTraceProgram), static_cast<pid_t>(pid), path.c_str(),
                                                    static_cast<size_t>(fileOffset), &options);
   if (!link) {

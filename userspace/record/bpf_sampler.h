@@ -125,9 +125,10 @@ class BpfSampler {
 
   // ---- method tracing (only with SamplerConfig::methodTraces) ----
   bool methodTracesLoaded() const { return methodTraces_; }
-  // A uprobe on process `pid`'s trace stub: the file behind the path, at this file offset. Throws
+  // A uprobe on process `pid`'s trace stub: the file behind the path, at this file offset, taking only the
+  // calls the agent makes for `agentSession` (another recorder of the same JVM has its own). Throws
   // jfrbpf::Error. It stays until detachTraceProbes() or destruction.
-  void attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset);
+  void attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset, uint32_t agentSession);
   void detachTraceProbes();
   TimerCounters readTimerCounters() const;
   int traceRingBufferMapFd() const;

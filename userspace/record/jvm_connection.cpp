@@ -61,6 +61,13 @@ void loadAgent(const attach::HotSpotVm& vm, const jvm::ChannelListener& listener
   try {
     vm.load(staged.pathInTarget(), true, listener.agentOptions());
   } catch (const attach::AttachError& e) {
+    if (e.agentResult() == protocol::kAgentBusy) {
+      throw attach::AttachError(attach::AttachFailure::AgentLoadFailed,
+                                vm.process().describe() + " is recorded by as many jfrbpf recorders as its agent serves "
+                                "at once (" + std::to_string(protocol::kMaxAgentSessions) +
+                                    "): stop one of them to record it here",
+                                e.agentResult());
+    }
     if (e.agentResult() != protocol::kAgentVmStarting) throw;
     throw attach::AttachError(attach::AttachFailure::NotReady,
                               vm.process().describe() + " cannot host an agent yet: the JVM is still starting");
@@ -201,7 +208,7 @@ void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingO
   if (!options.traceFilter.empty()) {
     // Before any method is instrumented, so that no traced invocation goes unseen.
     timing::ProbeTarget site = timing::locateProbeSite(pid_, sites->traceSite);
-    sampler.attachTraceProbe(static_cast<uint32_t>(pid_), site.path, site.fileOffset);
+    sampler.attachTraceProbe(static_cast<uint32_t>(pid_), site.path, site.fileOffset, agent->sessionNumber);
     hookSites_ = *sites;
   }
 
@@ -239,7 +246,7 @@ void JvmConnection::attachEventProbe(BpfSampler& sampler, uint32_t helloFlag, co
   if (!session_->running()) throw Error(jvmName + ": the agent session ended before " + what + " could start");
   if (!hookSites_) {
     timing::ProbeTarget site = timing::locateProbeSite(pid_, sites->traceSite);
-    sampler.attachTraceProbe(static_cast<uint32_t>(pid_), site.path, site.fileOffset);
+    sampler.attachTraceProbe(static_cast<uint32_t>(pid_), site.path, site.fileOffset, agent->sessionNumber);
     hookSites_ = *sites;
   }
 }
