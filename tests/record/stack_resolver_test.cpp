@@ -1,6 +1,7 @@
 // The resolver on raw stacks as the BPF walker records them, without root or BPF: user frames of this very
 // process and kernel frames of a given kallsyms, written into a file and read back by name.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "tests/jfr/jdk_tools.h"
+#include "tests/jvm/stream_builder.h"
 #include "tests/support/recorded_samples.h"
 #include "userspace/record/stack_resolver.h"
 
@@ -134,6 +136,37 @@ TEST_F(StackResolverTest, AJvmWithoutItsLayoutYetSaysSoAndAFailedSampleIsNotMark
   ResolvedStack dropped = resolver_.resolve(
       record({inside(jfrbpf_test_leaf), 0}, {}, JFRBPF_WALK_NO_UNWIND_INFO, JFRBPF_SAMPLE_JVM));
   EXPECT_EQ(dropped.end, StackEnd::kJavaFramesDropped) << "walked with the layout just before it was dropped";
+}
+
+// An allocation or a lock wait starts at its Java site: the JVM's own frames above it (a runtime stub here) are
+// left out. Code of the code cache the agent has not reported yet (a method compiled, or replaced on stack,
+// moments ago) is Java code, not the JVM's: leaving it out too would drop the site's frames without a trace.
+TEST_F(StackResolverTest, AJavaSiteStackKeepsCodeNotReportedYetAndWaitsForIt) {
+  // A code cache of anonymous memory, as HotSpot's is.
+  const size_t size = 1 << 16;
+  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  const auto heap = reinterpret_cast<uint64_t>(mapped);
+  jvm::JavaModel model;
+  jvm::test::StreamBuilder b;
+  b.hello();
+  ASSERT_TRUE(model.apply(protocol::RecordType::kHello, b.lastPayload()));
+  b.record(protocol::RecordType::kCodeHeap, protocol::CodeHeap{heap, heap + size, heap, heap + size, 0, 7});
+  ASSERT_TRUE(model.apply(protocol::RecordType::kCodeHeap, b.lastPayload()));
+  b.record(protocol::RecordType::kDynamicCode, protocol::DynamicCode{1, heap, 0x100, 0, {}, "_new_instance_Java"});
+  ASSERT_TRUE(model.apply(protocol::RecordType::kDynamicCode, b.lastPayload()));
+  resolver_.setJavaModel(getpid(), &model);
+
+  const uint64_t stub = heap + 0x10, notReported = heap + 0x8010;
+  ResolvedStack stack = resolver_.resolve(
+      record({stub, 0, notReported, 0, inside(jfrbpf_test_caller), 0}, {}, JFRBPF_WALK_ROOT), StackStart::kJavaSite);
+  EXPECT_FALSE(stack.complete) << "resolved again once the agent reports the code";
+  // Named by nothing yet, the code ends the stack for now: this pass is kept only if no later one comes.
+  const std::vector<std::string> names = namesOf(stack);
+  ASSERT_FALSE(names.empty());
+  EXPECT_NE(names.front(), executableName() + ".jfrbpf_test_caller") << "the site's frame dropped without a trace";
+  resolver_.setJavaModel(getpid(), nullptr);
+  munmap(mapped, size);
 }
 
 }  // namespace

@@ -158,7 +158,11 @@ bool StackResolver::isJvmOwnFrame(pid_t tgid, const jvm::JavaModel* java, uint64
   if (methodPtr != 0) return false;  // an interpreted Java frame
   if (pc == JFRBPF_FRAMES_SKIPPED_PC) return true;  // between the agent's frames and the JVM's
   if (java && inCodeHeaps(*java, pc)) {
-    return jvm::codeAtWalkedPc(*java, pc, ticks, modelNow).kind != jvm::CodeKind::kCompiled;
+    // Stubs and the interpreter's code are the JVM's; compiled code is Java, and so is code not reported yet
+    // (a method compiled moments ago, on-stack replacement included): skipping it would drop its frames
+    // without a trace, where resolving it leaves the stack incomplete until the agent names it.
+    const jvm::CodeKind kind = jvm::codeAtWalkedPc(*java, pc, ticks, modelNow).kind;
+    return kind != jvm::CodeKind::kCompiled && kind != jvm::CodeKind::kUnknown;
   }
   auto& known = jvmOwnPcs_[tgid];
   if (auto found = known.find(pc); found != known.end()) return found->second;
