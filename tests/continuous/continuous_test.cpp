@@ -2,6 +2,7 @@
 // in exactly one file, each file complete in itself), retention of the output directory, and a host
 // recording that rotates every JVM's files.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "tests/java_e2e/printed_samples.h"
 #include "tests/java_e2e/workloads.h"
+#include "tests/support/readable_paths.h"
 #include "tests/support/recorded_samples.h"
 
 namespace jfrbpf::test {
@@ -186,7 +188,9 @@ TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
   ScratchDir dir("continuous-dump");
   auto jvm = busyJvm();
   const std::string out = dir.file("app.jfr");
-  ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(jvm->pid()), "-d", "8s", "-o", out},
+  // Stopped by Ctrl-C once every request was made: the requests and the reads of their files take 5-15 s on
+  // a busy 2-CPU VM, longer than a recording of fixed length may last (8 s ended before the last request).
+  ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(jvm->pid()), "-d", "120s", "-o", out},
                         {.captureStderr = true});
   const std::string socket = "/run/jfrbpf/" + std::to_string(recorder.pid()) + ".sock";
   for (int i = 0; i < 300 && !fs::exists(socket); ++i) std::this_thread::sleep_for(50ms);
@@ -194,7 +198,7 @@ TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
   std::this_thread::sleep_for(3s);
 
   const std::string recorderPid = std::to_string(recorder.pid());
-  RunResult stranger = run({"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", jfrbpfBinary(),
+  RunResult stranger = run({"setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", readableByOtherUsers(jfrbpfBinary()),
                             "dump", "--recorder", recorderPid, "-o", dir.file("stranger.jfr")});
   EXPECT_NE(stranger.exitCode, 0) << "only root dumps: " << stranger.output;
   EXPECT_FALSE(fs::exists(dir.file("stranger.jfr")));
@@ -220,6 +224,7 @@ TEST(Continuous, DumpWhileRecordingHoldsEverythingUpToTheRequest) {
   ASSERT_EQ(since.exitCode, 0) << since.output;
   EXPECT_LT(printedSamples(dir.file("since.jfr")).size(), dumped.size()) << "--since keeps only the last chunks";
 
+  recorder.signal(SIGINT);
   std::optional<int> code = recorder.wait(60s);
   ASSERT_EQ(code, 0) << recorder.readAll(1s);
   EXPECT_FALSE(fs::exists(socket)) << "the socket goes with the recorder";

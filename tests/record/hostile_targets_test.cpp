@@ -14,6 +14,7 @@
 
 #include "tests/record/bpf_test_support.h"
 #include "tests/record/record_test_support.h"
+#include "tests/support/readable_paths.h"
 #include "tests/support/recorded_samples.h"
 
 namespace jfrbpf::test {
@@ -21,9 +22,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string hostileWorkload() { return std::string(kBinaryDir) + "/tests/record/hostile_library_workload"; }
-std::string hostileLibrary() { return std::string(kBinaryDir) + "/tests/record/libhostile_spin.so"; }
-std::string hostileJvm() { return std::string(kBinaryDir) + "/tests/record/hostile_jvm"; }
+// Run by an unprivileged user: copied where it can read them when the build tree is out of its reach.
+std::string hostileWorkload() {
+  return readableByOtherUsers(std::string(kBinaryDir) + "/tests/record/hostile_library_workload");
+}
+std::string hostileLibrary() { return readableByOtherUsers(std::string(kBinaryDir) + "/tests/record/libhostile_spin.so"); }
+std::string hostileJvm() { return readableByOtherUsers(std::string(kBinaryDir) + "/tests/record/hostile_jvm"); }
 
 const passwd* unprivilegedUser() { return getpwnam("nobody"); }
 
@@ -91,7 +95,7 @@ TEST_P(HostileTargets, ALibrarySwappedForAFifoCannotHoldTheRecordingUp) {
   JFRBPF_REQUIRE_BPF();
   const passwd* user = unprivilegedUser();
   ASSERT_NE(user, nullptr);
-  ScratchDir dir("hostile-fifo-" + GetParam());
+  ScratchDir dir("hostile-fifo-" + GetParam(), Reach::kOtherUsers);
   std::unique_ptr<ChildProcess> target = startHostileTarget("fifo", dir, *user);
   struct stat planted {};
   const std::string inItsView =
@@ -108,7 +112,7 @@ TEST_P(HostileTargets, ALibraryWithLyingSectionHeadersCannotBloatTheRecorder) {
   JFRBPF_REQUIRE_BPF();
   const passwd* user = unprivilegedUser();
   ASSERT_NE(user, nullptr);
-  ScratchDir dir("hostile-lying-elf-" + GetParam());
+  ScratchDir dir("hostile-lying-elf-" + GetParam(), Reach::kOtherUsers);
   std::unique_ptr<ChildProcess> target = startHostileTarget("lying-elf", dir, *user);
   RunResult r = recordHostileTarget(*target, dir.file("hostile.jfr"), GetParam());
   // The recorder of one native target peaks at 33 MiB here (BPF rings, kernel symbols); the lie would add 900.
@@ -136,7 +140,7 @@ TEST_P(HostileJvms, AnAttackThroughTheAttachOrTheAgentChannelCostsOnlyItsJavaFra
   const auto& [attack, capabilities] = GetParam();
   const passwd* user = unprivilegedUser();
   ASSERT_NE(user, nullptr);
-  ScratchDir dir("hostile-jvm-" + attack.mode + "-" + capabilities);
+  ScratchDir dir("hostile-jvm-" + attack.mode + "-" + capabilities, Reach::kOtherUsers);
   const std::filesystem::path own = dir.path() / "target";
   std::filesystem::create_directories(own);
   std::filesystem::copy_file(hostileLibrary(), own / "libjvm.so");

@@ -253,7 +253,7 @@ class RecordAllHostile : public ::testing::TestWithParam<std::string> {};
 TEST_P(RecordAllHostile, AJvmWithALyingLibraryNeitherBloatsTheRecorderNorHidesTheOthers) {
   JFRBPF_REQUIRE_BPF();
   if (access(demoClasses().c_str(), R_OK) != 0) GTEST_SKIP() << "demo app not built";
-  ScratchDir dir("record-all-hostile-" + GetParam());
+  ScratchDir dir("record-all-hostile-" + GetParam(), Reach::kOtherUsers);
   const std::filesystem::path own = dir.path() / "hostile";
   std::filesystem::create_directories(own);
   const std::string lyingCopy = (own / "libjfrbpf-demo-native.so").string();
@@ -277,7 +277,7 @@ TEST_P(RecordAllHostile, AJvmWithALyingLibraryNeitherBloatsTheRecorderNorHidesTh
   std::vector<std::unique_ptr<ChildProcess>> posers;
   for (std::vector<std::string> attack : {std::vector<std::string>{"agent-flood", "fifo"}, {"huge-reply"}}) {
     std::vector<std::string> argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--pdeathsig=SIGKILL",
-                                     "--", std::string(kBinaryDir) + "/tests/record/hostile_jvm",
+                                     "--", readableByOtherUsers(std::string(kBinaryDir) + "/tests/record/hostile_jvm"),
                                      (own / "libjvm.so").string()};
     argv.insert(argv.end(), attack.begin(), attack.end());
     posers.push_back(std::make_unique<ChildProcess>(argv));

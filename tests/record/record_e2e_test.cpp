@@ -13,6 +13,7 @@
 
 #include "tests/record/bpf_test_support.h"
 #include "tests/record/record_test_support.h"
+#include "tests/support/readable_paths.h"
 #include "tests/support/recorded_samples.h"
 #include "userspace/proc/schedstat.h"
 
@@ -325,7 +326,7 @@ TEST(RecordE2E, BadInputGivesOneClearLineAndLeavesNothingBehind) {
         "--lock takes its threshold attached with '=', as in --lock=1ms");
 
   // Without privileges: the capabilities are named.
-  RunResult r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", jfrbpfBinary(), "record", "-p",
+  RunResult r = run({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", readableByOtherUsers(jfrbpfBinary()), "record", "-p",
                      std::to_string(getpid()), "-d", "1s", "-o", "/tmp/jfrbpf-unprivileged-test.jfr"});
   EXPECT_EQ(r.exitCode, 3) << r.output;
   EXPECT_NE(r.output.find("CAP_BPF"), std::string::npos) << r.output;

@@ -1,7 +1,10 @@
 #pragma once
 // Shared by the record end-to-end tests: where the binaries are, a scratch directory, and the workload.
+#include <stdlib.h>
+
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "test_config.h"
@@ -14,11 +17,22 @@ inline std::string threadsWorkload() { return std::string(kBinaryDir) + "/tests/
 inline std::string burstyWorkload() { return std::string(kBinaryDir) + "/tests/record/bursty_workload"; }
 inline std::string jdkTool(const char* tool) { return std::string(kJdkHome) + "/bin/" + tool; }
 
-// A fresh directory under the build tree, removed at the end of the test.
+// Where a scratch directory lives: in the build tree, or where other users can reach it, for tests whose
+// targets run as another user (a build tree in root's home, mode 0700 on Debian, is out of their reach).
+enum class Reach { kOwner, kOtherUsers };
+
+// A fresh directory, removed at the end of the test.
 class ScratchDir {
  public:
-  explicit ScratchDir(const std::string& name)
-      : path_(std::filesystem::path(kBinaryDir) / "test-scratch" / name) {
+  explicit ScratchDir(const std::string& name, Reach reach = Reach::kOwner) {
+    if (reach == Reach::kOtherUsers) {
+      std::string pattern = (std::filesystem::temp_directory_path() / ("jfrbpf-" + name + "-XXXXXX")).string();
+      if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+      path_ = pattern;
+      std::filesystem::permissions(path_, std::filesystem::perms(0755));
+      return;
+    }
+    path_ = std::filesystem::path(kBinaryDir) / "test-scratch" / name;
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
