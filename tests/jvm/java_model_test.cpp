@@ -366,6 +366,31 @@ TEST(JvmJavaModel, KeepsTheLayoutOfFrozenFramesTheAgentFound) {
   EXPECT_EQ(model.continuationLayout()->narrowOopShift, 3);
 }
 
+// The loader sizes its reads of a virtual thread's name by this layout: offsets no Java object has end the
+// session as a protocol error, as a hostile agent's records do.
+TEST(JvmJavaModel, RefusesAFrozenFrameLayoutNoJvmHas) {
+  protocol::ContinuationLayout plausible{36, 40, 12, 16, 20, 24, 56, 1};
+  plausible.byteArrayLength = 12;
+  plausible.byteArrayBase = 16;
+  std::vector<protocol::ContinuationLayout> hostile(4, plausible);
+  hostile[0].byteArrayBase = 0xFFFFFF04;
+  hostile[1].byteArrayLength = 16;  // the length would overlap the elements
+  hostile[2].threadName = 1u << 20;
+  hostile[3].chunkStack = 0xFFFFFFF0;
+  for (const protocol::ContinuationLayout& layout : hostile) {
+    StreamBuilder b = baseStream();
+    b.record(RecordType::kContinuationLayout, layout);
+    JavaModel model;
+    EXPECT_FALSE(load(model, b.bytes()));
+    EXPECT_NE(model.error().find("ContinuationLayout"), std::string::npos) << model.error();
+    EXPECT_FALSE(model.continuationLayout().has_value());
+  }
+  StreamBuilder b = baseStream();
+  b.record(RecordType::kContinuationLayout, plausible);
+  JavaModel model;
+  EXPECT_TRUE(load(model, b.bytes())) << model.error();
+}
+
 TEST(JvmJavaModel, RefusesRecordsBeforeHelloSecondHelloAndMalformedPayloads) {
   {
     StreamBuilder b;

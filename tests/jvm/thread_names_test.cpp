@@ -136,6 +136,17 @@ TEST(JvmThreadNames, RefusesAStringThatDoesNotLookLikeOne) {
   EXPECT_EQ(readThreadName(nullName, layout(), kThread, 4711), std::nullopt);
 }
 
+// The layout comes from the target's agent: a byte[] header that would wrap a 32-bit size (a 4-byte buffer
+// read 4 GiB past its end) or ask for gigabytes is refused before anything is read or allocated.
+TEST(JvmThreadNames, RefusesAByteArrayHeaderNoJvmHas) {
+  Heap heap = threadNamed({'a'}, 0);
+  for (uint32_t base : {0xFFFFFF04u, 0xFFFF0000u, 65u}) {
+    protocol::ContinuationLayout hostile = layout();
+    hostile.byteArrayBase = base;
+    EXPECT_EQ(readThreadName(heap, hostile, kThread, 4711), std::nullopt) << base;
+  }
+}
+
 TEST(JvmThreadNames, NothingWithoutTheAgentsCheckedLayout) {
   Heap heap = threadNamed({'a'}, 0);
   EXPECT_EQ(readThreadName(heap, protocol::ContinuationLayout{}, kThread, 4711), std::nullopt);

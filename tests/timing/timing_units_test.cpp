@@ -553,6 +553,23 @@ TEST(TimingTableViewTest, ALaterRecordingGetsItsTableCleared) {
   EXPECT_EQ(header->magic, protocol::kTimingTableMagic);
 }
 
+// The header lives in memory the target writes: a slot count changed after the view checked it must not move
+// the loader's reads outside the mapping (a count of 2^31 read 64 GiB past it), nor onto other rows.
+TEST(TimingTableViewTest, ASlotCountChangedAfterMappingMovesNoRead) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: /proc/PID/map_files needs CAP_SYS_ADMIN";
+  agent::TimingTable table;
+  protocol::TimingTableHeader* header = nullptr;
+  ASSERT_NO_FATAL_FAILURE(prepareTable(table, 8, header));
+  countInvocation(header, protocol::kTimingStripes - 1, kBase + 7, 70);
+  timing::TimingTableView view(getpid(), table.address(), table.mappedBytes(), kBase, 8);
+  header->slotCount = 0x7fffffff;
+  MethodStats last = view.read(kBase + 7);
+  EXPECT_EQ(last.invocations, 1u);
+  EXPECT_EQ(last.minNs, 70u);
+  header->slotCount = 1;
+  EXPECT_EQ(view.read(kBase + 7).invocations, 1u) << "the rows of the count checked, not of the one written since";
+}
+
 // A target that truncates the file behind its table must not kill the loader with SIGBUS: the agent's memfd
 // cannot shrink, and a table in a file that could is not mapped at all.
 TEST(TimingTableViewTest, MapsOnlyATableThatCannotShrink) {

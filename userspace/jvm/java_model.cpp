@@ -14,6 +14,23 @@ namespace {
 // The code cache has a handful of heaps; more is garbage.
 constexpr size_t kMaxCodeHeaps = 64;
 
+// The fields a virtual thread's walk and name are read through lie within the first few hundred bytes of
+// their objects (a StackChunk's frames start after its header and fields), and a byte[]'s elements follow
+// its length within a 16-byte header. Offsets the agent sends beyond that are a hostile JVM's: the loader
+// sizes its reads by them.
+constexpr uint32_t kMaxFieldOffset = 4096;
+constexpr uint32_t kMaxArrayHeader = 64;
+
+bool plausibleLayout(const protocol::ContinuationLayout& r) {
+  for (uint32_t offset : {r.virtualThreadCont, r.continuationTail, r.chunkParent, r.chunkSize, r.chunkSp,
+                          r.chunkBottom, r.chunkStack, r.threadTid, r.threadName, r.stringValue, r.stringCoder}) {
+    if (offset >= kMaxFieldOffset) return false;
+  }
+  const bool noNames = r.byteArrayLength == 0 && r.byteArrayBase == 0;
+  return noNames || (r.byteArrayBase <= kMaxArrayHeader &&
+                     static_cast<uint64_t>(r.byteArrayLength) + sizeof(int32_t) <= r.byteArrayBase);
+}
+
 const char* recordName(protocol::RecordType type) {
   switch (type) {
     case protocol::RecordType::kHello: return "Hello";
@@ -135,8 +152,13 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
       codeHeaps_.push_back(r);
       return true;
     }
-    case protocol::RecordType::kContinuationLayout:
-      return decodeThen<protocol::ContinuationLayout>(payload, what, [&](const auto& r) { continuationLayout_ = r; });
+    case protocol::RecordType::kContinuationLayout: {
+      protocol::ContinuationLayout r;
+      if (!decodeOrFail(payload, r, what)) return false;
+      if (!plausibleLayout(r)) return fail("agent sent a ContinuationLayout with offsets no Java object has");
+      continuationLayout_ = r;
+      return true;
+    }
     case protocol::RecordType::kClass:
       return decodeThen<protocol::ClassInfo>(payload, what, [&](const auto& r) { methods_.addClass(r); });
     case protocol::RecordType::kClassUnload:

@@ -11,6 +11,7 @@ namespace {
 constexpr uint8_t kLatin1 = 0;
 constexpr uint8_t kUtf16 = 1;
 constexpr int32_t kMaxStringBytes = 1 << 20;  // a longer name is not a name: the bytes read are not a String
+constexpr size_t kMaxByteArrayHeader = 64;     // a byte[]'s length and padding before its first element
 
 // An object's first bytes, enough for the fields wanted: one read, not one per field.
 class ObjectBytes {
@@ -88,16 +89,18 @@ std::optional<std::string> readThreadName(const unwind::MemoryReader& memory, co
   const auto coder = string.at<uint8_t>(layout.stringCoder);
   if (value == 0 || (value & 7) != 0 || (coder != kLatin1 && coder != kUtf16)) return std::nullopt;
   // The length and the characters in one read where the array reaches that far, as nearly all do.
-  const uint32_t bytesPerChar = coder == kUtf16 ? 2 : 1;
-  const uint32_t header = layout.byteArrayBase;
-  if (header < layout.byteArrayLength + sizeof(int32_t)) return std::nullopt;
+  const size_t bytesPerChar = coder == kUtf16 ? 2 : 1;
+  // The model takes only plausible layouts; checked again here, in sizes that cannot wrap, for the reads
+  // below are sized by it.
+  const size_t header = layout.byteArrayBase;
+  if (header > kMaxByteArrayHeader || header < size_t{layout.byteArrayLength} + sizeof(int32_t)) return std::nullopt;
   std::vector<uint8_t> array(header + kMaxThreadNameChars * bytesPerChar);
   const bool whole = memory.read(value, array);
   if (!whole && !memory.read(value, std::span(array).first(header))) return std::nullopt;
   int32_t length = -1;
   std::memcpy(&length, array.data() + layout.byteArrayLength, sizeof length);
   if (length < 0 || length > kMaxStringBytes || (coder == kUtf16 && length % 2 != 0)) return std::nullopt;
-  const auto taken = std::min<uint32_t>(static_cast<uint32_t>(length), kMaxThreadNameChars * bytesPerChar);
+  const size_t taken = std::min<size_t>(static_cast<size_t>(length), kMaxThreadNameChars * bytesPerChar);
   std::vector<uint8_t> bytes(array.begin() + header, array.begin() + header + taken);
   if (!whole && !memory.read(value + header, bytes)) return std::nullopt;
   if (coder == kUtf16) return utf16ToUtf8(bytes);

@@ -59,8 +59,11 @@ TimingTableView::~TimingTableView() {
 MethodStats TimingTableView::read(uint32_t slot) const {
   if (!hasSlot(slot)) return {};
   MethodStats stats;
+  // Indexed by the slot count checked when mapping: the header lives in memory the target writes, and a
+  // count it changed afterwards would index past the mapping.
+  const protocol::TimingRow* rows = protocol::timingRows(header_);
   for (uint32_t stripe = 0; stripe < protocol::kTimingStripes; ++stripe) {
-    const protocol::TimingRow& row = protocol::timingRows(header_)[protocol::timingRowIndex(*header_, stripe, slot - slotBase_)];
+    const protocol::TimingRow& row = rows[static_cast<size_t>(stripe) * slotCount_ + (slot - slotBase_)];
     stats.merge(MethodStats{load(row.invocations), load(row.totalNs), load(row.minNs), load(row.maxNs)});
   }
   return stats;
