@@ -54,7 +54,7 @@ TEST(JvmChannel, OptionsCarryARandomNameAndToken) {
   ChannelListener a(getpid()), b(getpid());
   EXPECT_NE(a.agentOptions(), b.agentOptions());
   EXPECT_NE(a.token(), b.token());
-  EXPECT_NE(a.agentOptions().find("protocol:1"), std::string::npos);
+  EXPECT_NE(a.agentOptions().find("protocol:" + std::to_string(protocol::kVersion)), std::string::npos);
   EXPECT_EQ(a.agentOptions().find('='), std::string::npos) << "jcmd would split the options at '='";
 }
 

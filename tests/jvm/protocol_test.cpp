@@ -167,7 +167,7 @@ TEST(JvmAgentOptions, ParsesWhatTheLoaderWrites) {
   agent::AgentOptions o;
   const char* error = nullptr;
   ASSERT_TRUE(agent::parseAgentOptions(
-      "channel:jfrbpf-0123456789abcdef0123456789abcdef,token:000102030405060708090a0b0c0d0e0f,protocol:1", o, error))
+      "channel:jfrbpf-0123456789abcdef0123456789abcdef,token:000102030405060708090a0b0c0d0e0f,protocol:2", o, error))
       << error;
   EXPECT_EQ(std::string(o.channel.data(), o.channelLength), "jfrbpf-0123456789abcdef0123456789abcdef");
   EXPECT_EQ(o.token[15], 0x0f);
@@ -182,7 +182,8 @@ TEST(JvmAgentOptions, RejectsBadInput) {
   EXPECT_FALSE(agent::parseAgentOptions("channel=abc", o, error));
   EXPECT_FALSE(agent::parseAgentOptions("channel=abc,token=00", o, error));
   EXPECT_FALSE(agent::parseAgentOptions("channel=a b,token=000102030405060708090a0b0c0d0e0f", o, error));
-  EXPECT_FALSE(agent::parseAgentOptions("channel=abc,token=000102030405060708090a0b0c0d0e0f,protocol=2", o, error));
+  EXPECT_FALSE(agent::parseAgentOptions("channel=abc,token=000102030405060708090a0b0c0d0e0f,protocol=1", o, error))
+      << "an older loader: its trace probe would not know the sessions of the stub's calls";
   EXPECT_FALSE(agent::parseAgentOptions("channel=abc,token=zz0102030405060708090a0b0c0d0e0f", o, error));
   EXPECT_FALSE(agent::parseAgentOptions(("channel=" + std::string(200, 'a') + ",token=000102030405060708090a0b0c0d0e0f").c_str(), o, error));
   EXPECT_FALSE(agent::parseAgentOptions("noequals", o, error));

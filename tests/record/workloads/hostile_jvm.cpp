@@ -77,7 +77,7 @@ uint64_t monotonicNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// "channel:NAME,token:HEX,protocol:1" -> the value of `key`.
+// "channel:NAME,token:HEX,protocol:N" -> the value of `key`.
 std::string option(std::string_view options, std::string_view key) {
   for (size_t at = 0; at <= options.size();) {
     size_t end = options.find(',', at);
