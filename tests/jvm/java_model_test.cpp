@@ -8,8 +8,10 @@
 
 #include "test_config.h"
 
+#include "jvmsupport/protocol/virtual_thread_records.h"
 #include "tests/jvm/stream_builder.h"
 #include "userspace/jvm/java_model.h"
+#include "userspace/jvm/metadata_wait.h"
 #include "userspace/jvm/record_stream_parser.h"
 
 namespace jfrbpf::jvm::test {
@@ -389,6 +391,52 @@ TEST(JvmJavaModel, RefusesAFrozenFrameLayoutNoJvmHas) {
   b.record(RecordType::kContinuationLayout, plausible);
   JavaModel model;
   EXPECT_TRUE(load(model, b.bytes())) << model.error();
+}
+
+// A hostile agent's waits of virtual threads with 64 KiB names: each name is kept cut to what an agent sends
+// (at a character's start), and what the waits hold counts in the model's bytes, which --memory-limit and a
+// JVM's share of it judge.
+TEST(JvmJavaModel, VirtualThreadWaitsAreBoundedAndCounted) {
+  StreamBuilder b = baseStream();
+  JavaModel model;
+  ASSERT_TRUE(load(model, b.bytes()));
+  const size_t before = model.approximateBytes();
+  std::string name(65'000, 'x');
+  name.replace(JavaModel::kMaxVirtualThreadNameBytes - 1, 2, "\xC3\xA9");  // a 2-byte character across the cut
+  for (int i = 0; i < 4000; ++i) {
+    protocol::VirtualThreadWait record;
+    record.threadId = static_cast<uint64_t>(i);
+    record.name = name;
+    StreamBuilder one;
+    one.record(RecordType::kVirtualThreadWait, record);
+    ASSERT_TRUE(model.apply(RecordType::kVirtualThreadWait, one.lastPayload()));
+  }
+  const size_t held = model.approximateBytes() - before;
+  EXPECT_GT(held, 4000u * 300u) << "the waits' bytes are counted";
+  EXPECT_LT(held, 4000u * 1024u) << "and their names are not kept whole";
+  std::vector<JavaModel::VirtualThreadWaitInfo> waits = model.takeVirtualThreadWaits();
+  ASSERT_EQ(waits.size(), 4000u);
+  EXPECT_EQ(waits[0].name, std::string(JavaModel::kMaxVirtualThreadNameBytes - 1, 'x'));
+  EXPECT_EQ(model.approximateBytes(), before) << "taken, no longer held";
+}
+
+// Records that wait for the agent's are counted by process, so that the memory budget sheds the JVM that
+// holds them.
+TEST(JvmMetadataWait, CountsEachProcessesBytes) {
+  MetadataWait wait;
+  const uint8_t record[64] = {};
+  wait.keep(record, 64, 0, 100);
+  wait.keep(record, 32, 0, 100);
+  wait.keep(record, 16, 5, 200);
+  EXPECT_EQ(wait.bytesOf(100), 96u);
+  EXPECT_EQ(wait.bytesOf(200), 16u);
+  EXPECT_EQ(wait.bytesOf(300), 0u);
+  wait.retry(500, false, [](const void*, size_t size, bool) { return size == 64; });
+  EXPECT_EQ(wait.bytesOf(100), 32u);
+  wait.retry(1'000'000'006, false, [](const void*, size_t, bool) { return false; });
+  EXPECT_EQ(wait.bytesOf(100), 0u) << "waited its time";
+  EXPECT_EQ(wait.bytesOf(200), 0u);
+  EXPECT_TRUE(wait.empty());
 }
 
 TEST(JvmJavaModel, RefusesRecordsBeforeHelloSecondHelloAndMalformedPayloads) {

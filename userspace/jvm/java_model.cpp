@@ -242,9 +242,14 @@ bool JavaModel::apply(protocol::RecordType type, std::span<const uint8_t> payloa
         wait.weightNs = r.weightNs;
         wait.threadId = static_cast<int64_t>(std::min<uint64_t>(r.threadId, INT64_MAX));
         wait.flags = r.flags;
-        wait.name.assign(r.name);
+        size_t nameBytes = std::min(r.name.size(), kMaxVirtualThreadNameBytes);
+        while (nameBytes < r.name.size() && nameBytes > 0 && (static_cast<uint8_t>(r.name[nameBytes]) & 0xC0) == 0x80) {
+          --nameBytes;  // not inside a character
+        }
+        wait.name.assign(r.name.substr(0, nameBytes));
         wait.frames.reserve(r.frameCount);
         for (uint32_t i = 0; i < r.frameCount; ++i) wait.frames.emplace_back(r.methodIdAt(i), r.bciAt(i));
+        virtualThreadWaitBytes_ += sizeof wait + wait.name.capacity() + wait.frames.capacity() * sizeof wait.frames[0];
       });
   }
   return true;
@@ -369,7 +374,7 @@ void JavaModel::dropJavaFrames() {
 
 size_t JavaModel::approximateBytes() const {
   return methods_.approximateBytes() + code_.approximateBytes() + threads_.approximateBytes() +
-         vmStructs_.approximateBytes() + timed_.approximateBytes();
+         vmStructs_.approximateBytes() + timed_.approximateBytes() + virtualThreadWaitBytes_;
 }
 
 }  // namespace jfrbpf::jvm

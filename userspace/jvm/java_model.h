@@ -117,9 +117,15 @@ class JavaModel {
     std::vector<std::pair<uint64_t, int32_t>> frames;
   };
   // The waits received since the last call, oldest first. At most kMaxPendingWaits are kept in between:
-  // more are counted in counters().virtualThreadWaitsDropped.
-  std::vector<VirtualThreadWaitInfo> takeVirtualThreadWaits() { return std::exchange(virtualThreadWaits_, {}); }
+  // more are counted in counters().virtualThreadWaitsDropped. Their bytes count in approximateBytes().
+  std::vector<VirtualThreadWaitInfo> takeVirtualThreadWaits() {
+    virtualThreadWaitBytes_ = 0;
+    return std::exchange(virtualThreadWaits_, {});
+  }
   static constexpr size_t kMaxPendingWaits = 65'536;
+  // A virtual thread's name as kept: the agent sends at most 128 characters (384 bytes of UTF-8); a longer
+  // one is cut (at a character's start) rather than held for a hostile agent.
+  static constexpr size_t kMaxVirtualThreadNameBytes = 384;
   bool initialReplayDone() const { return initialReplayDone_; }
   const protocol::ReplayEnd& lastReplay() const { return lastReplay_; }
   // How long the agent took for its last replay (its own timestamps), in nanoseconds.
@@ -161,6 +167,7 @@ class JavaModel {
   std::optional<AllocationStatusInfo> allocationStatus_;
   std::optional<LockStatusInfo> lockStatus_;
   std::vector<VirtualThreadWaitInfo> virtualThreadWaits_;
+  size_t virtualThreadWaitBytes_ = 0;
   ChannelCounters counters_;
 
   MethodTable methods_;

@@ -25,7 +25,7 @@ const jvm::JavaModel* AgentEventWriter::modelOf(pid_t pid) const {
 void AgentEventWriter::onRecord(const void* data, size_t size) {
   const Outcome outcome = write(data, size, /*lastChance=*/!pending_.hasRoom(size));
   if (outcome == Outcome::kMalformed) ++malformed_;
-  if (outcome == Outcome::kRetry) pending_.keep(data, size, jfr::Recording::now());
+  if (outcome == Outcome::kRetry) pending_.keep(data, size, jfr::Recording::now(), static_cast<pid_t>(record_->tgid));
 }
 
 void AgentEventWriter::retryPending(bool final) {

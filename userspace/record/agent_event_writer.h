@@ -41,6 +41,8 @@ class AgentEventWriter {
   void onRecord(const void* data, size_t size);
   // Retries what waited, after the agents' latest records were read; with `final`, writes them all.
   void retryPending(bool final = false);
+  // What JVM `pid`'s records that wait hold.
+  size_t pendingBytesOf(pid_t pid) const { return pending_.bytesOf(pid); }
 
   const Written& allocations() const { return allocations_; }
   const Written& monitorEnters() const { return monitorEnters_; }

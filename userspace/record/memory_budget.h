@@ -4,8 +4,9 @@
 // caches) is sized from it, and the consumer checks the loader's RSS once a second. From half the limit on
 // the allocator hands its free pages back to the kernel; from 7/8 of it on the loader sheds: every cache is
 // dropped (they refill as samples need them) and the freed memory goes back to the kernel. If that is not
-// enough, the JVM with the largest model loses its Java frames (its samples go on
-// with native frames) rather than the loader growing: the other targets are never taken down with it. One
+// enough, the JVM the loader holds the most for (its model and its records waiting for its agent's) loses
+// its Java frames (its samples go on with native frames) rather than the loader growing: the other targets
+// are never taken down with it. One
 // JVM's model alone may not outgrow its share (javaModelShareOf): its session ends as its records arrive
 // (jvm::SessionLimits), with the same outcome.
 #include <sys/types.h>
@@ -36,7 +37,7 @@ class MemoryBudget {
  public:
   struct Consumers {
     std::function<void()> shedCaches;  // drops everything that can be rebuilt
-    // The JVMs whose Java frames are still resolved, with the bytes of their models.
+    // The JVMs whose Java frames are still resolved, with the bytes the loader holds for each.
     std::function<std::vector<std::pair<pid_t, size_t>>()> javaModels;
     // Stops resolving JVM `pid`'s Java frames and frees its model; `why` goes into its file.
     std::function<void(pid_t pid, const std::string& why)> dropJavaFrames;

@@ -209,7 +209,7 @@ void SamplePipeline::checkMemory(jfr::Ticks now) {
   consumers.javaModels = [this] {
     std::vector<std::pair<pid_t, size_t>> models;
     for (TargetOutput* output : outputs()) {
-      for (const auto& model : output->jvms().modelBytes()) models.push_back(model);
+      for (const auto& held : output->heldBytes()) models.push_back(held);
     }
     return models;
   };

@@ -179,11 +179,21 @@ bool TargetOutput::dropJavaFrames(pid_t pid, jfr::Ticks now, const std::string& 
   return true;
 }
 
+std::vector<std::pair<pid_t, size_t>> TargetOutput::heldBytes() const {
+  std::vector<std::pair<pid_t, size_t>> held = jvms_.modelBytes();
+  for (auto& [pid, bytes] : held) {
+    bytes += waitingSamples_.bytesOf(pid);
+    if (timing_) bytes += timing_->pendingBytesOf(pid);
+    if (agentEvents_) bytes += agentEvents_->pendingBytesOf(pid);
+  }
+  return held;
+}
+
 void TargetOutput::onSample(const jfrbpf_sample_record& record) {
   ResolvedStack stack = stacks_.resolve(record);
   const size_t size = JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth);
   if (!stack.complete && waitingSamples_.hasRoom(size)) {
-    waitingSamples_.keep(&record, size, jfr::Recording::now());
+    waitingSamples_.keep(&record, size, jfr::Recording::now(), static_cast<pid_t>(record.tgid));
     return;
   }
   writeSample(record, stack);

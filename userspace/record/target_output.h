@@ -40,6 +40,9 @@ class TargetOutput {
 
   jfr::Recording& recording() { return *out_; }
   TargetJvms& jvms() { return jvms_; }
+  // For --memory-limit: each JVM whose Java frames are resolved, with what the loader holds for it (its
+  // model, and its records waiting for the agent's).
+  std::vector<std::pair<pid_t, size_t>> heldBytes() const;
   FileRotation& files() { return files_; }
   const FileRotation& files() const { return files_; }
 

@@ -43,7 +43,7 @@ void MethodTimingWriter::onTrace(const void* data, size_t size) {
     ++counters_.unknownMethod;
     return;
   }
-  pending_.keep(data, size, jfr::Recording::now());
+  pending_.keep(data, size, jfr::Recording::now(), static_cast<pid_t>(trimmed_->tgid));  // as write() decoded it
 }
 
 void MethodTimingWriter::retryPending(bool final) {

@@ -49,6 +49,8 @@ class MethodTimingWriter {
   // Retries the traces kept for an unknown method, after the caller read the agents' latest records;
   // with `final`, what is still unknown is counted and dropped.
   void retryPending(bool final = false);
+  // What JVM `pid`'s traces that wait hold.
+  size_t pendingBytesOf(pid_t pid) const { return pending_.bytesOf(pid); }
 
   // One jdk.MethodTiming per timed method at `now`; `read` gives a slot's statistics (its JVM's table).
   // Slots that name the same method (a class retransformed twice, or loaded twice) are added up.

@@ -120,11 +120,14 @@ uint64_t ConstantPools::markVirtualThread(int64_t javaThreadId) {
 }
 
 void ConstantPools::nameVirtualThread(int64_t javaThreadId, std::string_view name) {
-  if (virtualThreadNames_.size() >= kMaxVirtualThreadNames && !virtualThreadNames_.contains(javaThreadId)) {
+  if ((virtualThreadNames_.size() >= kMaxVirtualThreadNames && !virtualThreadNames_.contains(javaThreadId)) ||
+      virtualThreadNameBytes_ + name.size() > kMaxVirtualThreadNameBytes) {
     virtualThreadNames_ = {};
+    virtualThreadNameBytes_ = 0;
   }
   std::string& known = virtualThreadNames_[javaThreadId];
   if (virtualThreadKeys_.contains(javaThreadId)) pendingBytes_ += name.size() - std::min(name.size(), known.size());
+  virtualThreadNameBytes_ += name.size() - std::min(name.size(), known.size());
   known.assign(name);
 }
 

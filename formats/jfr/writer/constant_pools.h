@@ -45,9 +45,11 @@ class ConstantPools {
   // as the chunk: the next chunk that refers to the thread writes it again, under another key.
   uint64_t markVirtualThread(int64_t javaThreadId);
   // Names virtual thread `javaThreadId` in the constants written from now on. At most kMaxVirtualThreadNames
-  // are kept: past that they are forgotten all at once, and a name comes back when it is given again.
+  // names of kMaxVirtualThreadNameBytes in all are kept: past either they are forgotten all at once, and a name
+  // comes back when it is given again.
   void nameVirtualThread(int64_t javaThreadId, std::string_view name);
   static constexpr size_t kMaxVirtualThreadNames = 65'536;
+  static constexpr size_t kMaxVirtualThreadNameBytes = size_t{4} << 20;
   bool isClass(ClassId id) const { return id != 0 && id <= classes_.size(); }
   // Marks a class an event refers to directly (not through a method) and returns its pool key.
   uint64_t markClassKey(ClassId id) {
@@ -153,6 +155,7 @@ class ConstantPools {
   std::vector<RetiredThreadKey> retiredThreadKeys_;
   std::unordered_map<int64_t, uint64_t> virtualThreadKeys_;  // this chunk's: Java thread id -> pool key
   std::unordered_map<int64_t, std::string> virtualThreadNames_;  // the named ones: Java thread id -> name
+  size_t virtualThreadNameBytes_ = 0;
   uint64_t lastThreadKey_ = 0;
   uint32_t frameTypesUsed_ = 0;
   static constexpr uint64_t kRunnableStateKey = 5;  // JVMTI_JAVA_LANG_THREAD_STATE_RUNNABLE
