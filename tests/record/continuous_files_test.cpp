@@ -10,7 +10,9 @@
 #include <fstream>
 
 #include "tests/support/scratch_tree.h"
+#include "userspace/base/unique_fd.h"
 #include "userspace/record/file_series.h"
+#include "userspace/record/output_directory.h"
 #include "userspace/record/rate_governor.h"
 #include "userspace/record/retention.h"
 #include "userspace/record/slot_ranges.h"
@@ -55,6 +57,10 @@ class Retention : public test::ScratchTree {
     timespec times[2] = {{now_ - ageSeconds, 0}, {now_ - ageSeconds, 0}};
     ASSERT_EQ(utimensat(AT_FDCWD, (root_ + "/" + name).c_str(), times, 0), 0);
   }
+  // applyRetention on the scratch directory, as a recording's sweeper opens it.
+  std::vector<std::string> sweep(const RetentionPolicy& policy) {
+    return applyRetention(openOutputDirectory(root_, "the test").get(), policy, now_);
+  }
   std::vector<std::string> names() const {
     std::vector<std::string> all;
     for (const auto& entry : std::filesystem::directory_iterator(root_)) all.push_back(entry.path().filename());
@@ -71,9 +77,9 @@ TEST_F(Retention, MaxAgeRemovesOnlyOldFinishedRecordings) {
   file("notes.jfr", 100, 7200);               // not a name jfrbpf gives
   file("12-App.txt", 100, 7200);
   std::filesystem::create_symlink("/etc/hostname", root_ + "/13-App-link.jfr");
-  auto removed = applyRetention(root_, {.maxAgeNs = 3600 * kSecond}, now_);
+  auto removed = sweep({.maxAgeNs = 3600 * kSecond});
   ASSERT_EQ(removed.size(), 1u);
-  EXPECT_EQ(std::filesystem::path(removed[0]).filename(), "10-App-20261124T100000Z.jfr");
+  EXPECT_EQ(removed[0], "10-App-20261124T100000Z.jfr");
   EXPECT_EQ(names(), (std::vector<std::string>{"10-App-20261124T110000Z.jfr", "11-App.a1b2c3.part.jfr",
                                                "12-App.txt", "13-App-link.jfr", "notes.jfr"}));
 }
@@ -86,24 +92,27 @@ TEST_F(Retention, MaxSizeRemovesAProcesssOldestFirstCountingFilesBeingWritten) {
   file("2-B-20261124T100400Z.a1b2c3d4e5f60718.part.jfr", 400, 0);
   // 1000 bytes allowed per process: A's 1200 lose its oldest file; B's 800 (its part file counts) stay, however
   // chatty A is.
-  auto removed = applyRetention(root_, {.maxBytes = 1000}, now_);
+  auto removed = sweep({.maxBytes = 1000});
   EXPECT_EQ(removed.size(), 1u);
   EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100200Z.jfr", "1-A-20261124T100300Z.jfr",
                                                "2-B-20261124T100100Z.jfr",
                                                "2-B-20261124T100400Z.a1b2c3d4e5f60718.part.jfr"}));
-  EXPECT_TRUE(applyRetention(root_, {.maxBytes = 1000}, now_).empty()) << "under the limit: nothing more";
-  removed = applyRetention(root_, {.maxBytes = 1}, now_);
+  EXPECT_TRUE(sweep({.maxBytes = 1000}).empty()) << "under the limit: nothing more";
+  removed = sweep({.maxBytes = 1});
   EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100300Z.jfr", "2-B-20261124T100100Z.jfr",
                                                "2-B-20261124T100400Z.a1b2c3d4e5f60718.part.jfr"}))
       << "each process's newest finished file stays";
-  EXPECT_TRUE(applyRetention(root_ + "/missing", {.maxBytes = 1}, now_).empty()) << "no directory, no error";
+  std::filesystem::create_directory(root_ + "/gone");
+  UniqueFd gone(::open((root_ + "/gone").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::filesystem::remove(root_ + "/gone");
+  EXPECT_TRUE(applyRetention(gone.get(), {.maxBytes = 1}, now_).empty()) << "a directory removed meanwhile: no error";
 }
 
 TEST_F(Retention, MaxAgeRemovesTheLastFileOfAnExitedProcessToo) {
   file("1-A-20261124T100000Z.jfr", 100, 7200);  // A exited two hours ago: its last file goes with age
   file("2-B-20261124T110000Z.jfr", 100, 7000);
   file("2-B-20261124T115900Z.jfr", 100, 60);
-  auto removed = applyRetention(root_, {.maxAgeNs = 3600 * kSecond, .maxBytes = 1u << 20}, now_);
+  auto removed = sweep({.maxAgeNs = 3600 * kSecond, .maxBytes = 1u << 20});
   EXPECT_EQ(removed.size(), 2u);
   EXPECT_EQ(names(), std::vector<std::string>{"2-B-20261124T115900Z.jfr"});
 }
@@ -115,7 +124,7 @@ TEST_F(Retention, MaxTotalSizeRemovesTheOldestOfAnyProcessButEachOnesNewest) {
   file("2-B-20261124T100300Z.jfr", 400, 120);
   file("3-C-20261124T100400Z.jfr", 400, 60);
   // 2000 bytes, 1000 allowed in all, no per-process limit: the oldest of any process go, while they may.
-  auto removed = applyRetention(root_, {.maxTotalBytes = 1000}, now_);
+  auto removed = sweep({.maxTotalBytes = 1000});
   EXPECT_EQ(removed.size(), 2u);
   EXPECT_EQ(names(), (std::vector<std::string>{"1-A-20261124T100200Z.jfr", "2-B-20261124T100300Z.jfr",
                                                "3-C-20261124T100400Z.jfr"}))

@@ -21,13 +21,23 @@ inline constexpr uint64_t kRoomToRecordBytes = 64 * 1024;
 // not kRoomToRecordBytes free for this process (quotas and root's reserve as the file system counts them).
 void requireRoomToRecord(const std::string& directory);
 
-// An output directory that exists with room to record: made if missing (0700, handed to `owner`), never a
-// symbolic link (a planted link must not lead root's files elsewhere). Throws jfrbpf::Error naming it, `why`
-// it is needed (the option that asked for a directory) and a fix.
+// Whether `uid` may own an output directory and the recordings retention counts in it: root, this process's
+// user, or under sudo the invoking user (to whom recordings are handed). Anyone else could swap what such a
+// directory holds or plant files in it, and root deletes files there.
+bool isTrustedOwner(uid_t uid);
+
+// An output directory that exists with room to record: made if missing (0700, handed to `owner`). Root writes
+// and deletes files there, so no symbolic link is followed anywhere on its path (a planted one must not lead
+// root's files elsewhere), and an existing one must be a trusted owner's and writable by no one else.
+// Throws jfrbpf::Error naming it, `why` it is needed (the option that asked for a directory) and a fix.
 void prepareOutputDirectory(const std::string& dir, const char* why, std::optional<FileOwner> owner = std::nullopt);
 
 // The same checks and creation without the room check (dump); throws a usage error.
 void makeOutputDirectory(const std::string& dir, const char* why, std::optional<FileOwner> owner);
+
+// The existing output directory `dir`, opened for reading after the same checks; the descriptor stays the
+// directory they passed for, wherever its path leads later. Throws a usage error.
+UniqueFd openOutputDirectory(const std::string& dir, const char* why);
 
 class OutputDirectoryWatch {
  public:

@@ -184,6 +184,7 @@ void RecordingSession::tellIfKernelFramesUnnamed(const std::vector<TargetOutput*
 void RecordingSession::endSampling() { pipeline_.stopAndDrain(); }
 
 void RecordingSession::endRecording(RecordSummary& summary, int64_t startNs) {
+  // No check of the output directory's path needed: retention sweeps the directory it opened at the start.
   retention_.sweepIfDue(INT64_MAX);
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   summary.periodNs = budget_.periodNs();

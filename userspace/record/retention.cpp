@@ -1,5 +1,7 @@
 #include "userspace/record/retention.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,14 +10,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <regex>
+#include <utility>
+
+#include "userspace/record/output_directory.h"
 
 namespace jfrbpf::record {
 namespace {
 
 struct Recording {
   std::string series;
-  std::string path;
+  std::string name;
   uint64_t bytes = 0;
   int64_t modifiedNs = 0;
   bool finished = false;
@@ -44,16 +50,21 @@ bool isFinishedRecordingName(const std::string& name) {
   return isRecordingName(name) && !name.ends_with(".part.jfr");
 }
 
-std::vector<std::string> applyRetention(const std::filesystem::path& directory, const RetentionPolicy& policy,
-                                        time_t now) {
+std::vector<std::string> applyRetention(int directory, const RetentionPolicy& policy, time_t now) {
   std::vector<Recording> recordings;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
-    const std::string name = entry.path().filename().string();
+  // A listing of its own: the position of readdir belongs to the open file, and closedir closes it.
+  UniqueFd listing(::openat(directory, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(listing ? ::fdopendir(listing.get()) : nullptr, ::closedir);
+  if (!dir) return {};
+  listing.release();
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string name = entry->d_name;
     struct stat st {};
-    // lstat: a symlink someone put there is not ours, and is not followed.
-    if (!isRecordingName(name) || ::lstat(entry.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    recordings.push_back({seriesOf(name), entry.path().string(), static_cast<uint64_t>(st.st_size),
+    // Not followed: a symbolic link someone put there is not ours.
+    if (!isRecordingName(name) || ::fstatat(directory, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    // Planted by another owner, or dated ahead with no age to go by (retention.h): left out.
+    if (!S_ISREG(st.st_mode) || !isTrustedOwner(st.st_uid) || st.st_mtim.tv_sec > now) continue;
+    recordings.push_back({seriesOf(name), name, static_cast<uint64_t>(st.st_size),
                           static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
                           isFinishedRecordingName(name)});
   }
@@ -74,11 +85,11 @@ std::vector<std::string> applyRetention(const std::filesystem::path& directory, 
   }
   std::vector<std::string> removed;
   auto remove = [&](Recording& r) {
-    if (::unlink(r.path.c_str()) != 0) return;  // gone already, or not ours to remove
+    if (::unlinkat(directory, r.name.c_str(), 0) != 0) return;  // gone already, or not ours to remove
     r.finished = false;
     total -= r.bytes;
     seriesBytes[r.series] -= r.bytes;
-    removed.push_back(r.path);
+    removed.push_back(r.name);
   };
   for (Recording& r : recordings) {
     const bool tooOld = policy.maxAgeNs > 0 && nowNs(now) - r.modifiedNs > policy.maxAgeNs && &r != newestOfAll;
@@ -92,14 +103,20 @@ std::vector<std::string> applyRetention(const std::filesystem::path& directory, 
   return removed;
 }
 
+RetentionSweeper::RetentionSweeper(std::string directory, RetentionPolicy policy)
+    : path_(std::move(directory)),
+      policy_(policy),
+      directory_(policy.enabled() ? openOutputDirectory(path_, "--max-age/--max-size/--max-total-size") : UniqueFd()) {}
+
 void RetentionSweeper::sweepIfDue(int64_t now) {
   constexpr int64_t kSweepIntervalNs = 5'000'000'000;
   if (!policy_.enabled() || now < next_) return;
   next_ = now == INT64_MAX ? now : now + kSweepIntervalNs;
-  std::vector<std::string> removed = applyRetention(directory_, policy_, time(nullptr));
+  std::vector<std::string> removed = applyRetention(directory_.get(), policy_, time(nullptr));
   if (removed.empty()) return;
-  std::fprintf(stderr, "jfrbpf: removed %zu recording%s past --max-age/--max-size/--max-total-size (the last removed: %s)\n",
-               removed.size(), removed.size() == 1 ? "" : "s", removed.back().c_str());
+  std::fprintf(stderr,
+               "jfrbpf: removed %zu recording%s past --max-age/--max-size/--max-total-size (the last removed: %s/%s)\n",
+               removed.size(), removed.size() == 1 ? "" : "s", path_.c_str(), removed.back().c_str());
 }
 
 }  // namespace jfrbpf::record

@@ -7,10 +7,10 @@
 // name; a process's newest finished one stays whatever the sizes, the directory's newest whatever the age.
 #include <cstdint>
 #include <ctime>
-#include <filesystem>
 #include <string>
-#include <utility>
 #include <vector>
+
+#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::record {
 
@@ -24,21 +24,26 @@ struct RetentionPolicy {
 // Whether `name` is one of jfrbpf's finished recordings: a pid, '-', and ".jfr" but not ".part.jfr".
 bool isFinishedRecordingName(const std::string& name);
 
-// Removes what `policy` says must go, at wall time `now`; returns the paths removed.
-std::vector<std::string> applyRetention(const std::filesystem::path& directory, const RetentionPolicy& policy,
-                                        time_t now);
+// Removes what `policy` says must go from the directory open at `directory`, at wall time `now`; returns the
+// names removed. Only regular files of a trusted owner (isTrustedOwner) are counted and removed: a file of
+// anyone else was not written by jfrbpf. Nor is one dated after `now`, whose age is unknown (the clock was set
+// back, or someone chose the date): counted, it would pass for the newest and push the others out.
+std::vector<std::string> applyRetention(int directory, const RetentionPolicy& policy, time_t now);
 
 // applyRetention every few seconds of a recording, saying what it removed.
 class RetentionSweeper {
  public:
-  RetentionSweeper(std::filesystem::path directory, RetentionPolicy policy)
-      : directory_(std::move(directory)), policy_(policy) {}
+  // With a policy, opens `directory` now (openOutputDirectory: throws jfrbpf::Error when it cannot be used)
+  // and sweeps that directory for the recording's life, never its path again: whoever owns a parent could
+  // swap the path for a link to another directory, where root would then delete files.
+  RetentionSweeper(std::string directory, RetentionPolicy policy);
   // `now`: CLOCK_MONOTONIC nanoseconds; INT64_MAX sweeps at once.
   void sweepIfDue(int64_t now);
 
  private:
-  std::filesystem::path directory_;
+  std::string path_;  // what it was called at the start, for messages
   RetentionPolicy policy_;
+  UniqueFd directory_;
   int64_t next_ = 0;
 };
 
