@@ -184,24 +184,27 @@ class Agent {
   uint32_t replayedCode_ = 0;
 };
 
+// Encodes `record` as one record of `type` into `buffer`; false if it does not fit.
+template <typename Record>
+bool encodeRecord(RecordBuffer& buffer, protocol::RecordType type, const Record& record) {
+  buffer.begin(type);
+  Writer w(buffer);
+  protocol::encode(w, record);
+  return buffer.finish();
+}
+
 // Encodes `record` as one record of `type` and queues it.
 template <typename Record>
 void emitRecord(Agent& agent, protocol::RecordType type, const Record& record) {
   RecordBuffer buffer;
-  buffer.begin(type);
-  Writer w(buffer);
-  protocol::encode(w, record);
-  if (buffer.finish()) agent.emit(buffer);
+  if (encodeRecord(buffer, type, record)) agent.emit(buffer);
 }
 
 // Encodes `record` as one record of `type` and queues it for session `session` alone.
 template <typename Record>
 void emitRecordTo(Agent& agent, uint32_t session, protocol::RecordType type, const Record& record) {
   RecordBuffer buffer;
-  buffer.begin(type);
-  Writer w(buffer);
-  protocol::encode(w, record);
-  if (buffer.finish()) agent.emitTo(session, buffer);
+  if (encodeRecord(buffer, type, record)) agent.emitTo(session, buffer);
 }
 
 }  // namespace jfrbpf::agent

@@ -314,11 +314,10 @@ void Agent::periodicWork(JNIEnv* jni, LoaderSession& session) {
 
 void Agent::emitGoodbye(LoaderSession& session, protocol::GoodbyeReason reason) {
   RecordBuffer buffer;
-  buffer.begin(protocol::RecordType::kGoodbye);
-  Writer w(buffer);
-  protocol::encode(w, protocol::Goodbye{static_cast<uint32_t>(reason), monotonicNs()});
   bool ignored;
-  if (buffer.finish()) session.ring.tryPush(buffer.data(), buffer.size(), ignored);
+  if (encodeRecord(buffer, protocol::RecordType::kGoodbye, protocol::Goodbye{static_cast<uint32_t>(reason), monotonicNs()})) {
+    session.ring.tryPush(buffer.data(), buffer.size(), ignored);
+  }
 }
 
 void Agent::flushNonBlocking(LoaderSession& session) {
