@@ -39,9 +39,12 @@ struct jfrbpf_hotspot {
   __u32 blob_frame_complete_size; /* its width: 4 (int) before JDK 23, 2 (int16_t) since */
   __u32 blob_code_begin;          /* offsetof(CodeBlob, _code_begin) (pointer) or _code_offset (int) */
   __u32 blob_code_begin_is_offset;
+  __u32 blob_name;                /* offsetof(CodeBlob, _name) (const char*); 0 if unknown */
   __s32 interp_method_slot;       /* frame slots, in words from rbp */
   __s32 interp_bcp_slot;
   __s32 interp_sender_sp_slot;
+  __s32 interp_last_sp_slot;      /* its sp while it calls a Java method (the return address right below): */
+                                  /* an address, since JDK 22 in words from rbp; 0 while it calls none */
   __u32 anchor_sp;                /* offsets from JavaThread* of _anchor._last_Java_sp/_fp/_pc */
   __u32 anchor_fp;
   __u32 anchor_pc;

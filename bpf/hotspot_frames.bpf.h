@@ -37,7 +37,7 @@ struct blob_cache_entry {
   __s32 frame_size;
   __s32 frame_complete;
   __u32 tgid;
-  __u32 reserved;
+  __u32 top; /* as blob_header's */
 };
 
 /* A per-CPU array of one cache per scratch: SCRATCH_SAMPLER and SCRATCH_TRACE. */
@@ -145,6 +145,50 @@ static __always_inline bool blob_cache_hit(const struct blob_cache_entry* entry,
   return entry->granule == granule && entry->tgid == w->tgid && entry->stamp == w->blob_stamp;
 }
 
+static __always_inline bool plain_frame_size(__s32 frame_size) {
+  return frame_size > 0 && frame_size <= MAX_FRAME_SIZE_WORDS;
+}
+
+/* How the frame of a blob unwinds at the top of a stack, where the blob's code may not have built it yet:
+ * - BLOB_TOP_SIZED: by its size, where the prologue offset and the code at pc tell it is built (nmethods,
+ *   and stubs of unknown shape);
+ * - BLOB_TOP_RBP: a stub with a size but no prologue offset whose code begins with push rbp; mov rbp,rsp (C1's
+ *   runtime stubs): by rbp, since the registers it saves next are in its size;
+ * - BLOB_TOP_STUB: a buffer of StubRoutines, without a size: some keep an rbp frame, some none;
+ * - BLOB_TOP_FRAMELESS: any other blob without a size (vtable and itable stubs, method handle adapters, C1's
+ *   slow_subtype_check) keeps none: rbp is whatever the caller left there, often an older interpreter frame's,
+ *   which an rbp unwind would take for the stub's;
+ * - BLOB_TOP_ADAPTER: an I2C/C2I adapter, frameless too. */
+enum blob_top { BLOB_TOP_SIZED, BLOB_TOP_RBP, BLOB_TOP_STUB, BLOB_TOP_FRAMELESS, BLOB_TOP_ADAPTER };
+
+#define RBP_FRAME_CODE_1 0xe5894855u /* push %rbp; mov %rsp,%rbp */
+#define RBP_FRAME_CODE_2 0xec8b4855u /* push %rbp; mov %rsp,%rbp, the other encoding */
+#define STUB_ROUTINES_NAME 0x74756f5262757453ull /* "StubRout": "StubRoutines (1)", "StubRoutines (final stubs)" */
+#define ADAPTERS_NAME 0x204932432f433249ull      /* "I2C/C2I ": "I2C/C2I adapters" */
+
+/* Whether the blob's code begins by building an rbp frame (a read of its first bytes). */
+static __always_inline bool begins_with_rbp_frame(const struct blob_header* h) {
+  __u32 code = 0;
+  return bpf_probe_read_user(&code, sizeof(code), (const void*)h->code_begin) == 0 &&
+         (code == RBP_FRAME_CODE_1 || code == RBP_FRAME_CODE_2);
+}
+
+/* The blob_top of the blob whose header the scratch just copied: by its first code bytes or its name (a read
+ * each), for the blobs that are not plainly sized. Where the loader found no name, any blob without a size
+ * may keep an rbp frame. */
+static __always_inline __u32 blob_top_of(const struct sampler_scratch* s) {
+  const struct blob_header* h = &s->blob;
+  if (plain_frame_size(h->frame_size)) {
+    return h->frame_complete <= 0 && begins_with_rbp_frame(h) ? BLOB_TOP_RBP : BLOB_TOP_SIZED;
+  }
+  if (s->jvm.blob_name == 0) return BLOB_TOP_STUB;
+  __u64 name = header_field(h, s->jvm.heap_block_header_size + s->jvm.blob_name), text = 0;
+  if (bpf_probe_read_user(&text, sizeof(text), (const void*)name) != 0 || text == STUB_ROUTINES_NAME) {
+    return BLOB_TOP_STUB;
+  }
+  return text == ADAPTERS_NAME ? BLOB_TOP_ADAPTER : BLOB_TOP_FRAMELESS;
+}
+
 /* Finds the CodeBlob that holds pc, checked (see the blob cache), and leaves what is known of it in the scratch
  * (`blob`; its header words only if read now). Returns 0, or why the walk must stop. A global function,
  * verified once (see find_unwind_row). */
@@ -161,6 +205,7 @@ __noinline int find_code_blob(__u32 scratch_key, __u64 pc) {
     h->code_begin = entry->code_begin;
     h->frame_size = entry->frame_size;
     h->frame_complete = entry->frame_complete;
+    h->top = entry->top;
     return 0;
   }
   const struct jfrbpf_code_heap* heap = code_heap_of(&s->jvm, pc);
@@ -173,11 +218,13 @@ __noinline int find_code_blob(__u32 scratch_key, __u64 pc) {
     __u64 blob = segmap_blob(&s->jvm, heap, pc);
     if (!blob || !read_blob_header(s, heap, blob, pc)) return JFRBPF_WALK_UNKNOWN_CODE;
   }
+  h->top = blob_top_of(s);
   entry->granule = granule;
   entry->blob = h->blob;
   entry->code_begin = h->code_begin;
   entry->frame_size = h->frame_size;
   entry->frame_complete = h->frame_complete;
+  entry->top = h->top;
   entry->tgid = w->tgid;
   entry->stamp = w->blob_stamp;
   return 0;
@@ -263,10 +310,12 @@ static __always_inline __s32 code_s32(const __u8* code) {
 
 /* Where the return address is when pc is in the prologue, which runs, in HotSpot's order: the inline cache
  * check of the unverified entry (loads and compares of the receiver's klass, a jump back to the miss stub,
- * alignment nops); then either C2's frame without a stack bang (sub rsp, the whole frame; then rbp stored
- * at its top) or the stack bang, push rbp, [mov rbp, rsp] and sub rsp (C1, and C2 with a bang); then the
- * nmethod entry barrier's check (cmp on r15, a forward jump or a call), after which the frame is complete.
- * The frame size tells the two subs apart: without push rbp it also allocates rbp's slot. */
+ * alignment nops); in the native wrapper of Object.hashCode or System.identityHashCode, the fast path that
+ * returns the hash from the object's header (its load, shift, test, mask and jumps); then either C2's frame
+ * without a stack bang (sub rsp, the whole frame; then rbp stored at its top) or the stack bang, push rbp,
+ * [mov rbp, rsp] and sub rsp (C1, native wrappers, and C2 with a bang); then the nmethod entry barrier's check
+ * (cmp on r15, a forward jump or a call), after which the frame is complete. The frame size tells the two subs
+ * apart: without push rbp it also allocates rbp's slot. */
 static __always_inline enum compiled_edge prologue_edge(struct sampler_scratch* s, const __u8* code, __s32 frame_bytes,
                                                         __u64* ra_at, __u64* fp_at) {
   const __u64 sp = s->walk.sp;
@@ -299,8 +348,13 @@ static __always_inline enum compiled_edge prologue_edge(struct sampler_scratch* 
   } else if (op == 0x41 && (code[1] == 0x81 || code[1] == 0x83) && (code[2] == 0x7f || code[2] == 0xbf)) {
     return EDGE_NONE; /* the entry barrier's cmp on r15 */
   } else if (op == 0x0f && (code[1] == 0x84 || code[1] == 0x85)) {
-    if (code_s32(&code[2]) > 0) return EDGE_NONE; /* the entry barrier's jump to its slow path */
-    *ra_at = sp;                                  /* the inline cache check's jump to the miss stub */
+    /* Forward: the entry barrier's jump to its slow path, or a jump of the hash's fast path; backward: the
+     * inline cache check's jump to the miss stub. */
+    if (code_s32(&code[2]) > 0 && frame_state_by_return(s, frame_bytes) != FRAME_ABSENT) return EDGE_NONE;
+    *ra_at = sp;
+  } else if (op == 0xc3 ||
+             (op == 0x48 && ((code[1] == 0xf7 && code[2] == 0xc0) || (code[1] == 0x81 && code[2] == 0xe0)))) {
+    *ra_at = sp; /* the hash's fast path: the header's bits tested and masked (test, and), the hash returned */
   } else if (op == 0xe8 || ((op == 0x74 || op == 0x75) && (__s8)code[1] > 0)) {
     return EDGE_NONE; /* the entry barrier's call, or its jump over it */
   } else if (op == 0x90 || (op == 0x66 && (code[1] == 0x90 || code[1] == 0x0f || code[1] == 0x66)) ||
@@ -385,9 +439,9 @@ static __always_inline enum compiled_edge unwind_compiled_edge(struct sampler_sc
   return unwind_edge_at(s, ra_at, fp_at);
 }
 
-/* A stub that keeps an rbp frame (arraycopy and the other StubRoutines) caught at its first or last
- * instructions, where rbp is still, or again, its caller's: at `push rbp`, at the `mov rsp,rbp` after it,
- * or at `ret` after `leave`. Decodes the instruction at pc; EDGE_NONE when the frame is whole. */
+/* A stub that keeps an rbp frame (arraycopy and the other StubRoutines, C1's runtime stubs) caught at its first
+ * or last instructions, where rbp is still, or again, its caller's: at `push rbp`, at the `mov rsp,rbp` after
+ * it, or at `ret` after `leave`. Decodes the instruction at pc; EDGE_NONE when the frame is whole. */
 static __always_inline enum compiled_edge unwind_stub_edge(struct sampler_scratch* s) {
   struct walk* w = &s->walk;
   __u8 code[8] = {};
@@ -408,10 +462,6 @@ static __always_inline const struct blob_cache_entry* checked_blob(const struct 
   __u64 granule = code_granule(&s->jvm, pc);
   const struct blob_cache_entry* entry = blob_cache_entry(cache, granule);
   return blob_cache_hit(entry, granule, &s->walk) ? entry : 0;
-}
-
-static __always_inline bool plain_frame_size(__s32 frame_size) {
-  return frame_size > 0 && frame_size <= MAX_FRAME_SIZE_WORDS;
 }
 
 /* Code inside a compiled method may hold rsp below its frame for a while: C2's string intrinsics push
@@ -473,19 +523,54 @@ static __always_inline long unwind_sized_frame(struct sampler_scratch* s, __s32 
   return 0;
 }
 
+#define POP_RAX 0x58
+
+static __always_inline bool mov_rsp_to_r13(const __u8* code) {
+  return code[0] == 0x4c && code[1] == 0x8b && code[2] == 0xec;
+}
+
+/* A c2i adapter makes room for the interpreter's arguments: pop %rax; mov %rsp,%r13; sub $N,%rsp; and only then
+ * mov %rax,(%rsp) puts the return address at sp again. Caught between the pop and the store, the adapter has
+ * its return address right below its caller's sp, which is sp before the sub and sp + N at the store. Returns
+ * that sp there, else 0. */
+static __always_inline __u64 c2i_caller_sp(const struct sampler_scratch* s) {
+  const __u64 sp = s->walk.sp;
+  __u8 code[16] = {}; /* from 8 bytes before pc */
+  if (bpf_probe_read_user(code, sizeof(code), (const void*)(s->walk.pc - 8)) != 0) return 0;
+  const __u8* at = &code[8];
+  if (mov_rsp_to_r13(at)) return code[7] == POP_RAX ? sp : 0;
+  if (at[0] == 0x48 && (at[1] == 0x83 || at[1] == 0x81) && at[2] == 0xec) { /* sub */
+    return code[4] == POP_RAX && mov_rsp_to_r13(&code[5]) ? sp : 0;
+  }
+  if (at[0] != 0x48 || at[1] != 0x89 || at[2] != 0x04 || at[3] != 0x24) return 0; /* mov %rax,(%rsp) */
+  if (code[4] == 0x48 && code[5] == 0x83 && code[6] == 0xec) return sp + code[7]; /* after sub $imm8 */
+  if (code[1] == 0x48 && code[2] == 0x81 && code[3] == 0xec) return sp + (__u32)code_s32(&code[4]);
+  return 0;
+}
+
 /* The top frame of a stub without a recorded size: an rbp frame, or none (a leaf, such as C1's
  * slow_subtype_check, which pushes registers first and is called with two more pushed by its caller). The rbp
- * frame holds where it leads to code; otherwise the return address is at sp, or where pushes moved it: the
- * first word above in the code cache (a stub that pushes is called from Java code), within
- * DISPLACED_MAX_WORDS. Returns 0, or why the walk stops. A global function: verified once. */
+ * frame holds, in a StubRoutines buffer, where it leads to code; otherwise the return address is at sp, or
+ * where pushes moved it: the first word above in the code cache (a stub that pushes is called from Java code),
+ * within DISPLACED_MAX_WORDS. A c2i adapter that made room for the interpreter's arguments has its return
+ * address at sp again while its caller's sp is a few words up: the caller's unwind finds that frame
+ * displaced. Returns 0, or why the walk stops. A global function: verified once. */
 __noinline int unwind_sizeless_stub(__u32 scratch_key) {
   struct sampler_scratch* s = get_scratch(scratch_key);
   if (!s) return JFRBPF_WALK_BAD_FRAME;
   struct walk* w = &s->walk;
   __u64 fp = w->fp;
   __u64 frame[2]; /* saved rbp, return address */
-  if ((fp & 7) == 0 && fp >= w->sp && fp - w->sp < STUB_MAX_FRAME_BYTES && read_stack_pair(&s->window, fp, frame) &&
-      leads_to_code(s, frame[1])) {
+  if (s->blob.top == BLOB_TOP_ADAPTER) {
+    __u64 caller_sp = c2i_caller_sp(s), ra = 0;
+    if (caller_sp && read_stack_u64(&s->window, caller_sp - 8, &ra) && in_code_cache(s, ra)) {
+      w->pc = ra;
+      w->sp = caller_sp;
+      return 0;
+    }
+  }
+  if (s->blob.top < BLOB_TOP_FRAMELESS && (fp & 7) == 0 && fp >= w->sp && fp - w->sp < STUB_MAX_FRAME_BYTES &&
+      read_stack_pair(&s->window, fp, frame) && leads_to_code(s, frame[1])) {
     w->pc = frame[1];
     w->sp = fp + 16;
     w->fp = frame[0];
@@ -501,6 +586,78 @@ __noinline int unwind_sizeless_stub(__u32 scratch_key) {
     return 0;
   }
   return JFRBPF_WALK_BAD_FRAME;
+}
+
+#define LEAVE 0xc9
+
+/* lea -0x8(%rsp,%rcx,8),%r14 (4c 8d 74 cc f8): the entry's first instruction after the pop, for the locals. */
+static __always_inline bool lea_locals(const __u8* code) {
+  return code[0] == 0x4c && code[1] == 0x8d && code[2] == 0x74 && code[3] == 0xcc && code[4] == 0xf8;
+}
+
+/* The top frame in the interpreter may not be built: an interpreted method's entry builds it only after it has
+ * sized its locals, checked the stack and pushed them (HotSpot's generate_normal_entry), and its return
+ * (remove_activation) tears it down before it jumps back. Meanwhile rbp is the caller's, and the return
+ * address is
+ * - in the entry: at sp, but while the entry holds it in rax, out of the way of the locals (right after its
+ *   pop, and the lea and test that follow, it is still in the word below sp; at the mov %rsp,%rbp that builds
+ *   the frame, above the pushed rbp). r13 is the caller's sp: sp + 8, or more where a c2i adapter made room
+ *   for the arguments;
+ * - in the return: at sp after its leave, the frame's slots still below (its caller's sp two words down);
+ *   then in r13, where it is popped, sp being the caller's from the next instruction on.
+ * Elsewhere r13 is the bcp, or what a compiled callee that just returned left in it (below sp, if a stack
+ * address at all): neither code nor the caller's sp. Where the caller is interpreted, its last_sp, set as it
+ * jumps to its callee, is that caller's sp too (it is so also at that very jump, where the frame at rbp is
+ * the top frame's own: unwound from there, the walk goes on with it all the same). Unwinds such a frame to its
+ * caller (its Method* is in rbx alone: the frame is recorded without one) and returns 1; returns 0, the walk as
+ * it was, for a built frame. A global function: verified once. */
+__noinline int unwind_unbuilt_interpreted(__u32 scratch_key) {
+  struct sampler_scratch* s = get_scratch(scratch_key);
+  if (!s || s->walk.depth != 1) return 0;
+  struct walk* w = &s->walk;
+  const __u64 sp = w->sp, fp = w->fp;
+  const __u64 r13 = s->record.top_bcp_register; /* the sample's: only the top frame's */
+  const bool r13_is_code = in_code_cache(s, r13);
+  const bool r13_is_sp = (r13 & 7) == 0 && r13 >= sp && r13 - sp < STUB_MAX_FRAME_BYTES;
+  __u64 ra = r13, caller_sp = sp, at_sp = 0;
+  if (!read_stack_u64(&s->window, sp, &at_sp)) return 0;
+  /* A built frame, the common case, needs no read of the code. */
+  if (!r13_is_code && !r13_is_sp && !in_code_cache(s, at_sp)) return 0;
+  __u8 code[16] = {}; /* from 12 bytes before pc */
+  if (bpf_probe_read_user(code, sizeof(code), (const void*)(w->pc - 12)) != 0) return 0;
+  const __u8* at = &code[12];
+  if (r13_is_code) {
+    /* At the return's mov %rbx,%rsp, sp is still two words above the torn-down frame's rbp slot. */
+    if (at[0] == 0x48 && at[1] == 0x8b && at[2] == 0xe3 && !read_stack_u64(&s->window, sp - 24, &caller_sp)) return 0;
+  } else {
+    /* Right after the return's leave, or at its pop %r13, which JDK 25 puts 9 bytes after it. */
+    bool left = code[11] == LEAVE || (at[0] == 0x41 && at[1] == 0x5d && code[3] == LEAVE);
+    bool building = code[11] == 0x55 && at[0] == 0x48 && /* mov %rsp,%rbp after push %rbp */
+                    ((at[1] == 0x8b && at[2] == 0xec) || (at[1] == 0x89 && at[2] == 0xe5));
+    bool popped = code[11] == POP_RAX || (code[6] == POP_RAX && lea_locals(&code[7])) || /* then test %edx,%edx */
+                  (code[4] == POP_RAX && lea_locals(&code[5]) && code[10] == 0x85 && code[11] == 0xd2);
+    ra = at_sp;
+    if (left && in_code_cache(s, at_sp)) {
+      if (!read_stack_u64(&s->window, sp - 16, &caller_sp)) return 0;
+    } else if (r13_is_sp && r13 >= sp + 8 && in_code_cache(s, at_sp)) {
+      caller_sp = r13;
+    } else if (r13_is_sp && (building || popped)) {
+      if (!read_stack_u64(&s->window, building ? sp + 8 : sp - 8, &ra)) return 0;
+      caller_sp = r13;
+    } else {
+      return 0;
+    }
+  }
+  if (!in_code_cache(s, ra) || caller_sp < sp || caller_sp - sp >= STUB_MAX_FRAME_BYTES) return 0;
+  bool from_interpreter = ra >= s->jvm.interpreter_low && ra < s->jvm.interpreter_high;
+  if (from_interpreter && (fp & 7) == 0 && fp > sp && fp - sp <= INTERPRETER_MAX_FRAME_BYTES) {
+    __u64 last_sp = 0;
+    if (!read_stack_u64(&s->window, fp + (__s64)s->jvm.interp_last_sp_slot * 8, &last_sp)) return 0;
+    if (last_sp != caller_sp && (__s64)last_sp != (__s64)(caller_sp - fp) >> 3) return 0;
+  }
+  w->pc = ra;
+  w->sp = caller_sp;
+  return 1;
 }
 
 /* A frame that keeps rbp: the saved rbp and the return address are at rbp. False when rbp cannot be this
@@ -578,9 +735,19 @@ static __always_inline long step_code_cache(struct sampler_scratch* s, struct bl
     status = unwind_sizeless_stub(w->scratch_key);
     return status != 0 ? walk_stop(w, status) : 0;
   }
-  enum compiled_edge edge = unwind_compiled_edge(s);
+  /* A stub that builds an rbp frame first and then saves registers, which its size counts: C1's runtime stubs,
+   * without a prologue offset, and SharedRuntime's resolve and wrong-method stubs, whose prologue (the saving)
+   * the decoding does not know. */
+  bool rbp_stub = s->blob.top == BLOB_TOP_RBP;
+  enum compiled_edge edge = rbp_stub ? EDGE_UNKNOWN : unwind_compiled_edge(s);
   if (edge == EDGE_UNWOUND) return 0;
-  if (edge == EDGE_UNKNOWN) return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
+  if (edge == EDGE_UNKNOWN) {
+    if (rbp_stub || begins_with_rbp_frame(&s->blob)) {
+      if (unwind_stub_edge(s) == EDGE_UNWOUND) return 0;
+      if (unwind_rbp_frame(s, &stopped)) return stopped;
+    }
+    return walk_stop(w, JFRBPF_WALK_BAD_FRAME);
+  }
   return unwind_sized_frame(s, frame_size);
 }
 

@@ -4,6 +4,8 @@
 #ifndef JFRBPF_NATIVE_FRAMES_BPF_H
 #define JFRBPF_NATIVE_FRAMES_BPF_H
 
+#include <bpf/bpf_core_read.h>
+
 #include "walker_state.bpf.h"
 
 #define NATIVE_MAX_FRAME_BYTES (8u << 20)
@@ -171,6 +173,16 @@ static __always_inline bool cached_plain_row(const struct walk* w, __u64 pc, __u
   return kind == JFRBPF_UNWIND_CFA_RSP || kind == JFRBPF_UNWIND_CFA_RBP || kind == JFRBPF_UNWIND_PLT;
 }
 
+/* Whether the top frame, in a CLONE row, is the child's: the one the syscall returned 0 to, in rax. The
+ * registers the thread saved when it entered the kernel for the syscall hold that result from its exit on,
+ * and nothing in the row changes rax; they are the walked thread's only where it runs this program, so a walk
+ * of another thread (from an iterator) takes the parent's side. */
+static __always_inline bool in_clone_child(const struct sampler_scratch* s) {
+  if (s->walk.depth != 1 || bpf_get_current_pid_tgid() != ((__u64)s->walk.tgid << 32 | s->record.tid)) return false;
+  struct pt_regs* regs = (struct pt_regs*)bpf_task_pt_regs(bpf_get_current_task_btf());
+  return BPF_CORE_READ(regs, ax) == 0;
+}
+
 /* Applies a table row. Returns -1 to stop (reason set), 0 to continue, 1 when there was no usable row. */
 static __always_inline int apply_unwind_row(struct sampler_scratch* s, const struct jfrbpf_unwind_row* row) {
   struct walk* w = &s->walk;
@@ -204,6 +216,13 @@ static __always_inline int apply_unwind_row(struct sampler_scratch* s, const str
     case JFRBPF_UNWIND_END_OF_STACK:
       walk_stop(w, JFRBPF_WALK_ROOT);
       return -1;
+    case JFRBPF_UNWIND_CLONE:
+      if (in_clone_child(s)) {
+        walk_stop(w, JFRBPF_WALK_ROOT);
+        return -1;
+      }
+      cfa = w->sp + (__u64)row->cfa_param * 8;
+      break;
     default:
       return 1;
   }

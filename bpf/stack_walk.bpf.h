@@ -31,13 +31,22 @@ static __always_inline bool walk_room(const struct walk* w) {
   return w->depth < w->max_depth && w->depth < JFRBPF_MAX_USER_FRAMES;
 }
 
+#define SYSCALL_INSTRUCTION 0x050f /* 0f 05, as a little-endian word */
+
 static __always_inline long step_native(struct sampler_scratch* s) {
   struct walk* w = &s->walk;
-  /* A return address points after the call: look up the call itself, which may end its function. */
+  /* A return address points after the call: look up the call itself, which may end its function. So may a
+   * syscall, which a thread in a system call is right after: where its pc has no row (the sigreturn
+   * trampoline ends with its syscall), the syscall's holds. */
   __u64 lookup_pc = w->exact_pc ? w->pc : w->pc - 1;
-  w->exact_pc = 0;
   __u64 packed = cached_unwind_row(w, lookup_pc);
   const struct jfrbpf_unwind_row* row = (const struct jfrbpf_unwind_row*)&packed;
+  __u16 code = 0;
+  if (w->exact_pc && row->kind == JFRBPF_UNWIND_NONE &&
+      bpf_probe_read_user(&code, sizeof(code), (const void*)(w->pc - 2)) == 0 && code == SYSCALL_INSTRUCTION) {
+    packed = cached_unwind_row(w, w->pc - 1);
+  }
+  w->exact_pc = 0;
   if (row->kind != JFRBPF_UNWIND_NONE) {
     int applied = apply_unwind_row(s, row);
     if (applied <= 0) return applied < 0 ? 1 : 0;
@@ -70,8 +79,12 @@ static __always_inline long walk_frame(struct sampler_scratch* s, struct blob_ca
   if (in_return_barrier(s, pc) && enter_frozen_frames(w->scratch_key)) return 0;
   __u32 slot = record_frame(s, pc);
   if (w->has_jvm && pc >= s->jvm.interpreter_low && pc < s->jvm.interpreter_high) {
+    bool interrupted = w->exact_pc;
     w->exact_pc = 0;
-    return w->chunk ? step_frozen_interpreted(w->scratch_key, slot) : step_interpreted(s, slot, false);
+    if (w->chunk) return step_frozen_interpreted(w->scratch_key, slot);
+    /* Only an interrupted frame can be caught before its entry has built it. */
+    if (interrupted && unwind_unbuilt_interpreted(w->scratch_key)) return 0;
+    return step_interpreted(s, slot, false);
   }
   if (w->has_jvm && pc >= s->jvm.code_low && pc < s->jvm.code_high) {
     w->exact_pc = 0;

@@ -17,9 +17,14 @@
  *             caller pc = *(rsp + 168), rsp = *(rsp + 160), rbp = *(rsp + 120)
  *             (uc_mcontext at offset 40, gregs REG_RIP=16, REG_RSP=15, REG_RBP=10, 8 bytes each)
  *   END_OF_STACK: the return address is undefined (_start, clone/clone3 child): the walk is complete.
+ *   CLONE:    the instructions from a clone syscall to where the child's own unwind information begins
+ *             (glibc's clone and clone3 describe neither side there): in the parent nothing is pushed, so
+ *             CFA_RSP with cfa_param 1 and rbp unchanged; the child (rax 0) is at its outermost frame.
  *   NONE / UNSUPPORTED: stop; the stack is truncated here.
  * A caller's row is looked up at (return address - 1), since a call can be the last instruction of a
- * function; the first frame and the frame interrupted by a signal are looked up at their exact pc. */
+ * function; the first frame and the frame interrupted by a signal are looked up at their exact pc, or at
+ * pc - 1 where pc has no row and follows a syscall instruction: a thread in a system call is right after it,
+ * and it may end its function (the sigreturn trampoline's does). */
 #ifndef JFRBPF_UNWIND_ABI_H
 #define JFRBPF_UNWIND_ABI_H
 
@@ -35,7 +40,8 @@ enum jfrbpf_unwind_kind {
   JFRBPF_UNWIND_SIGNAL = 4,
   JFRBPF_UNWIND_END_OF_STACK = 5,
   JFRBPF_UNWIND_UNSUPPORTED = 6,
-  JFRBPF_UNWIND_KIND_COUNT = 7,
+  JFRBPF_UNWIND_CLONE = 7,
+  JFRBPF_UNWIND_KIND_COUNT = 8,
 };
 
 #define JFRBPF_UNWIND_RBP_UNCHANGED 0
@@ -51,7 +57,7 @@ enum jfrbpf_unwind_kind {
 
 struct jfrbpf_unwind_row {
   __u32 pc;        /* start of the row, relative to the table's pc base */
-  __u16 cfa_param; /* CFA_RSP / CFA_RBP: offset in 8-byte units; PLT: the (pc & 15) threshold; else 0 */
+  __u16 cfa_param; /* CFA_RSP / CFA_RBP / CLONE: offset in 8-byte units; PLT: the (pc & 15) threshold; else 0 */
   __u8 kind;       /* enum jfrbpf_unwind_kind */
   __s8 rbp_slot;   /* where the caller's rbp is saved, in 8-byte slots from the cfa (see above) */
 };

@@ -63,6 +63,8 @@ struct blob_header {
   __u64 code_begin;
   __s32 frame_size;
   __s32 frame_complete; /* bytes from code_begin; <= 0 if the blob has no prologue */
+  __u32 top;            /* enum blob_top: how its frame unwinds where it may be half built (hotspot_frames.bpf.h) */
+  __u32 reserved;
   __u64 words[JFRBPF_BLOB_HEADER_MAX / 8 + 1];
 };
 

@@ -183,11 +183,19 @@ using AppStarter = RunningApp (*)(int jdk, const ScratchDir& dir);
 struct App {
   const char* name;
   AppStarter start;
+  double completePercent;  // of Java threads' samples that reach their root, at least
 };
 
 void PrintTo(const App& app, std::ostream* out) { *out << app.name; }
 
-const App kApps[] = {{"jetty", startJetty}, {"h2", startH2}, {"groovy", startGroovy}, {"jruby", startJruby}};
+// Measured 99.90-100 % (by count): a walk that fails counts as many times as the periods its sample stands for
+// (H2 on JDK 17 in a CI run: 2 walks ending at a compiled frame whose caller is the interpreter, 6 of 5,746
+// samples). Jetty on JDK 17, its handlers compiled while wrk loads it and its pool starting threads: 99.96-100 %
+// in 20 runs beside builds (2026-11-29); before the walker knew adapters, vtable and itable stubs, C1's runtime
+// stubs, interpreter entries and returns caught half built, and clone's return: 99.92-99.99 % quieter, 99.84-100 %
+// busier, 3 runs of 10 below 99.9 % (issue #45).
+const App kApps[] = {{"jetty", startJetty, 99.9}, {"h2", startH2, 99.8}, {"groovy", startGroovy, 99.8},
+                     {"jruby", startJruby, 99.8}};
 
 // A Java thread's sample is complete when it was walked to the thread's first frame: libc's clone3 (every
 // thread the JVM starts, the one running main() included) or _start.
@@ -233,14 +241,11 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
     if (s.javaThreadId != 0) javaThreads.push_back(&s);
   }
   ASSERT_GE(javaThreads.size(), 1000u) << label << ": too few samples of Java threads to judge";
-  // Measured 99.90-100 % (by count): a walk that fails counts as many times as the periods its sample stands
-  // for (H2 on JDK 17 in a CI run: 2 walks ending at a compiled frame whose caller is the interpreter, 6 of
-  // 5,746 samples).
-  constexpr double kCompletePercent = 99.8;
   EXPECT_GE(percentWithout(javaThreads,
                            [](const JfrSample& s) { return complete(s) ? std::string() : s.describe(); },
                            label + ": Java threads' samples that reach the thread's root"),
-            kCompletePercent);
+            app.completePercent);
+  constexpr double kNamedPercent = 99.8;  // Jetty: 99.91-100 % in the 20 runs above
   EXPECT_GE(percentWithout(javaThreads,
                            [](const JfrSample& s) -> std::string {
                              for (const JfrFrame& f : s.frames) {
@@ -249,7 +254,7 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
                              return "";
                            },
                            label + ": Java threads' samples whose frames all have names"),
-            kCompletePercent);
+            kNamedPercent);
 
   // CPU time, as the kernel accounted it: over the recording (jfrbpf.ThreadCPUTime, read as sampling starts
   // and stops), which must lie within the test's own reads around the whole run. The samples stand for it

@@ -58,7 +58,7 @@ StoppedStack unwindStopped(pid_t pid, pid_t tid) {
   AddressSpace space = AddressSpace::forProcess(pid, cache, &problems);
   for (const std::string& problem : problems) ADD_FAILURE() << problem;
   StoppedStack stack;
-  stack.walk = unwindStack({regs.rip, regs.rsp, regs.rbp}, space, ProcessMemory(pid));
+  stack.walk = unwindStack({regs.rip, regs.rsp, regs.rbp, regs.rax}, space, ProcessMemory(pid));
   test::ProcessSymbolizer symbols(space);
   std::ostringstream text;
   for (size_t i = 0; i < stack.walk.frames.size(); ++i) {

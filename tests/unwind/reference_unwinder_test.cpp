@@ -56,6 +56,10 @@ class UnwindReferenceUnwinder : public ::testing::Test {
         row(0x1400, RowKind::kUnsupported),                          //
         row(0x1500, RowKind::kCfaRsp, 1, JFRBPF_UNWIND_RBP_LOST),    // C: rbp not recoverable
         row(0x1600, RowKind::kNone),
+        row(0x1700, RowKind::kClone, 1),                             // clone3 from its syscall on
+        row(0x170a, RowKind::kEndOfStack),                           // the child's thread_start
+        row(0x1720, RowKind::kCfaRsp, 1),                            // D: ends with a syscall at 0x172e
+        row(0x1730, RowKind::kNone),
     };
     space_.add({kBias, kBias + 0x2000, kBias, table, "test"});
     memory_.region(0, 0x20000);
@@ -72,7 +76,7 @@ TEST_F(UnwindReferenceUnwinder, WalksRspRbpAndPltFramesToTheEnd) {
   memory_.put(0x7010, 0x7100);          // A saved the caller's rbp at cfa-16
   memory_.put(0x7018, kBias + 0x1150);  // A's return address
   memory_.put(0x7108, kBias + 0x1301);  // B (cfa = rbp+16 = 0x7110) returns into _start
-  Walk result = walk({kBias + 0x120b, 0x7000, 0});
+  Walk result = walk({kBias + 0x120b, 0x7000, 0, {}});
   ASSERT_EQ(result.frames.size(), 4u);
   EXPECT_EQ(result.end, WalkEnd::kEndOfStack);
   EXPECT_EQ(result.frames[1].pc, kBias + 0x1050);
@@ -84,7 +88,7 @@ TEST_F(UnwindReferenceUnwinder, WalksRspRbpAndPltFramesToTheEnd) {
 
 TEST_F(UnwindReferenceUnwinder, PltBeforeThePushHasTheReturnAddressOnTop) {
   memory_.put(0x7000, kBias + 0x1301);
-  Walk result = walk({kBias + 0x1206, 0x7000, 0});  // pc&15 == 6 < 11: cfa = rsp + 8
+  Walk result = walk({kBias + 0x1206, 0x7000, 0, {}});  // pc&15 == 6 < 11: cfa = rsp + 8
   ASSERT_EQ(result.frames.size(), 2u);
   EXPECT_EQ(result.end, WalkEnd::kEndOfStack);
 }
@@ -96,7 +100,7 @@ TEST_F(UnwindReferenceUnwinder, SignalFrameRestoresTheInterruptedRegisters) {
   memory_.put(0x8000 + JFRBPF_UCONTEXT_RSP_OFFSET, 0x9000);
   memory_.put(0x8000 + JFRBPF_UCONTEXT_RBP_OFFSET, 0x9100);
   memory_.put(0x9008, 0xdead);  // what a pc-1 lookup (into A) would wrongly take as return address
-  Walk result = walk({0x30010, 0x8000, 0});
+  Walk result = walk({0x30010, 0x8000, 0, {}});
   ASSERT_EQ(result.frames.size(), 2u);
   EXPECT_TRUE(result.frames[0].signalFrame);
   EXPECT_EQ(result.frames[1].pc, kBias + 0x1100);
@@ -106,29 +110,52 @@ TEST_F(UnwindReferenceUnwinder, SignalFrameRestoresTheInterruptedRegisters) {
   EXPECT_FALSE(isSigreturnTrampoline(memory_, 0x30011));
 }
 
+TEST_F(UnwindReferenceUnwinder, AfterCloneTheParentReturnsAndTheChildIsOutermost) {
+  memory_.put(0x7000, kBias + 0x1301);  // the parent's return address: into _start
+  Walk parent = walk({kBias + 0x1702, 0x7000, 0, 12345});  // rax: the child's tid
+  ASSERT_EQ(parent.frames.size(), 2u);
+  EXPECT_EQ(parent.frames[1].sp, 0x7008u);
+  EXPECT_EQ(parent.end, WalkEnd::kEndOfStack);
+  EXPECT_EQ(walk({kBias + 0x1702, 0x7000, 0, {}}).frames.size(), 2u);  // rax unknown: taken for the parent
+  Walk child = walk({kBias + 0x1702, 0x9000, 0, 0});
+  EXPECT_EQ(child.frames.size(), 1u);
+  EXPECT_EQ(child.end, WalkEnd::kEndOfStack);
+}
+
+TEST_F(UnwindReferenceUnwinder, AThreadInASyscallThatEndsItsFunctionUnwindsByTheSyscallsRow) {
+  memory_.region(kBias + 0x1700, 0x100);
+  memory_.putBytes(kBias + 0x172e, {0x0f, 0x05});
+  memory_.put(0x7000, kBias + 0x1301);
+  Walk result = walk({kBias + 0x1730, 0x7000, 0, {}});  // right after D's syscall, where no row is
+  ASSERT_EQ(result.frames.size(), 2u);
+  EXPECT_EQ(result.end, WalkEnd::kEndOfStack);
+  memory_.putBytes(kBias + 0x172e, {0x90, 0x90});
+  EXPECT_EQ(walk({kBias + 0x1730, 0x7000, 0, {}}).end, WalkEnd::kNoUnwindInfo);  // not after a syscall
+}
+
 TEST_F(UnwindReferenceUnwinder, StopsWhereRbpIsNeededButLost) {
   memory_.put(0xa000, kBias + 0x1101);
-  Walk result = walk({kBias + 0x1500, 0xa000, 0x1234});
+  Walk result = walk({kBias + 0x1500, 0xa000, 0x1234, {}});
   EXPECT_EQ(result.frames.size(), 2u);
   EXPECT_EQ(result.end, WalkEnd::kRbpUnknown);
 }
 
 TEST_F(UnwindReferenceUnwinder, StopsOnAStackThatDoesNotGrow) {
-  Walk result = walk({kBias + 0x1100, 0x7000, 0x100});  // cfa = rbp+16 = 0x110, below rsp
+  Walk result = walk({kBias + 0x1100, 0x7000, 0x100, {}});  // cfa = rbp+16 = 0x110, below rsp
   EXPECT_EQ(result.frames.size(), 1u);
   EXPECT_EQ(result.end, WalkEnd::kBadFrame);
 }
 
 TEST_F(UnwindReferenceUnwinder, ReportsWhyItStopped) {
-  EXPECT_EQ(walk({0x5, 0x7000, 0}).end, WalkEnd::kNoMapping);
-  EXPECT_EQ(walk({kBias + 0x1600, 0x7000, 0}).end, WalkEnd::kNoUnwindInfo);
-  EXPECT_EQ(walk({kBias + 0x1400, 0x7000, 0}).end, WalkEnd::kUnsupported);
-  EXPECT_EQ(walk({kBias + 0x1000, 0x1fff8, 0}).end, WalkEnd::kReadFailed);
+  EXPECT_EQ(walk({0x5, 0x7000, 0, {}}).end, WalkEnd::kNoMapping);
+  EXPECT_EQ(walk({kBias + 0x1600, 0x7000, 0, {}}).end, WalkEnd::kNoUnwindInfo);
+  EXPECT_EQ(walk({kBias + 0x1400, 0x7000, 0, {}}).end, WalkEnd::kUnsupported);
+  EXPECT_EQ(walk({kBias + 0x1000, 0x1fff8, 0, {}}).end, WalkEnd::kReadFailed);
 }
 
 TEST_F(UnwindReferenceUnwinder, DepthIsBounded) {
   for (uint64_t sp = 0x7000; sp < 0x8000; sp += 16) memory_.put(sp + 8, kBias + 0x1050);
-  Walk result = walk({kBias + 0x1000 + 1, 0x7000, 0}, 10);
+  Walk result = walk({kBias + 0x1000 + 1, 0x7000, 0, {}}, 10);
   EXPECT_EQ(result.frames.size(), 10u);
   EXPECT_EQ(result.end, WalkEnd::kDepthLimit);
 }

@@ -96,12 +96,14 @@ TEST(UnwindSystemLibraries, EveryLibraryAndLibjvmCompile) {
   EXPECT_LT(summary.unsupportedShare(), 0.05);
 }
 
-TEST(UnwindSystemLibraries, LibcHasThePltSignalAndOutermostFrames) {
+TEST(UnwindSystemLibraries, LibcHasThePltSignalCloneAndOutermostFrames) {
   UnwindTable libc = compilePath("/lib/x86_64-linux-gnu/libc.so.6");
   EXPECT_FALSE(libc.buildId.empty());
   EXPECT_GE(libc.stats.rowsByKind[static_cast<size_t>(RowKind::kPlt)], 1u);
   EXPECT_EQ(libc.stats.rowsByKind[static_cast<size_t>(RowKind::kSignal)], 1u);    // __restore_rt
   EXPECT_GE(libc.stats.rowsByKind[static_cast<size_t>(RowKind::kEndOfStack)], 2u);  // clone, clone3
+  // From clone's and clone3's syscall to their child's FDE, which neither describes.
+  EXPECT_EQ(libc.stats.rowsByKind[static_cast<size_t>(RowKind::kClone)], 2u);
   ASSERT_TRUE(libc.stats.headerFdeCount);
   EXPECT_EQ(*libc.stats.headerFdeCount, libc.stats.fdes);
 }

@@ -22,6 +22,7 @@ constexpr int32_t kInterpreterMethodSlot = -3;
 constexpr int32_t kInterpreterBcpSlotJdk9 = -8;
 constexpr int32_t kInterpreterBcpSlotJdk8 = -7;
 constexpr int32_t kInterpreterSenderSpSlot = -1;
+constexpr int32_t kInterpreterLastSpSlot = -2;
 
 bool offset(const jvm::VmStructsTable& vm, const char* type, const char* field, uint32_t& out, std::string& whyNot) {
   auto value = vm.fieldOffset(type, field);
@@ -115,6 +116,14 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
                                  layout.blob_frame_complete + layout.blob_frame_complete_size,
                                  layout.blob_code_begin + fields.codeBegin.width});
   layout.blob_header_bytes = layout.heap_block_header_size + fieldsEnd;
+  // The walker tells the blobs without a frame size apart by name (those that may keep an rbp frame from those
+  // that keep none): where the name does not fit in the copy, all of them may.
+  auto name = field("CodeBlob", "_name");
+  const uint64_t nameAt = name ? layout.heap_block_header_size + name->first : 0;
+  if (name && nameAt % 8 == 0 && nameAt + 8 <= JFRBPF_BLOB_HEADER_MAX) {
+    layout.blob_name = static_cast<uint32_t>(name->first);
+    layout.blob_header_bytes = std::max(layout.blob_header_bytes, static_cast<uint32_t>(nameAt + 8));
+  }
   if (layout.blob_header_bytes > JFRBPF_BLOB_HEADER_MAX) {
     whyNot = "the HeapBlock and CodeBlob fields the walker reads span " + std::to_string(layout.blob_header_bytes) +
              " bytes, more than the " + std::to_string(JFRBPF_BLOB_HEADER_MAX) + " it copies";
@@ -137,8 +146,11 @@ std::optional<jfrbpf_hotspot> hotspotLayout(const jvm::JavaModel& model, std::st
   layout.interp_bcp_slot = isJdk8(model) ? kInterpreterBcpSlotJdk8 : kInterpreterBcpSlotJdk9;
   auto senderSp = vm.constant("frame::interpreter_frame_sender_sp_offset");
   layout.interp_sender_sp_slot = senderSp ? static_cast<int32_t>(*senderSp) : kInterpreterSenderSpSlot;
+  auto lastSp = vm.constant("frame::interpreter_frame_last_sp_offset");
+  layout.interp_last_sp_slot = lastSp ? static_cast<int32_t>(*lastSp) : kInterpreterLastSpSlot;
   // The walker reads the eight words below rbp in one go: every slot it uses must be among them.
-  for (int32_t slot : {layout.interp_method_slot, layout.interp_bcp_slot, layout.interp_sender_sp_slot}) {
+  for (int32_t slot : {layout.interp_method_slot, layout.interp_bcp_slot, layout.interp_sender_sp_slot,
+                       layout.interp_last_sp_slot}) {
     if (slot < -8 || slot > -1) {
       whyNot = "interpreter frame slot " + std::to_string(slot) + " is outside the words the walker reads";
       return std::nullopt;

@@ -29,6 +29,11 @@ bool inCodeHeaps(const jvm::JavaModel& model, uint64_t pc) {
   return false;
 }
 
+bool inInterpreter(const jvm::JavaModel& model, uint64_t pc) {
+  const jvm::StubBlob* interpreter = model.code().interpreter();
+  return interpreter && pc >= interpreter->start && pc < interpreter->end;
+}
+
 // A cache that grows past this is rebuilt from scratch rather than grown without bound.
 constexpr size_t kMaxCachedPcsPerProcess = 1u << 20;
 constexpr size_t kMaxCachedCompiledPcs = 1u << 16;  // per process; entries hold a few frames each
@@ -67,6 +72,10 @@ ResolvedStack StackResolver::resolve(const jfrbpf_sample_record& record, StackSt
       frames_.push_back({markerMethod(kFramesSkipped), -1, -1, jfr::FrameType::Native});
       continue;
     }
+    // An interpreted frame the walker caught not built yet (in its method's entry) or no longer (in its
+    // return) keeps its pc and no Method* (rbx alone holds it there), and the walk went on to its caller: the
+    // sample is the caller's, in its call.
+    if (top && methodPtr == 0 && userDepth > 1 && java && inInterpreter(*java, pc)) continue;
     // Every blob HotSpot generates lives in the code cache: a pc outside it is native code, which most frames
     // of a JVM's stacks are (libjvm, libc), and needs no lookup in the code history. An interpreted frame's
     // pc is its bcp.

@@ -8,6 +8,12 @@ namespace {
 // mov $0xf,%rax ; syscall
 constexpr std::array<uint8_t, 9> kSigreturnCode = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
 constexpr uint64_t kSyscallOffset = 7;
+constexpr std::array<uint8_t, 2> kSyscall = {0x0f, 0x05};
+
+bool afterSyscall(const MemoryReader& memory, uint64_t pc) {
+  std::array<uint8_t, kSyscall.size()> code{};
+  return memory.read(pc - kSyscall.size(), code) && code == kSyscall;
+}
 
 }  // namespace
 
@@ -46,13 +52,27 @@ Walk unwindStack(const Registers& initial, const AddressSpace& space, const Memo
       return walk;
     }
     Frame& frame = walk.frames.emplace_back(Frame{regs.pc, regs.sp, false});
-    uint64_t lookupPc = exactPc ? regs.pc : regs.pc - 1;
-    const MappedTable* mapping = space.find(lookupPc);
-    const UnwindRow* row = mapping == nullptr ? nullptr : mapping->table->find(lookupPc - mapping->bias);
+    auto rowAt = [&space](uint64_t pc, const MappedTable*& mapping) -> const UnwindRow* {
+      mapping = space.find(pc);
+      return mapping == nullptr ? nullptr : mapping->table->find(pc - mapping->bias);
+    };
+    const MappedTable* mapping = nullptr;
+    const UnwindRow* row = rowAt(exactPc ? regs.pc : regs.pc - 1, mapping);
+    // A thread in a system call is right after its syscall, which may end its function (the sigreturn
+    // trampoline's does): where that pc has no row, the syscall's holds.
+    if (exactPc && (row == nullptr || row->kind == JFRBPF_UNWIND_NONE) && afterSyscall(memory, regs.pc)) {
+      const MappedTable* before = nullptr;
+      if (const UnwindRow* syscallRow = rowAt(regs.pc - 1, before); syscallRow != nullptr) {
+        row = syscallRow;
+        mapping = before;
+      }
+    }
     RowKind kind = row == nullptr ? RowKind::kNone : static_cast<RowKind>(row->kind);
     if ((kind == RowKind::kNone || kind == RowKind::kUnsupported) && isSigreturnTrampoline(memory, regs.pc)) {
       kind = RowKind::kSignal;
     }
+    // A clone's child is at its outermost frame until its own unwind information begins.
+    if (kind == RowKind::kClone && walk.frames.size() == 1 && regs.rax == 0) kind = RowKind::kEndOfStack;
 
     switch (kind) {
       case RowKind::kEndOfStack:
@@ -81,11 +101,12 @@ Walk unwindStack(const Registers& initial, const AddressSpace& space, const Memo
       case RowKind::kCfaRsp:
       case RowKind::kCfaRbp:
       case RowKind::kPlt:
+      case RowKind::kClone:
         break;
     }
 
     uint64_t cfa;
-    if (kind == RowKind::kCfaRsp) {
+    if (kind == RowKind::kCfaRsp || kind == RowKind::kClone) {
       cfa = regs.sp + uint64_t{row->cfa_param} * 8;
     } else if (kind == RowKind::kCfaRbp) {
       if (!rbpKnown) {
@@ -96,7 +117,7 @@ Walk unwindStack(const Registers& initial, const AddressSpace& space, const Memo
     } else {
       cfa = regs.sp + 8 + ((regs.pc & 15) >= row->cfa_param ? 8 : 0);
     }
-    Registers caller{0, cfa, regs.rbp};
+    Registers caller{0, cfa, regs.rbp, std::nullopt};
     if (!memory.readU64(cfa - 8, caller.pc)) {
       walk.end = WalkEnd::kReadFailed;
       return walk;

@@ -4,6 +4,7 @@
 // walker can be checked frame by frame against it.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "userspace/unwind/memory_reader.h"
@@ -15,6 +16,7 @@ struct Registers {
   uint64_t pc = 0;
   uint64_t sp = 0;
   uint64_t rbp = 0;
+  std::optional<uint64_t> rax;  // the innermost frame's, where known: 0 in a clone's child (a CLONE row)
 };
 
 struct Frame {

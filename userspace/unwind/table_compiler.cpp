@@ -3,6 +3,7 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <array>
 
 #include "userspace/base/error.h"
 #include "userspace/unwind/row_classifier.h"
@@ -23,7 +24,14 @@ struct FdeSpan {
   uint64_t end = 0;
   size_t firstRow = 0;
   size_t rowCount = 0;
+  const ElfImage* image = nullptr;  // whose code the FDE describes; null when the bytes are not at hand
 };
+
+// glibc's clone and clone3 end their FDE before the syscall, since the child returns from it on another
+// stack, and begin the child's (return address undefined) a few instructions after it: a test, two jumps
+// and the parent's ret. Between, both return from the syscall (a CLONE row, unwind_abi.h).
+constexpr uint64_t kMaxCloneReturnBytes = 16;
+constexpr std::array<uint8_t, 2> kSyscall = {0x0f, 0x05};
 
 class Compiler {
  public:
@@ -44,7 +52,7 @@ class Compiler {
       const Cie& cie = entries.cies[fde.cieIndex];
       CfaProgramResult program = runCfaProgram(cie, fde, view, limits_.program);
       instructions_ += program.instructions;
-      FdeSpan span{fde.pcBegin, fde.pcEnd, rows_.size(), 0};
+      FdeSpan span{fde.pcBegin, fde.pcEnd, rows_.size(), 0, view.image};
       for (const CfiRow& row : program.rows) {
         ClassifiedRow classified = classifyRules(row.rules, cie.signalFrame);
         if (classified.reason) ++stats_.unsupportedRows[static_cast<size_t>(*classified.reason)];
@@ -94,7 +102,7 @@ class Compiler {
         start = lastEnd;
         ++stats_.overlappingFdes;
       }
-      if (haveEnd && start > lastEnd && !emit(table.rows, {lastEnd, RowKind::kNone, 0, 0})) break;
+      if (haveEnd && start > lastEnd && !emit(table.rows, gapRow(lastEnd, span))) break;
       if (!emitSpan(table.rows, span, start)) break;
       lastEnd = span.end;
       haveEnd = true;
@@ -116,6 +124,18 @@ class Compiler {
       if (!emit(out, row)) return false;
     }
     return true;
+  }
+
+  // The row of the code from `gapStart` to `next`, which no FDE describes: none, or CLONE where a clone's
+  // child begins its unwind information.
+  WideRow gapRow(uint64_t gapStart, const FdeSpan& next) const {
+    const WideRow& first = rows_[next.firstRow];
+    std::array<uint8_t, kSyscall.size()> code{};
+    if (next.begin - gapStart <= kMaxCloneReturnBytes && first.kind == RowKind::kEndOfStack &&
+        first.pc <= next.begin && next.image != nullptr && next.image->readAt(gapStart, code) && code == kSyscall) {
+      return {gapStart, RowKind::kClone, 1, JFRBPF_UNWIND_RBP_UNCHANGED};
+    }
+    return {gapStart, RowKind::kNone, 0, 0};
   }
 
   // Appends one row, merging it into its predecessor when the rule is the same. One slot is always kept

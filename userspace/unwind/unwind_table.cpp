@@ -13,6 +13,7 @@ const char* rowKindName(RowKind kind) {
     case RowKind::kSignal: return "signal";
     case RowKind::kEndOfStack: return "end-of-stack";
     case RowKind::kUnsupported: return "unsupported";
+    case RowKind::kClone: return "clone";
   }
   return "?";
 }
@@ -24,6 +25,7 @@ std::string describeRow(const UnwindRow& row) {
     case RowKind::kCfaRsp: text = "cfa=rsp+" + std::to_string(row.cfa_param * 8); break;
     case RowKind::kCfaRbp: text = "cfa=rbp+" + std::to_string(row.cfa_param * 8); break;
     case RowKind::kPlt: text = "cfa=plt(" + std::to_string(row.cfa_param) + ")"; break;
+    case RowKind::kClone: text = "clone cfa=rsp+" + std::to_string(row.cfa_param * 8); break;
     default: return rowKindName(kind);
   }
   if (row.rbp_slot == JFRBPF_UNWIND_RBP_LOST) {

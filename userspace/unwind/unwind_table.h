@@ -24,6 +24,7 @@ enum class RowKind : uint8_t {
   kSignal = JFRBPF_UNWIND_SIGNAL,
   kEndOfStack = JFRBPF_UNWIND_END_OF_STACK,
   kUnsupported = JFRBPF_UNWIND_UNSUPPORTED,
+  kClone = JFRBPF_UNWIND_CLONE,
 };
 inline constexpr size_t kRowKindCount = JFRBPF_UNWIND_KIND_COUNT;
 const char* rowKindName(RowKind kind);
