@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "bench/sampler/bpf_probe.h"
 #include "bench/sampler/distribution.h"
 #include "bench/sampler/fp_sampler.h"
@@ -15,7 +16,6 @@
 #include "bench/sampler/run_windows.h"
 #include "bench/sampler/scenarios.h"
 #include "bench/sampler/workloads.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::bench {
 namespace {

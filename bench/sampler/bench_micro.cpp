@@ -9,12 +9,12 @@
 #include <map>
 #include <string>
 
+#include "base/error.h"
 #include "bench/sampler/child_process.h"
 #include "bench/sampler/distribution.h"
 #include "bench/sampler/gbench_json.h"
 #include "bench/sampler/proc_probe.h"
 #include "bench/sampler/scenarios.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::bench {
 namespace {

@@ -22,7 +22,7 @@
 
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
-#include "userspace/record/stack_resolver.h"
+#include "userspace/record/output/stack_resolver.h"
 #include "userspace/symbolize/kernel_symbolizer.h"
 #include "userspace/symbolize/process_symbolizer.h"
 

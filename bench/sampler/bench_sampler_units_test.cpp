@@ -7,6 +7,7 @@
 #include <limits>
 #include <thread>
 
+#include "base/error.h"
 #include "bench/sampler/bpf_probe.h"
 #include "bench/sampler/child_process.h"
 #include "bench/sampler/distribution.h"
@@ -14,7 +15,6 @@
 #include "bench/sampler/gbench_json.h"
 #include "bench/sampler/jfrbpf_run.h"
 #include "bench/sampler/proc_probe.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::bench {
 namespace {

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/error.h"
 #include "bench/sampler/bpf_probe.h"
 #include "bench/sampler/distribution.h"
 #include "bench/sampler/jfrbpf_run.h"
@@ -21,7 +22,6 @@
 #include "bench/sampler/run_windows.h"
 #include "bench/sampler/scenarios.h"
 #include "bench/sampler/workloads.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::bench {
 namespace {

@@ -15,14 +15,14 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
+#include "base/number_text.h"
 #include "bench/sampler/bpf_probe.h"
 #include "bench/sampler/distribution.h"
 #include "bench/sampler/jfrbpf_run.h"
 #include "bench/sampler/proc_probe.h"
 #include "bench/sampler/scenarios.h"
 #include "bench/sampler/workloads.h"
-#include "userspace/base/error.h"
-#include "userspace/base/number_text.h"
 
 namespace jfrbpf::bench {
 namespace {

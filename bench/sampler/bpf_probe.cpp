@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/error.h"
 #include "bench/sampler/proc_probe.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::bench {
 namespace {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::bench {
 

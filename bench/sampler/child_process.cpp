@@ -14,7 +14,7 @@
 #include <thread>
 #include <utility>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 extern char** environ;
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::bench {
 

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
+#include "base/error.h"
 #include "bench/sampler/fp_stack_abi.h"
 #include "bench_fp_stack.skel.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::bench {
 namespace {
@@ -32,7 +32,7 @@ std::vector<pid_t> threadsOf(pid_t pid) {
   return tids;
 }
 
-// The same event jfrbpf's per-thread mode uses (userspace/record/clock_event.cpp), so that both samplers
+// The same event jfrbpf's per-thread mode uses (userspace/record/sampling/clock_event.cpp), so that both samplers
 // run on equal terms.
 int openTaskClock(pid_t tid, uint64_t periodNs) {
   perf_event_attr attr{};

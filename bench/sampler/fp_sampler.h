@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 struct bench_fp_stack;
 struct bpf_link;

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <set>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::bench {
 namespace {

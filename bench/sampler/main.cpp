@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "bench/sampler/bench_env.h"
 #include "bench/sampler/proc_probe.h"
 #include "bench/sampler/report.h"
 #include "bench/sampler/scenarios.h"
-#include "userspace/base/error.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include <sstream>
 #include <thread>
 
+#include "base/error.h"
 #include "bench/sampler/proc_probe.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::bench {
 namespace {

@@ -28,10 +28,10 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "tests/support/child_process.h"
 #include "timing_bench_bare.skel.h"
-#include "userspace/base/error.h"
-#include "userspace/record/bpf_sampler.h"
+#include "userspace/record/sampling/bpf_sampler.h"
 #include "userspace/timing/probe_sites.h"
 
 extern "C" {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::convert {
 namespace {

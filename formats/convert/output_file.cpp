@@ -10,8 +10,8 @@
 #include <streambuf>
 #include <vector>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::convert {
 namespace {

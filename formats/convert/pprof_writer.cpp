@@ -7,10 +7,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/error.h"
 #include "formats/convert/profile.pb.h"
 #include "formats/convert/saturating.h"
 #include "formats/convert/utf8.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::convert {
 namespace {

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <limits>
 
+#include "base/error.h"
 #include "formats/convert/saturating.h"
 #include "formats/jfr/reader/chunk.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::convert {
 namespace {

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::filter {
 namespace {

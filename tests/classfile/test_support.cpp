@@ -11,8 +11,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "base/unique_fd.h"
 #include "test_config.h"
-#include "userspace/base/unique_fd.h"
 
 extern char** environ;
 

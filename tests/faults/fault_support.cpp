@@ -18,7 +18,7 @@
 
 #include "tests/support/private_tmp.h"
 #include "userspace/attach/agent_staging.h"
-#include "userspace/record/jvm_connection.h"
+#include "userspace/record/jvm/jvm_connection.h"
 
 namespace jfrbpf::test {
 namespace {

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "tests/java_e2e/workloads.h"
 #include "tests/support/child_process.h"
-#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::test {
 

@@ -14,9 +14,9 @@
 #include <set>
 #include <thread>
 
+#include "base/unique_fd.h"
 #include "tests/java_e2e/printed_samples.h"
 #include "tests/java_e2e/workloads.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/proc/comm.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/process_dir.h"

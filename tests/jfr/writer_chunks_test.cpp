@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "formats/jfr/writer/recording.h"
 #include "tests/jfr/chunk_headers.h"
 #include "tests/jfr/jdk_tools.h"
 #include "tests/jfr/json.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::jfr {
 namespace {

@@ -8,13 +8,13 @@
 #include <span>
 #include <vector>
 
+#include "base/error.h"
 #include "formats/jfr/writer/byte_buffer.h"
 #include "formats/jfr/writer/chunk.h"
 #include "formats/jfr/writer/constant_pools.h"
 #include "formats/jfr/writer/stack_trace_table.h"
 #include "formats/jfr/writer/system_info.h"
 #include "formats/jfr/writer/type_ids.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::jfr {
 namespace {

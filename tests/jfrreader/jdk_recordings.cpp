@@ -9,9 +9,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/unique_fd.h"
 #include "test_config.h"
 #include "tests/jfrreader/process.h"
-#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::jfr::testing {
 namespace fs = std::filesystem;

@@ -9,11 +9,11 @@
 
 #include <thread>
 
+#include "base/error.h"
 #include "jvmsupport/agent/agent_options.h"
 #include "jvmsupport/agent/channel_socket.h"
 #include "jvmsupport/agent/command_reader.h"
 #include "tests/jvm/stream_builder.h"
-#include "userspace/base/error.h"
 #include "userspace/jvm/java_session.h"
 
 namespace jfrbpf::jvm::test {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::cli {
 namespace {

@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/unique_fd.h"
 #include "tests/support/scratch_tree.h"
-#include "userspace/base/unique_fd.h"
-#include "userspace/record/file_series.h"
-#include "userspace/record/output_directory.h"
-#include "userspace/record/rate_governor.h"
-#include "userspace/record/retention.h"
-#include "userspace/record/slot_ranges.h"
+#include "userspace/record/files/file_series.h"
+#include "userspace/record/files/output_directory.h"
+#include "userspace/record/files/retention.h"
+#include "userspace/record/sampling/rate_governor.h"
+#include "userspace/record/session/slot_ranges.h"
 
 namespace jfrbpf::record {
 namespace {

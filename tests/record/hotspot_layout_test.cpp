@@ -1,7 +1,7 @@
 // The JVM layout the BPF walker gets, built from VMStructs as JDK 17 and JDK 25 describe themselves: field
 // widths that changed between them, the one read that checks a CodeBlob, and refusals with their reason
 // (fields the walker's one read or its word-at-a-time access could not cover).
-#include "userspace/record/hotspot_layout.h"
+#include "userspace/record/jvm/hotspot_layout.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "tests/jfr/jdk_tools.h"
-#include "userspace/record/loss_ledger.h"
+#include "userspace/record/output/loss_ledger.h"
 
 namespace jfrbpf::record {
 namespace {

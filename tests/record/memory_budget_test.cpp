@@ -1,12 +1,14 @@
 // The budget's decisions, with the loader's RSS played by the test: what it sheds, whose Java frames go,
 // and that it says so once.
-#include "userspace/record/memory_budget.h"
+#include "userspace/record/session/memory_budget.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 #include <vector>
+
+#include "userspace/record/config.h"
 
 namespace jfrbpf::record {
 namespace {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "tests/support/scratch_tree.h"
-#include "userspace/base/error.h"
-#include "userspace/record/output_directory.h"
-#include "userspace/record/retention.h"
+#include "userspace/record/files/output_directory.h"
+#include "userspace/record/files/retention.h"
 
 namespace jfrbpf::record {
 namespace {

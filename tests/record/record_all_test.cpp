@@ -14,12 +14,12 @@
 #include <sstream>
 #include <thread>
 
+#include "base/unique_fd.h"
 #include "tests/record/bpf_test_support.h"
 #include "tests/record/record_test_support.h"
 #include "tests/support/private_tmp.h"
 #include "tests/support/readable_paths.h"
 #include "tests/support/recorded_samples.h"
-#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::test {
 namespace {

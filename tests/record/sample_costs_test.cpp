@@ -1,6 +1,6 @@
 // Quantiles of the sampler's per-sample cost histogram: interpolation inside a bucket, the open-ended last
 // bucket, and an empty histogram.
-#include "userspace/record/sample_costs.h"
+#include "userspace/record/sampling/sample_costs.h"
 
 #include <gtest/gtest.h>
 

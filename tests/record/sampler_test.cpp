@@ -12,9 +12,9 @@
 
 #include "tests/record/bpf_test_support.h"
 #include "userspace/proc/schedstat.h"
-#include "userspace/record/bpf_sampler.h"
-#include "userspace/record/sampling_clocks.h"
-#include "userspace/record/ring_buffer_reader.h"
+#include "userspace/record/sampling/bpf_sampler.h"
+#include "userspace/record/sampling/ring_buffer_reader.h"
+#include "userspace/record/sampling/sampling_clocks.h"
 
 namespace jfrbpf::record {
 namespace {

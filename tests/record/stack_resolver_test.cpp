@@ -13,7 +13,7 @@
 #include "tests/jfr/jdk_tools.h"
 #include "tests/jvm/stream_builder.h"
 #include "tests/support/recorded_samples.h"
-#include "userspace/record/stack_resolver.h"
+#include "userspace/record/output/stack_resolver.h"
 
 // Functions of this executable (external, not inlined) that the records' pcs point into.
 extern "C" __attribute__((noinline)) int jfrbpf_test_leaf(int x) { return x * 3 + 1; }

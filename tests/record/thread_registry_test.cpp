@@ -9,7 +9,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "tests/jfr/jdk_tools.h"
-#include "userspace/record/thread_registry.h"
+#include "userspace/record/jvm/thread_registry.h"
 
 namespace jfrbpf::record {
 namespace {

@@ -8,10 +8,11 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "tests/fuzz/sparse_file.h"
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
-#include "userspace/record/memory_budget.h"
+#include "userspace/record/config.h"
+#include "userspace/record/session/memory_budget.h"
 #include "userspace/symbolize/demangle.h"
 #include "userspace/symbolize/elf_file.h"
 #include "userspace/symbolize/elf_symbols.h"

@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/symbolize/kernel_symbolizer.h"
 
 using namespace jfrbpf::symbolize;

@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::symbolize {
 namespace {

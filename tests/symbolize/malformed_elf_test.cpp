@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "base/error.h"
 #include "tests/symbolize/test_helpers.h"
-#include "userspace/base/error.h"
 #include "userspace/symbolize/debug_file_finder.h"
 #include "userspace/symbolize/elf_file.h"
 #include "userspace/symbolize/elf_symbols.h"

@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "formats/jfr/reader/recording.h"
+#include "jvmsupport/protocol/timing_table.h"
 #include "test_config.h"
 #include "tests/record/record_test_support.h"
 #include "tests/support/child_process.h"
-#include "jvmsupport/protocol/timing_table.h"
 #include "userspace/jvm/java_model.h"
-#include "userspace/record/bpf_sampler.h"
-#include "userspace/record/jvm_connection.h"
+#include "userspace/record/jvm/jvm_connection.h"
+#include "userspace/record/sampling/bpf_sampler.h"
 
 namespace jfrbpf::test {
 namespace {

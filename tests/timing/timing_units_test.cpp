@@ -14,6 +14,8 @@
 #include <map>
 #include <thread>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "jvmsupport/agent/command_reader.h"
 #include "jvmsupport/agent/hook_class.h"
 #include "jvmsupport/agent/hook_stubs.h"
@@ -24,16 +26,14 @@
 #include "jvmsupport/protocol/timing_records.h"
 #include "jvmsupport/protocol/virtual_thread_records.h"
 #include "tests/jvm/stream_builder.h"
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/jvm/java_model.h"
 #include "userspace/jvm/record_stream_parser.h"
+#include "userspace/jvm/walked_frame.h"
 #include "userspace/proc/paths.h"
 #include "userspace/timing/method_statistics.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/probe_sites.h"
 #include "userspace/timing/timing_table_view.h"
-#include "userspace/jvm/walked_frame.h"
 #include "userspace/timing/trace_stack.h"
 
 extern "C" void timing_test_nop5_site();

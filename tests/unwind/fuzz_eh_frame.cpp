@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <span>
 
+#include "base/error.h"
 #include "tests/fuzz/sparse_file.h"
-#include "userspace/base/error.h"
 #include "userspace/unwind/table_compiler.h"
 
 using namespace jfrbpf::unwind;

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "test_config.h"
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/unwind/table_compiler.h"
 
 namespace jfrbpf::unwind {

@@ -11,9 +11,9 @@
 #include <set>
 #include <string>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "test_config.h"
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/proc/maps.h"
 #include "userspace/unwind/process_maps.h"
 #include "userspace/unwind/table_compiler.h"

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "tests/unwind/cfi_builder.h"
 #include "tests/unwind/elf_builder.h"
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/unwind/process_maps.h"
 
 namespace jfrbpf::unwind {

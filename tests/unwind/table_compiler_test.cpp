@@ -5,12 +5,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "tests/unwind/cfi_builder.h"
 #include "tests/unwind/elf_builder.h"
-#include "userspace/unwind/dwarf_constants.h"
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/unwind/byte_source.h"
+#include "userspace/unwind/dwarf_constants.h"
 #include "userspace/unwind/row_classifier.h"
 
 namespace jfrbpf::unwind {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/unwind/byte_source.h"
 #include "userspace/unwind/elf_image.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "userspace/unwind/byte_source.h"
 #include "userspace/unwind/elf_image.h"
 #include "userspace/unwind/process_maps.h"

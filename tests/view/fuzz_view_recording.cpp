@@ -6,9 +6,9 @@
 #include <span>
 #include <sstream>
 
+#include "base/error.h"
 #include "formats/convert/convert.h"
 #include "formats/jfr/reader/recording.h"
-#include "userspace/base/error.h"
 #include "userspace/view/recording_digest.h"
 #include "userspace/view/views.h"
 

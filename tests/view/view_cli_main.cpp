@@ -4,7 +4,7 @@
 #include <cstring>
 #include <exception>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/cli/arguments.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/view/convert_command.h"

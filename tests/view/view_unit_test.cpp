@@ -3,11 +3,11 @@
 
 #include <climits>
 
+#include "base/error.h"
 #include "formats/convert/convert.h"
 #include "formats/convert/frame_names.h"
 #include "formats/convert/sample_collector.h"
 #include "formats/convert/utf8.h"
-#include "userspace/base/error.h"
 #include "userspace/view/command_options.h"
 #include "userspace/view/text_format.h"
 #include "userspace/view/text_table.h"

@@ -8,8 +8,8 @@
 // copying and loading is removed by the next attach to that JVM.
 #include <string>
 
+#include "base/unique_fd.h"
 #include "userspace/attach/target_process.h"
-#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::attach {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::attach {
 

@@ -4,8 +4,8 @@
 // its owner is the JVM's effective uid (or root), so it is created as the JVM's user.
 #include <string>
 
+#include "base/unique_fd.h"
 #include "userspace/attach/target_process.h"
-#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::attach {
 

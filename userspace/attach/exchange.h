@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::attach {
 

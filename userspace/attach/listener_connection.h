@@ -6,9 +6,9 @@
 // made with the JVM's effective uid/gid on a dedicated thread (see run_as.h).
 #include <chrono>
 
+#include "base/unique_fd.h"
 #include "userspace/attach/jvm_facts.h"
 #include "userspace/attach/target_process.h"
-#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::attach {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/status.h"
 

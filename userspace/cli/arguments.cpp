@@ -1,6 +1,6 @@
 #include "userspace/cli/arguments.h"
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::cli {
 

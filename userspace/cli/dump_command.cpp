@@ -9,15 +9,15 @@
 #include <map>
 #include <vector>
 
+#include "base/error.h"
+#include "base/file_owner.h"
 #include "formats/jfr/reader/chunk_header.h"
-#include "userspace/base/error.h"
-#include "userspace/base/file_owner.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/jfr_values.h"
 #include "userspace/cli/new_file.h"
-#include "userspace/record/dump_channel.h"
-#include "userspace/record/file_series.h"
-#include "userspace/record/output_directory.h"
+#include "userspace/record/files/dump_channel.h"
+#include "userspace/record/files/file_series.h"
+#include "userspace/record/files/output_directory.h"
 
 namespace jfrbpf::cli {
 namespace {

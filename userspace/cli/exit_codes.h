@@ -1,6 +1,6 @@
 #pragma once
 // Documented in `jfrbpf --help` and README.md; scripts rely on them.
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::cli {
 

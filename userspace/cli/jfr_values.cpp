@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::cli {
 namespace {

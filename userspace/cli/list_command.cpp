@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/jvm_table.h"

@@ -5,16 +5,16 @@
 #include <cstring>
 #include <exception>
 
-#include "userspace/base/error.h"
-#include "userspace/base/startup_marks.h"
+#include "base/error.h"
+#include "base/startup_marks.h"
 #include "userspace/cli/arguments.h"
+#include "userspace/cli/dump_command.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/list_command.h"
-#include "userspace/cli/dump_command.h"
+#include "userspace/cli/record_command.h"
 #include "userspace/cli/recover_command.h"
 #include "userspace/view/convert_command.h"
 #include "userspace/view/view_command.h"
-#include "userspace/cli/record_command.h"
 
 #include "build_info.h"  // JFRBPF_COMMIT, generated at build time
 

@@ -5,8 +5,8 @@
 
 #include <cerrno>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::cli {
 

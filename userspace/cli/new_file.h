@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "userspace/base/file_owner.h"
+#include "base/file_owner.h"
 
 namespace jfrbpf::cli {
 

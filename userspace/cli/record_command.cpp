@@ -10,17 +10,19 @@
 #include <ctime>
 #include <iostream>
 
+#include "base/debug_options.h"
+#include "base/error.h"
 #include "bpf/sampler_abi.h"
-#include "userspace/base/debug_options.h"
-#include "userspace/base/error.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/jfr_values.h"
 #include "userspace/cli/whole_number.h"
-#include "userspace/record/online_cpus.h"
-#include "userspace/record/output_directory.h"
-#include "userspace/record/progress_line.h"
+#include "userspace/record/files/output_directory.h"
+#include "userspace/record/host_recorder.h"
 #include "userspace/record/recorder.h"
-#include "userspace/record/sample_costs.h"
+#include "userspace/record/sampling/online_cpus.h"
+#include "userspace/record/sampling/sample_costs.h"
+#include "userspace/record/session/memory_budget.h"
+#include "userspace/record/session/progress_line.h"
 
 namespace jfrbpf::cli {
 namespace {
@@ -550,7 +552,7 @@ int runRecordCommand(Arguments& args) {
   }
 
   config.measureSampleCost = debugOption("cost");
-  record::RecordSummary summary = all ? record::recordAll(config) : record::record(config);
+  record::RecordSummary summary = all ? record::recordHost(config) : record::recordProcesses(config);
   if (all) {
     printHostSummary(summary);
   } else {

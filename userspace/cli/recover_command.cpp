@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <regex>
 
+#include "base/error.h"
 #include "formats/jfr/reader/complete_chunks.h"
 #include "formats/jfr/reader/mapped_file.h"
-#include "userspace/base/error.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/cli/new_file.h"
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/discovery/hsperfdata.h"
 #include "userspace/discovery/java_command_line.h"
 #include "userspace/discovery/java_release.h"

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <thread>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/proc/namespaces.h"
 
 namespace jfrbpf::jvm {

@@ -10,8 +10,8 @@
 #include <chrono>
 #include <string>
 
+#include "base/unique_fd.h"
 #include "jvmsupport/protocol/records.h"
-#include "userspace/base/unique_fd.h"
 
 namespace jfrbpf::jvm {
 

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "userspace/base/error.h"
-#include "userspace/base/fd_passing.h"
+#include "base/error.h"
+#include "base/fd_passing.h"
 #include "userspace/proc/time_namespace.h"
 
 namespace jfrbpf::jvm {

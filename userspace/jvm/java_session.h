@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "jvmsupport/protocol/records.h"
 #include "jvmsupport/protocol/timing_records.h"
-#include "userspace/base/unique_fd.h"
 #include "userspace/jvm/channel_listener.h"
 #include "userspace/jvm/java_model.h"
 #include "userspace/jvm/record_stream_parser.h"

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::proc {
 namespace {

@@ -2,7 +2,7 @@
 // Opening the file behind a process's mapping: the one way jfrbpf opens a file a target controls (its
 // libraries, its hsperfdata, a memfd). The target may have swapped the path for a FIFO, a device, a symlink
 // or another file since it mapped it; what is opened here is the mapped file or nothing, and never blocks.
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/root_files.h"
 

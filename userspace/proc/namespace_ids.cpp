@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/files.h"
 #include "userspace/proc/namespaces.h"
 #include "userspace/proc/process_dir.h"

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/files.h"
 #include "userspace/proc/paths.h"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::proc {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/paths.h"
 
 namespace jfrbpf::proc {

@@ -3,7 +3,7 @@
 // led out of it: a container's absolute symlink, ".." or a /proc magic link must not reach a host file.
 #include <string_view>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::proc {
 

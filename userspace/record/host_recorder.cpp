@@ -1,5 +1,7 @@
-// `jfrbpf record --all`: one BPF sampler for every HotSpot JVM on the host, a file per JVM. JVMs that
-// start during the recording are picked up by a watcher; a JVM that exits gets its file finished then.
+#include "userspace/record/host_recorder.h"
+
+// One BPF sampler for every HotSpot JVM on the host, a file per JVM. JVMs that start during the recording
+// are picked up by a watcher; a JVM that exits gets its file finished then.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -11,17 +13,16 @@
 #include <optional>
 #include <thread>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/display_text.h"
 #include "userspace/discovery/jvm_watcher.h"
-#include "userspace/record/jvm_attachment.h"
-#include "userspace/record/jvm_setup.h"
-#include "userspace/record/privileges.h"
-#include "userspace/record/recorder.h"
-#include "userspace/record/recording_session.h"
-#include "userspace/record/stop_conditions.h"
-#include "userspace/record/target_output.h"
+#include "userspace/record/jvm/jvm_attachment.h"
+#include "userspace/record/jvm/jvm_setup.h"
+#include "userspace/record/output/target_output.h"
+#include "userspace/record/session/privileges.h"
+#include "userspace/record/session/recording_session.h"
+#include "userspace/record/session/stop_conditions.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -72,7 +73,7 @@ class HostRecorder {
       if (!config_.rotation.enabled()) {
         host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
       }
-      host->attachment = std::make_unique<JvmAttachment>(pid, session_.attachPermits(), sessionLimitsOf(config_));
+      host->attachment = std::make_unique<JvmAttachment>(pid, session_.attachPermits(), sessionLimitsOf(config_.memoryLimitBytes));
       HostJvm& added = *jvms_.emplace(pid, std::move(host)).first->second;
       if (beganAll_) begin(added);
     }
@@ -279,7 +280,7 @@ std::optional<StopReason> waitForInitialAttaches(HostRecorder& host, const Block
 
 }  // namespace
 
-RecordSummary recordAll(const RecordConfig& config) {
+RecordSummary recordHost(const RecordConfig& config) {
   requireProfilingPrivileges();
   raiseOpenFileLimit();
   prepareOutputDirectory(config.outputPath, "--all", config.outputOwner);

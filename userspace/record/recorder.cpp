@@ -9,18 +9,19 @@
 #include <future>
 #include <optional>
 
-#include "userspace/base/error.h"
-#include "userspace/base/startup_marks.h"
+#include "base/error.h"
+#include "base/startup_marks.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/proc/comm.h"
-#include "userspace/record/jvm_connection.h"
-#include "userspace/record/jvm_attachment.h"
-#include "userspace/record/jvm_setup.h"
-#include "userspace/record/target_output.h"
-#include "userspace/record/launcher.h"
-#include "userspace/record/privileges.h"
-#include "userspace/record/recording_session.h"
-#include "userspace/record/stop_conditions.h"
+#include "userspace/record/jvm/jvm_attachment.h"
+#include "userspace/record/jvm/jvm_connection.h"
+#include "userspace/record/jvm/jvm_setup.h"
+#include "userspace/record/output/target_output.h"
+#include "userspace/record/session/launcher.h"
+#include "userspace/record/session/memory_budget.h"
+#include "userspace/record/session/privileges.h"
+#include "userspace/record/session/recording_session.h"
+#include "userspace/record/session/stop_conditions.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -45,54 +46,7 @@ std::string filePrefixOf(const RecordConfig& config, pid_t pid) {
 
 }  // namespace
 
-jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path) {
-  jfr::RecordingOptions options;
-  options.path = path;
-  options.owner = config.outputOwner;
-  options.settings = config.settings;
-  options.maxChunkAge = config.flushNs;
-  options.sampleEvents = config.sampleEvents;
-  if (config.allocation.enabled) {
-    // JFR's throttle is a rate; a fixed interval has none (a note in the file gives the interval).
-    const AllocationOptions& alloc = config.allocation;
-    options.settings.push_back({"jdk.ObjectAllocationSample", "enabled", "true"});
-    options.settings.push_back({"jdk.ObjectAllocationSample", "throttle",
-                                alloc.intervalBytes > 0 ? "off" : std::to_string(alloc.samplesPerSecond) + "/s"});
-  }
-
-  return options;
-}
-
-jvm::SessionLimits sessionLimitsOf(const RecordConfig& config) {
-  jvm::SessionLimits limits;
-  limits.maxModelBytes = javaModelShareOf(config.memoryLimitBytes);
-  return limits;
-}
-
-SamplerConfig samplerConfigOf(const RecordConfig& config) {
-  SamplerConfig sampler;
-  sampler.samplingPeriodNs = static_cast<uint64_t>(config.periodNs);
-  sampler.userStackDepth = config.stackDepth;
-  sampler.perCpuClocks = config.clockMode == ClockMode::PerCpu;
-  sampler.ringBufferBytes = config.ringBufferBytes;
-  sampler.measureSampleCost = config.measureSampleCost;
-  sampler.methodTraces = !config.methodTiming.traceFilter.empty() || config.agentEvents();
-  sampler.offCpu = config.offCpu;
-  sampler.offCpuIntervalNs = static_cast<uint64_t>(config.offCpuIntervalNs);
-  return sampler;
-}
-
-const char* describe(StopReason reason) {
-  switch (reason) {
-    case StopReason::Duration: return "duration reached";
-    case StopReason::Interrupted: return "interrupted";
-    case StopReason::Terminated: return "terminated";
-    case StopReason::TargetsExited: return "target exited";
-  }
-  return "stopped";
-}
-
-RecordSummary record(const RecordConfig& config) {
+RecordSummary recordProcesses(const RecordConfig& config) {
   requireProfilingPrivileges();
   const rlimit openFiles = raiseOpenFileLimit();
   // Before anything is done by pid: a target that exits meanwhile is never confused with a process that
@@ -109,7 +63,7 @@ RecordSummary record(const RecordConfig& config) {
   AttachPermits permits{kConcurrentAttaches};
   std::vector<std::unique_ptr<JvmAttachment>> attaching;
   for (pid_t pid : config.pids) {
-    attaching.push_back(std::make_unique<JvmAttachment>(pid, permits, sessionLimitsOf(config)));
+    attaching.push_back(std::make_unique<JvmAttachment>(pid, permits, sessionLimitsOf(config.memoryLimitBytes)));
   }
   RecordingSession session(config,
                            config.rotation.enabled()
@@ -151,7 +105,7 @@ RecordSummary record(const RecordConfig& config) {
   if (!config.command.empty()) {
     std::vector<std::string> command = config.command;
     if (launchesJava) {
-      launchedJvm = JvmConnection::forLaunch(sessionLimitsOf(config));
+      launchedJvm = JvmConnection::forLaunch(sessionLimitsOf(config.memoryLimitBytes));
       command.insert(command.begin() + 1, launchedJvm->launchOption());
     }
     launched = std::make_unique<LaunchedProcess>(command, openFiles);

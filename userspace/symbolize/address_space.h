@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/maps.h"
 #include "userspace/symbolize/elf_symbols.h"
 #include "userspace/symbolize/native_frame.h"

@@ -5,7 +5,7 @@
 
 #include <exception>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/symbolize/elf_symbols.h"
 #include "userspace/symbolize/process_files.h"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/proc/files.h"
 
 namespace jfrbpf::symbolize {

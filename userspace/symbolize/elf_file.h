@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/symbolize/symbol_table.h"
 
 struct Elf;

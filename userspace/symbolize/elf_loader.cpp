@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/symbolize/process_files.h"
 
 namespace jfrbpf::symbolize {

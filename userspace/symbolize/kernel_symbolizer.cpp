@@ -14,8 +14,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::symbolize {
 namespace {

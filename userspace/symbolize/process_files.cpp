@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/proc/mapped_file.h"
 #include "userspace/proc/paths.h"
 #include "userspace/proc/root_files.h"

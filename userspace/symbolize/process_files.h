@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/maps.h"
 
 namespace jfrbpf::symbolize {

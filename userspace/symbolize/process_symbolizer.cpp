@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/proc_file.h"
 #include "userspace/proc/process_dir.h"

@@ -1,7 +1,7 @@
 #include "userspace/timing/method_timing_options.h"
 
+#include "base/error.h"
 #include "jvmsupport/filter/filter_argument.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::timing {
 

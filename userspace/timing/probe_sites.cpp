@@ -6,7 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/paths.h"
 

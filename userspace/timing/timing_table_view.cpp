@@ -7,8 +7,8 @@
 #include <atomic>
 #include <string>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/paths.h"
 
 namespace jfrbpf::timing {

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/proc/files.h"
 
 namespace jfrbpf::unwind {

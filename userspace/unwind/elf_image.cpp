@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/unwind/byte_reader.h"
 
 namespace jfrbpf::unwind {

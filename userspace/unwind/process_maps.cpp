@@ -7,8 +7,8 @@
 #include <sstream>
 #include <vector>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "userspace/proc/mapped_file.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/paths.h"

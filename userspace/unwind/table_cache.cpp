@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 #include "userspace/unwind/byte_source.h"
 #include "userspace/unwind/elf_image.h"
 

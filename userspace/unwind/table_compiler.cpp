@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/unwind/row_classifier.h"
 
 namespace jfrbpf::unwind {

@@ -1,7 +1,7 @@
 #include "userspace/view/command_options.h"
 
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::cli {
 

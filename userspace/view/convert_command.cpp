@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "base/error.h"
 #include "formats/convert/convert.h"
-#include "userspace/base/error.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/view/command_options.h"
 #include "userspace/view/text_format.h"

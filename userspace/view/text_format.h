@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "userspace/base/number_text.h"
+#include "base/number_text.h"
 
 namespace jfrbpf::view {
 

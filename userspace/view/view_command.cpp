@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 #include "userspace/cli/exit_codes.h"
 #include "userspace/view/command_options.h"
 #include "userspace/view/recording_digest.h"

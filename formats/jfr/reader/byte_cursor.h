@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::jfr::reader {
 

@@ -6,8 +6,8 @@
 
 #include <utility>
 
-#include "userspace/base/error.h"
-#include "userspace/base/unique_fd.h"
+#include "base/error.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::jfr::reader {
 

@@ -23,12 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "formats/jfr/reader/chunk.h"
 #include "formats/jfr/reader/chunk_header.h"
 #include "formats/jfr/reader/metadata.h"
 #include "formats/jfr/reader/standard_types.h"
 #include "formats/jfr/reader/value.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::jfr::reader {
 

@@ -5,8 +5,8 @@
 #include <iterator>
 #include <vector>
 
+#include "base/error.h"
 #include "formats/jfr/writer/type_ids.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::jfr {
 namespace {

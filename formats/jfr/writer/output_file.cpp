@@ -13,7 +13,7 @@
 #include <ctime>
 #include <vector>
 
-#include "userspace/base/error.h"
+#include "base/error.h"
 
 namespace jfrbpf::jfr {
 namespace {

@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 
-#include "userspace/base/file_owner.h"
-#include "userspace/base/unique_fd.h"
+#include "base/file_owner.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::jfr {
 

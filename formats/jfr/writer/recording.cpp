@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
 #include "formats/jfr/writer/byte_buffer.h"
 #include "formats/jfr/writer/chunk.h"
 #include "formats/jfr/writer/clock.h"
@@ -17,7 +18,6 @@
 #include "formats/jfr/writer/output_file.h"
 #include "formats/jfr/writer/system_info.h"
 #include "formats/jfr/writer/type_ids.h"
-#include "userspace/base/error.h"
 
 namespace jfrbpf::jfr {
 namespace {

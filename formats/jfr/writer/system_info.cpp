@@ -9,7 +9,7 @@
 #include <set>
 #include <utility>
 
-#include "userspace/base/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace jfrbpf::jfr {
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "userspace/base/file_owner.h"
+#include "base/file_owner.h"
 
 namespace jfrbpf::jfr {
 

@@ -1,0 +1,149 @@
+#pragma once
+// One output of a recording: the file (or --rotate's series of files) that some targets' records become
+// events in. It turns sample and trace records into events, with their stacks (the resolver's method ids
+// belong to its writer) and threads, and keeps the file's accounting (losses, truncated stacks, counts).
+// Its parts each have their own concern: the JVMs whose Java frames it shows (TargetJvms), the files it
+// writes one after the other (FileRotation), the threads' CPU time per file (ThreadCpuAccounting).
+// `jfrbpf record -p` has one output; `record --all` one per JVM.
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "formats/jfr/writer/recording.h"
+#include "userspace/jvm/metadata_wait.h"
+#include "userspace/record/config.h"
+#include "userspace/record/files/file_rotation.h"
+#include "userspace/record/jvm/jvm_connection.h"
+#include "userspace/record/jvm/target_jvms.h"
+#include "userspace/record/jvm/thread_registry.h"
+#include "userspace/record/jvm/virtual_thread_names.h"
+#include "userspace/record/output/agent_event_writer.h"
+#include "userspace/record/output/loss_ledger.h"
+#include "userspace/record/output/stack_resolver.h"
+#include "userspace/record/output/thread_cpu_accounting.h"
+#include "userspace/record/output/truncation_ledger.h"
+#include "userspace/record/sampling/bpf_sampler.h"
+#include "userspace/record/summary.h"
+#include "userspace/timing/method_timing_options.h"
+#include "userspace/timing/method_timing_writer.h"
+
+namespace jfrbpf::record {
+
+class TargetOutput {
+ public:
+  TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler, const symbolize::KernelSymbols& kernel,
+               symbolize::ProcessSymbolizer& native, int64_t periodNs, const timing::MethodTimingOptions& timing,
+               bool agentEvents);  // --alloc or --lock
+
+  jfr::Recording& recording() { return *out_; }
+  TargetJvms& jvms() { return jvms_; }
+  // For --memory-limit: each JVM whose Java frames are resolved, with what the loader holds for it (its
+  // model, and its records waiting for the agent's).
+  std::vector<std::pair<pid_t, size_t>> heldBytes() const;
+  FileRotation& files() { return files_; }
+  const FileRotation& files() const { return files_; }
+
+  // `jvm` (alive as long as this output) is a JVM of this output: its Java frames named, its methods timed.
+  void addJvm(JvmConnection& jvm);
+  // Process `pid` is a JVM whose samples come without Java frames for now (`why`: kJavaFramesPending) or
+  // for good (kJavaFramesUnavailable): its stacks that stop short say so (StackResolver::setJavaFramesMissing).
+  void setJavaFramesMissing(pid_t pid, StackEnd why) { stacks_.setJavaFramesMissing(pid, why); }
+  // Process `pid`'s recording begins with its threads' CPU time `start` (what BpfSampler::addTarget was
+  // given), before the pipeline routes it here ...
+  void beginTarget(pid_t pid, ThreadCpuTimes start) { cpuTimes_.begin(pid, std::move(start)); }
+  // ... and ends with `end`: one jfrbpf.ThreadCPUTime per thread alive then, named as the JVM names it.
+  void endTarget(jfr::Ticks now, pid_t pid, const ThreadCpuTimes& end);
+  // A process exited or was re-exec'd: what waited for its metadata is written, its caches go.
+  void forgetProcess(pid_t pid);
+
+  void onSample(const jfrbpf_sample_record& record);
+  // A record of the traces ring: a traced call, an allocation sample or a lock wait.
+  void onTrace(const void* data, size_t size);
+  // After a batch of traces: those that waited for their method's or class's metadata are tried again.
+  void afterTraces();
+
+  // The JVMs serviced (TargetJvms::service); samples that waited for their metadata tried again.
+  void serviceJvms(jfr::Ticks now);
+  // The memory budget takes `pid`'s Java frames away (said in the file and on the terminal); false if `pid`
+  // is not a JVM of this output.
+  bool dropJavaFrames(pid_t pid, jfr::Ticks now, const std::string& why);
+  void dropCaches() { stacks_.dropCaches(); }
+
+  // Once a turn: thread names, losses, truncation counts, instrumentation notes, method timings when due.
+  void periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
+  void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
+  // --max-rate changed the sampling period: the file's settings follow, and a note says why.
+  void samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const std::string& why);
+  // Writes the chunk being built out to the file once it is --flush old: what a crash can lose.
+  // Finishes the file's chunk once it is --flush old. A thread first seen in a sample that came before its
+  // agent's record of it has no Java identity yet: it gets the one the agents gave by now before the chunk
+  // with that sample is written.
+  void flushIfDue(jfr::Ticks now);
+  bool fileDue(jfr::Ticks now) const { return files_.due(now); }
+  // Finishes the current file with what is per file (the threads' CPU time and the method timings over it)
+  // and goes on in the next one. Losses up to `now` must have been reported (periodicWork) before.
+  void continueInNextFile(jfr::Ticks now);
+  // Drains what is left of the agents, writes the last timings and closes the file. Throws jfrbpf::Error
+  // when this or an earlier file of the recording could not be written whole.
+  void finish(jfr::Ticks now, bool finalTraces);
+  void abandon() { out_->abandon(); }
+
+  uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
+  uint64_t lost() const { return ledger_.total(); }
+  const LossLedger& ledger() const { return ledger_; }
+  // Adds this output's samples, losses, truncated stacks, threads and method timing to the summary.
+  void addCountsTo(RecordSummary& summary) const;
+
+ private:
+  // Writes `record` with its stack as resolved.
+  void writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
+  void writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
+  // The waits of virtual threads the agents sent (protocol/virtual_thread_records.h): off-CPU samples of
+  // those virtual threads, as the scheduler hooks' are of OS threads.
+  void writeVirtualThreadWaits();
+  // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
+  // writes every one of them as it resolves now.
+  void retryWaitingSamples(jfr::Ticks now, bool all);
+  jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
+  // The Java id of the virtual thread a CPU sample ran in (taken inside its continuation on a carrier); 0
+  // when it ran in its OS thread's own Java thread, or its JVM's threads are not known.
+  int64_t virtualThreadOf(const jfrbpf_sample_record& record) const;
+  // The thread a record (a CPU sample, a method trace, an agent's event) is written in: its virtual thread's
+  // (named, if it has a name), else its OS thread's. And its stack as written there: a virtual thread's stops
+  // at its continuation's entry.
+  jfr::EventThread eventThreadOf(const jfrbpf_sample_record& record);
+  ResolvedStack ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack);
+  void writeMethodTimings(jfr::Ticks now);
+
+  std::unique_ptr<jfr::Recording> out_;
+  int64_t periodNs_;
+  ThreadRegistry threads_;
+  TargetJvms jvms_;
+  FileRotation files_;
+  ThreadCpuAccounting cpuTimes_;
+  StackResolver stacks_;
+  LossLedger ledger_;
+  TruncationLedger truncations_;
+  VirtualThreadNames virtualThreadNames_;
+  bool printTruncatedWalks_;
+  uint64_t javaFramesDropped_ = 0;  // JVMs whose Java frames the memory budget took away
+  jvm::MetadataWait waitingSamples_;  // raw records whose Java frames were not all known yet
+  std::atomic<uint64_t> samples_{0};
+  std::atomic<uint64_t> failed_{0};
+  std::atomic<uint64_t> cpuNs_{0};
+  std::atomic<uint64_t> offCpuSamples_{0};
+  std::atomic<uint64_t> offCpuNs_{0};
+  std::atomic<uint64_t> virtualWaits_{0};    // of those, waits of virtual threads
+  std::atomic<uint64_t> virtualWaitNs_{0};
+
+  timing::MethodTimingOptions timingOptions_;
+  std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing
+  std::unique_ptr<AgentEventWriter> agentEvents_;      // null without --alloc and --lock
+  jfr::Ticks nextTimingBatch_ = 0;
+};
+
+}  // namespace jfrbpf::record

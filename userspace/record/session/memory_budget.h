@@ -1,0 +1,70 @@
+#pragma once
+// --memory-limit: one ceiling for the loader's resident memory, whatever the targets do. What targets can
+// make the loader hold (ELF symbols of their libraries, unwind tables, their JVMs' models, the resolvers'
+// caches) is sized from it, and the consumer checks the loader's RSS once a second. From half the limit on
+// the allocator hands its free pages back to the kernel; from 7/8 of it on the loader sheds: every cache is
+// dropped (they refill as samples need them) and the freed memory goes back to the kernel. If that is not
+// enough, the JVM the loader holds the most for (its model and its records waiting for its agent's) loses
+// its Java frames (its samples go on with native frames) rather than the loader growing: the other targets
+// are never taken down with it. One
+// JVM's model alone may not outgrow its share (javaModelShareOf): its session ends as its records arrive
+// (jvm::SessionLimits), with the same outcome.
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "userspace/jvm/java_session.h"
+
+namespace jfrbpf::record {
+
+// What one JVM's model may hold of `limit`: a quarter.
+inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 4; }
+// What each JVM's agent session may hold of `limit`: its model's share.
+inline jvm::SessionLimits sessionLimitsOf(size_t limit) { return {.maxModelBytes = javaModelShareOf(limit)}; }
+// What the ELF symbol cache may hold of `limit`, and one object's symbol tables while they are read.
+inline constexpr size_t symbolCacheShareOf(size_t limit) { return limit / 4; }
+
+// The loader's resident set size now (/proc/self/statm), 0 if it cannot be read.
+size_t residentSetBytes();
+
+class MemoryBudget {
+ public:
+  struct Consumers {
+    std::function<void()> shedCaches;  // drops everything that can be rebuilt
+    // The JVMs whose Java frames are still resolved, with the bytes the loader holds for each.
+    std::function<std::vector<std::pair<pid_t, size_t>>()> javaModels;
+    // Stops resolving JVM `pid`'s Java frames and frees its model; `why` goes into its file.
+    std::function<void(pid_t pid, const std::string& why)> dropJavaFrames;
+    // Says once, on the terminal and in every file, that the loader shed its caches (`what`).
+    std::function<void(const std::string& what)> noteShed;
+  };
+
+  explicit MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes = residentSetBytes);
+
+  size_t limit() const { return limit_; }
+  size_t symbolCacheShare() const { return symbolCacheShareOf(limit_); }
+
+  // Once a second, on the thread that owns what `consumers` touch.
+  void check(const Consumers& consumers);
+
+  size_t peakResident() const { return peakResident_; }
+  uint64_t sheds() const { return sheds_; }
+
+ private:
+  size_t resident();
+
+  size_t limit_;
+  std::function<size_t()> residentBytes_;
+  size_t peakResident_ = 0;
+  uint64_t sheds_ = 0;
+};
+
+// "256 MiB": for notes and messages.
+std::string mebibytes(size_t bytes);
+
+}  // namespace jfrbpf::record

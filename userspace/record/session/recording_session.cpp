@@ -1,0 +1,199 @@
+#include "userspace/record/session/recording_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "base/error.h"
+#include "base/startup_marks.h"
+#include "jvmsupport/protocol/timing_records.h"
+#include "userspace/record/jvm/jvm_setup.h"
+#include "userspace/record/session/dump_requests.h"
+#include "userspace/symbolize/kernel_symbolizer.h"
+
+namespace jfrbpf::record {
+namespace {
+
+// How often the main loop looks at the stop conditions and does its own work.
+constexpr int kTurnMs = 250;
+
+// Whether `jvm` may run virtual threads: JDK 19 and later (JVMTI's major version is the JDK's since JDK 9).
+bool mayRunVirtualThreads(const JvmConnection& jvm) {
+  const std::optional<jvm::AgentInfo>& agent = jvm.model().agent();
+  return agent && ((agent->jvmtiVersion >> 16) & 0x0fff) >= 19;
+}
+
+}  // namespace
+
+RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce)
+    : config_(config),
+      outputDirectory_(std::move(outputDirectory)),
+      tablesLoading_(std::async(std::launch::async,
+                                [this, pids = config.pids] {
+                                  std::vector<unwind::AddressSpace> spaces;
+                                  for (pid_t pid : pids) {
+                                    try {
+                                      spaces.push_back(unwind::AddressSpace::forProcess(pid, unwindTables_));
+                                    } catch (const Error&) {
+                                      // beginTarget reads it again, and says what failed
+                                    }
+                                  }
+                                  startupMark("unwind tables read");
+                                  return spaces;
+                                })),
+      sampler_(samplerConfigOf(config)),
+      clocks_(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler_),
+      pipeline_(sampler_, clocks_, config.memoryLimitBytes, unwindTables_),
+      budget_(config.maxRatePerSecond, config.periodNs, sampler_, clocks_, pipeline_),
+      retention_(config.outputPath, config.retention),
+      slots_(kMethodSlots, kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, timedJvmsAtOnce))) {
+  startupMark("session ready");
+}
+
+std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& path, std::optional<FileSeries> series) {
+  auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
+                                               sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
+                                               config_.periodNs, config_.methodTiming, config_.agentEvents());
+  if (series) output->files().rotateThrough(std::move(*series));
+  budget_.applyTo(*output, jfr::Recording::now());
+  return output;
+}
+
+void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMapped) {
+  if (tablesLoading_.valid()) prefetchedTables_ = tablesLoading_.get();  // before the cache is used here
+  clocks_.addProcess(pid);
+  const ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
+  output.beginTarget(pid, cpuStart);
+  if (codeMapped) pipeline_.addProcess(pid, output);
+  sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
+  startupMark("target begun");
+}
+
+void RecordingSession::followCode(pid_t pid, TargetOutput& output) { pipeline_.addProcess(pid, output); }
+
+void RecordingSession::retireTarget(pid_t pid, std::function<void()> whenDrained) {
+  sampler_.removeTarget(static_cast<uint32_t>(pid));
+  clocks_.removeProcess(pid);
+  pipeline_.retireProcess(pid, std::move(whenDrained));
+}
+
+std::optional<uint32_t> RecordingSession::prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes) {
+  publishJvm(jvm, sampler_, notes);
+  return timeMethods(jvm, notes);
+}
+
+void RecordingSession::startJvmEvents(JvmConnection& jvm, std::vector<std::string>& notes) {
+  if (config_.allocation.enabled) {
+    sampleAllocations(jvm, sampler_, config_.allocation.intervalBytes, config_.allocation.samplesPerSecond, notes);
+  }
+  if (config_.lock.enabled) profileLocks(jvm, sampler_, config_.lock.thresholdNs, notes);
+}
+
+std::optional<uint32_t> RecordingSession::timeMethods(JvmConnection& jvm, std::vector<std::string>& notes) {
+  // --off-cpu: virtual threads wait unmounted, unseen by the scheduler hooks; the same hooks time those waits.
+  // A JVM without them is left as it was.
+  const bool waits = config_.offCpu && mayRunVirtualThreads(jvm);
+  const uint64_t virtualWaits = waits ? static_cast<uint64_t>(std::max<int64_t>(0, config_.offCpuIntervalNs))
+                                      : protocol::kNoVirtualThreadWaits;
+  if (!config_.methodTiming.enabled() && !waits) return std::nullopt;
+  std::optional<uint32_t> base = slots_.acquire();
+  if (!base) {
+    notes.push_back(std::string(config_.methodTiming.enabled() ? "method timing" : "the waits of virtual threads") +
+                    " not started: " + std::to_string(kMethodSlots / slots_.rangeSize()) +
+                    " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
+    return std::nullopt;
+  }
+  startTiming(jvm, sampler_, config_.methodTiming, virtualWaits, *base, *base + slots_.rangeSize(), notes);
+  return base;
+}
+
+void RecordingSession::joinLateJvm(JvmConnection& jvm, const JvmAttachment& attachment, TargetOutput& output,
+                                   std::vector<std::string> notes) {
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(attachment.waited());
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f", static_cast<double>(waited.count()) / 1000);
+  const std::string since = tell("JVM " + std::to_string(jvm.pid()) + ": Java frames from now on (its agent attached " +
+                                 seconds + " s after the first try" +
+                                 (attachment.firstRefusal().empty() ? "" : "; the JVM was still starting") + ")");
+  notes.push_back(since + "; its samples before have native and kernel frames only" +
+                  (attachment.firstRefusal().empty() ? "" : " (first answer: " + attachment.firstRefusal() + ")"));
+  pipeline_.runOnConsumer([&output, &jvm, notes = std::move(notes)] {
+    output.addJvm(jvm);
+    for (const std::string& text : notes) output.recording().note(jfr::Recording::now(), "info", text);
+  });
+}
+
+void RecordingSession::refuseLateJvm(const JvmAttachment& attachment, TargetOutput& output) {
+  std::string note = tell(attachment.failureNote());
+  const pid_t pid = attachment.pid();
+  const bool isJvm = attachment.isJvm();
+  pipeline_.runOnConsumer([&output, pid, isJvm, note = std::move(note)] {
+    if (isJvm) output.setJavaFramesMissing(pid, StackEnd::kJavaFramesUnavailable);
+    output.recording().note(jfr::Recording::now(), "warning", note);
+  });
+}
+
+std::string RecordingSession::tell(std::string note, TargetOutput* output, const char* level) {
+  if (progress_) progress_->clear();
+  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+  if (output) {
+    pipeline_.runOnConsumer([output, note, level] { output->recording().note(jfr::Recording::now(), level, note); });
+  }
+  return note;
+}
+
+StopReason RecordingSession::run(StopConditions& stop, const std::string& what, int64_t startNs,
+                                 const std::function<void()>& turn,
+                                 const std::function<std::vector<TargetOutput*>()>& outputs) {
+  progress_.emplace(config_.progressLine, what);
+  if (tablesLoading_.valid()) tablesLoading_.wait();
+  prefetchedTables_.clear();  // the targets' own mapping lists hold what they use
+  std::unique_ptr<DumpServer> dumps = openDumpServer();
+  OutputDirectoryWatch outputDirectory(outputDirectory_);
+  std::optional<StopReason> reason;
+  while (!(reason = stop.wait(kTurnMs))) {
+    turn();
+    outputDirectory.check();
+    const int64_t now = jfr::Recording::now();
+    retention_.sweepIfDue(now);
+    const std::vector<TargetOutput*> current = outputs();
+    tellIfKernelFramesUnnamed(current);
+    answerDumpRequests(dumps.get(), pipeline_, current);
+    budget_.update(now, current);
+    progress_->update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config_.durationNs) / 1e9,
+                      pipeline_.samples(), pipeline_.lost());
+  }
+  progress_.reset();
+  return *reason;
+}
+
+void RecordingSession::tellIfKernelFramesUnnamed(const std::vector<TargetOutput*>& outputs) {
+  if (toldKernelFramesUnnamed_) return;
+  const std::string why = pipeline_.kernelSymbols().failure();
+  if (why.empty()) return;
+  toldKernelFramesUnnamed_ = true;
+  const std::string note = "kernel frames are unnamed: " + why;
+  if (progress_) progress_->clear();
+  std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
+  for (TargetOutput* output : outputs) {
+    pipeline_.runOnConsumer([output, note] { output->recording().note(jfr::Recording::now(), "warning", note); });
+  }
+}
+
+void RecordingSession::endSampling() { pipeline_.stopAndDrain(); }
+
+void RecordingSession::endRecording(RecordSummary& summary, int64_t startNs) {
+  // No check of the output directory's path needed: retention sweeps the directory it opened at the start.
+  retention_.sweepIfDue(INT64_MAX);
+  summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
+  summary.periodNs = budget_.periodNs();
+  pipeline_.addUnfiledLossesTo(summary);
+  pipeline_.addMemoryTo(summary);
+  const SamplerCounters counters = sampler_.readCounters();
+  summary.overflows = samplingTicks(counters);
+  summary.counters = counters;
+  summary.sampleCosts = sampler_.readSampleCosts();
+}
+
+}  // namespace jfrbpf::record
