@@ -8,7 +8,7 @@
 
 namespace jfrbpf {
 
-// What kind of problem it is decides the process exit code (see userspace/cli/exit_codes.h).
+// What kind of problem it is decides the process exit code (see userspace/command_line/exit_codes.h).
 enum class ErrorKind {
   Runtime,      // something failed while working
   Usage,        // bad command line

@@ -5,8 +5,8 @@
 #include <exception>
 
 #include "base/error.h"
-#include "userspace/cli/arguments.h"
-#include "userspace/cli/exit_codes.h"
+#include "userspace/command_line/arguments.h"
+#include "userspace/command_line/exit_codes.h"
 #include "userspace/view/convert_command.h"
 #include "userspace/view/view_command.h"
 

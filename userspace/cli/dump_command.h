@@ -1,5 +1,5 @@
 #pragma once
-#include "userspace/cli/arguments.h"
+#include "userspace/command_line/arguments.h"
 
 namespace jfrbpf::cli {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "base/error.h"
-#include "userspace/cli/exit_codes.h"
+#include "userspace/command_line/exit_codes.h"
 #include "userspace/discovery/discovery.h"
 #include "userspace/discovery/jvm_table.h"
 

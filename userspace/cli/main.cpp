@@ -7,12 +7,12 @@
 
 #include "base/error.h"
 #include "base/startup_marks.h"
-#include "userspace/cli/arguments.h"
 #include "userspace/cli/dump_command.h"
-#include "userspace/cli/exit_codes.h"
 #include "userspace/cli/list_command.h"
 #include "userspace/cli/record_command.h"
 #include "userspace/cli/recover_command.h"
+#include "userspace/command_line/arguments.h"
+#include "userspace/command_line/exit_codes.h"
 #include "userspace/view/convert_command.h"
 #include "userspace/view/view_command.h"
 

@@ -9,8 +9,8 @@
 #include "base/error.h"
 #include "formats/jfr/reader/complete_chunks.h"
 #include "formats/jfr/reader/mapped_file.h"
-#include "userspace/cli/exit_codes.h"
 #include "userspace/cli/new_file.h"
+#include "userspace/command_line/exit_codes.h"
 
 namespace jfrbpf::cli {
 namespace {

@@ -1,14 +1,14 @@
 #pragma once
-// Command-line parsing for `jfrbpf view` and `jfrbpf convert`. It uses only the inline cursor of
-// cli::Arguments (peek/next), so these commands do not depend on the recorder's CLI library; the syntax is
-// the same: "-o x", "-ox", "--output x", "--output=x".
+// Command-line parsing for `jfrbpf view` and `jfrbpf convert`, on the cursor of cli::Arguments (peek/next)
+// rather than its option(): a missing value's error names the command ("see jfrbpf view --help"). The
+// syntax is the same: "-o x", "-ox", "--output x", "--output=x".
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "formats/convert/sample_collector.h"
-#include "userspace/cli/arguments.h"
-#include "userspace/cli/whole_number.h"
+#include "userspace/command_line/arguments.h"
+#include "userspace/command_line/whole_number.h"
 
 namespace jfrbpf::cli {
 

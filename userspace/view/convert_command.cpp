@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 #include "formats/convert/convert.h"
-#include "userspace/cli/exit_codes.h"
+#include "userspace/command_line/exit_codes.h"
 #include "userspace/view/command_options.h"
 #include "userspace/view/text_format.h"
 

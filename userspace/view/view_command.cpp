@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/error.h"
-#include "userspace/cli/exit_codes.h"
+#include "userspace/command_line/exit_codes.h"
 #include "userspace/view/command_options.h"
 #include "userspace/view/recording_digest.h"
 #include "userspace/view/views.h"

@@ -1,6 +1,5 @@
 #pragma once
-// Whole-number option values of every command (header-only: `view` and `convert` use it without the
-// recorder's CLI library).
+// Whole-number option values of every command.
 #include <charconv>
 #include <cstdint>
 #include <string>

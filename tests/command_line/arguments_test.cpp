@@ -1,4 +1,4 @@
-#include "userspace/cli/arguments.h"
+#include "userspace/command_line/arguments.h"
 
 #include <gtest/gtest.h>
 
