@@ -169,5 +169,34 @@ TEST_F(StackResolverTest, AJavaSiteStackKeepsCodeNotReportedYetAndWaitsForIt) {
   munmap(mapped, size);
 }
 
+// The walker catches an interpreted method's frame before its entry built it, or after its return tore it
+// down: the frame has the interpreter's pc and no Method* (rbx alone holds it there), and the walk went on to
+// its caller. The sample is the caller's, in its call: the unbuilt frame is left out, and the stack is whole.
+TEST_F(StackResolverTest, AnInterpreterFrameCaughtUnbuiltIsLeftOutAndTheStackStaysWhole) {
+  const size_t size = 1 << 16;
+  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  const auto heap = reinterpret_cast<uint64_t>(mapped);
+  jvm::JavaModel model;
+  jvm::test::StreamBuilder b;
+  b.hello();
+  ASSERT_TRUE(model.apply(protocol::RecordType::kHello, b.lastPayload()));
+  b.record(protocol::RecordType::kCodeHeap, protocol::CodeHeap{heap, heap + size, heap, heap + size, 0, 7});
+  ASSERT_TRUE(model.apply(protocol::RecordType::kCodeHeap, b.lastPayload()));
+  b.record(protocol::RecordType::kDynamicCode, protocol::DynamicCode{1, heap + 0x1000, 0x1000, 0, {}, "Interpreter"});
+  ASSERT_TRUE(model.apply(protocol::RecordType::kDynamicCode, b.lastPayload()));
+  resolver_.setJavaModel(getpid(), &model);
+
+  const uint64_t inInterpreter = heap + 0x1010;
+  ResolvedStack stack =
+      resolver_.resolve(record({inInterpreter, 0, inside(jfrbpf_test_caller), 0}, {}, JFRBPF_WALK_ROOT));
+  EXPECT_TRUE(stack.complete);
+  EXPECT_EQ(stack.end, StackEnd::kRoot);
+  const std::vector<std::string> names = namesOf(stack);
+  EXPECT_EQ(names, std::vector<std::string>{executableName() + ".jfrbpf_test_caller"});
+  resolver_.setJavaModel(getpid(), nullptr);
+  munmap(mapped, size);
+}
+
 }  // namespace
 }  // namespace jfrbpf::record

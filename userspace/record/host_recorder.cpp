@@ -73,7 +73,7 @@ class HostRecorder {
       if (!config_.rotation.enabled()) {
         host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
       }
-      host->attachment = std::make_unique<JvmAttachment>(pid, session_.attachPermits(), sessionLimitsOf(config_.memoryLimitBytes));
+      host->attachment = session_.attach(pid);
       HostJvm& added = *jvms_.emplace(pid, std::move(host)).first->second;
       if (beganAll_) begin(added);
     }
@@ -197,11 +197,11 @@ class HostRecorder {
 
   void account(const HostJvm& host) {
     const TargetOutput& output = *host.output;
-    summary_.files.push_back({host.pid, output.files().path(), output.files().files(), host.mainClass, output.samples(),
+    summary_.files.push_back({host.pid, output.path(), output.fileCount(), host.mainClass, output.samples(),
                               output.lost(), host.jvm != nullptr});
     output.addCountsTo(summary_);
-    summary_.fileCount += output.files().files();
-    summary_.javaProcesses += host.jvm ? 1 : 0;
+    summary_.fileCount += output.fileCount();
+    if (host.jvm) session_.addJvmsTo(summary_, {host.jvm.get()});
   }
 
   std::vector<HostJvm*> all() const {
@@ -242,7 +242,7 @@ class HostRecorder {
     } else if (withoutAgent != StackEnd::kRoot) {
       host.output->setJavaFramesMissing(pid, withoutAgent);
     }
-    for (const std::string& note : notes) host.output->recording().note(jfr::Recording::now(), "warning", note);
+    for (const std::string& note : notes) host.output->note("warning", note);
     try {
       session_.beginTarget(pid, *host.output);
     } catch (const Error& e) {
@@ -251,7 +251,7 @@ class HostRecorder {
     if (host.jvm) {
       std::vector<std::string> eventNotes;
       session_.startJvmEvents(*host.jvm, eventNotes);
-      for (const std::string& note : eventNotes) host.output->recording().note(jfr::Recording::now(), "warning", note);
+      for (const std::string& note : eventNotes) host.output->note("warning", note);
     }
     session_.tell("recording JVM " + std::to_string(pid) + " (" + discovery::printableText(host.mainClass) + ") into " +
                   host.path + (host.jvm ? "" : " (native frames until its agent attaches)"));
@@ -294,13 +294,13 @@ RecordSummary recordHost(const RecordConfig& config) {
 
   int64_t startNs = jfr::Recording::now();
   try {
-    session.clocks().enable();
+    session.startSampling();
     host.start(watcher.poll().appeared);
     std::optional<StopReason> reason = waitForInitialAttaches(host, signals);
     // The duration counts from when the JVMs found at the start are being recorded (or still attaching).
     startNs = jfr::Recording::now();
     StopConditions stop(signals, config.durationNs > 0 ? startNs + config.durationNs : 0);
-    session.pipeline().start();
+    session.startConsumer();
     if (!reason) {
       reason = session.run(
           stop, "every JVM", startNs,

@@ -123,7 +123,7 @@ void JvmConnection::resumeLaunched(std::chrono::milliseconds timeout) {
   }
 }
 
-bool JvmConnection::handOffCpuFlush(BpfSampler& sampler) {
+bool JvmConnection::handOffCpuFlush(JvmKernelSide& sampler) {
   if (!session_->running()) return false;
   const auto& agent = session_->model().agent();
   if (!agent || (agent->flags & protocol::kHelloReadsIterators) == 0) return false;
@@ -132,7 +132,7 @@ bool JvmConnection::handOffCpuFlush(BpfSampler& sampler) {
                                           iterator.get());
 }
 
-bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
+bool JvmConnection::publish(JvmKernelSide& sampler, std::string& whyNot) {
   const jvm::JavaModel& m = model();
   if (m.threads().version() != publishedThreadsVersion_) {
     publishedThreadsVersion_ = m.threads().version();
@@ -170,7 +170,7 @@ bool JvmConnection::publish(BpfSampler& sampler, std::string& whyNot) {
   return true;
 }
 
-void JvmConnection::watchCodeFrees(BpfSampler& sampler, jfrbpf_hotspot layout) {
+void JvmConnection::watchCodeFrees(JvmKernelSide& sampler, jfrbpf_hotspot layout) {
   // Before the layout says so: the walker may only trust the code blobs it checked once every free is seen.
   // JFRBPF_DEBUG=unwatched-code takes the path of a JVM whose frees cannot be watched (for tests and
   // comparisons): every blob is checked in every walk.
@@ -186,7 +186,7 @@ void JvmConnection::watchCodeFrees(BpfSampler& sampler, jfrbpf_hotspot layout) {
   }
 }
 
-void JvmConnection::dropJavaFrames(BpfSampler& sampler, std::string why) {
+void JvmConnection::dropJavaFrames(JvmKernelSide& sampler, std::string why) {
   layoutAwaitingCodeFrees_.reset();
   sampler.forgetHotspot(static_cast<uint32_t>(pid_));
   for (const auto& [tid, javaThread] : publishedThreads_) sampler.forgetJavaThread(tid);
@@ -194,7 +194,7 @@ void JvmConnection::dropJavaFrames(BpfSampler& sampler, std::string why) {
   session_->dropJavaFrames(std::move(why));
 }
 
-void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options,
+void JvmConnection::startTiming(JvmKernelSide& sampler, const timing::MethodTimingOptions& options,
                                 uint64_t virtualWaitIntervalNs, uint32_t slotBase, uint32_t slotLimit,
                                 std::chrono::milliseconds timeout) {
   const std::string jvmName = "JVM " + std::to_string(pid_);
@@ -235,7 +235,7 @@ void JvmConnection::startTiming(BpfSampler& sampler, const timing::MethodTimingO
                                                            slotLimit - slotBase);
 }
 
-void JvmConnection::attachEventProbe(BpfSampler& sampler, uint32_t helloFlag, const std::string& what) {
+void JvmConnection::attachEventProbe(JvmKernelSide& sampler, uint32_t helloFlag, const std::string& what) {
   const std::string jvmName = "JVM " + std::to_string(pid_);
   const std::optional<jvm::AgentInfo>& agent = model().agent();
   const std::optional<jvm::HookSiteAddresses>& sites = model().timedMethods().hookSites();
@@ -268,7 +268,7 @@ void JvmConnection::askAgent(protocol::CommandType type, const Request& request,
   if (!answered(model())->started) throw Error(jvmName + ": " + what + " unavailable: " + answered(model())->message);
 }
 
-void JvmConnection::startAllocations(BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+void JvmConnection::startAllocations(JvmKernelSide& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
                                      std::chrono::milliseconds timeout) {
   const std::string what = "allocation sampling";
   attachEventProbe(sampler, protocol::kHelloAllocations, what);
@@ -282,7 +282,7 @@ void JvmConnection::startAllocations(BpfSampler& sampler, uint64_t intervalBytes
            [](const jvm::JavaModel& m) -> const auto& { return m.allocationStatus(); }, what, timeout);
 }
 
-void JvmConnection::startLocks(BpfSampler& sampler, uint64_t thresholdNs, std::chrono::milliseconds timeout) {
+void JvmConnection::startLocks(JvmKernelSide& sampler, uint64_t thresholdNs, std::chrono::milliseconds timeout) {
   const std::string what = "lock profiling";
   attachEventProbe(sampler, protocol::kHelloLocks, what);
   protocol::StartLocks request;

@@ -15,7 +15,7 @@
 #include "userspace/attach/agent_staging.h"
 #include "userspace/jvm/channel_listener.h"
 #include "userspace/jvm/java_session.h"
-#include "userspace/record/sampling/bpf_sampler.h"
+#include "userspace/record/sampling/jvm_kernel_side.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/probe_sites.h"
 #include "userspace/timing/timing_table_view.h"
@@ -52,31 +52,31 @@ class JvmConnection {
   // Publishes the walker's JVM layout to the sampler once it is known (and at the next call, with the JVM's code
   // frees watched), and keeps the JavaThread* of every live Java thread in step (for the walker's
   // JavaFrameAnchor fallback). Returns false (with `whyNot`) while the layout is unknown.
-  bool publish(BpfSampler& sampler, std::string& whyNot);
+  bool publish(JvmKernelSide& sampler, std::string& whyNot);
   // The memory budget takes this JVM's Java frames away (`why`): the session ends, the model's methods and
   // code are freed, and the walker no longer takes the JVM's code for Java code.
-  void dropJavaFrames(BpfSampler& sampler, std::string why);
+  void dropJavaFrames(JvmKernelSide& sampler, std::string why);
 
   // Method timing in this JVM: with traces, a uprobe on its agent's trace stub; then the agent instruments
   // the loaded classes with slots [slotBase, slotLimit) and this maps its timing table. Returns once it
   // did. With `virtualWaitIntervalNs` (else protocol::kNoVirtualThreadWaits) it also reports the waits of its
   // virtual threads, if it has any (protocol/virtual_thread_records.h). Throws jfrbpf::Error (old agent, JVM
   // that cannot retransform, no answer within `timeout`).
-  void startTiming(BpfSampler& sampler, const timing::MethodTimingOptions& options, uint64_t virtualWaitIntervalNs,
+  void startTiming(JvmKernelSide& sampler, const timing::MethodTimingOptions& options, uint64_t virtualWaitIntervalNs,
                    uint32_t slotBase, uint32_t slotLimit, std::chrono::milliseconds timeout);
   bool timingStarted() const { return timingTable_ != nullptr; }
   // --alloc: the agent samples allocations (JVMTI SampledObjectAlloc) into the trace probe, attached here
   // if tracing did not attach it. Throws jfrbpf::Error (an older agent, no answer, the JVM refused).
-  void startAllocations(BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+  void startAllocations(JvmKernelSide& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
                         std::chrono::milliseconds timeout);
   // --lock: the agent reports monitor waits of at least `thresholdNs` (JVMTI monitor events) into the trace
   // probe, attached here if nothing attached it yet. Throws jfrbpf::Error as startAllocations.
-  void startLocks(BpfSampler& sampler, uint64_t thresholdNs, std::chrono::milliseconds timeout);
+  void startLocks(JvmKernelSide& sampler, uint64_t thresholdNs, std::chrono::milliseconds timeout);
 
   // As a recording with --off-cpu stops: hands the agent the flush of this JVM's waits still going on
-  // (BpfSampler::offCpuFlushIterator), which it runs on its own thread, in the JVM's address space, so that
+  // (JvmKernelSide::offCpuFlushIterator), which it runs on its own thread, in the JVM's address space, so that
   // they get their user stacks. False when the agent cannot take it (an older agent, the session is over).
-  bool handOffCpuFlush(BpfSampler& sampler);
+  bool handOffCpuFlush(JvmKernelSide& sampler);
   // The agent's counts (readable after the JVM exited); null until timing started.
   const timing::TimingTableView* timingTable() const { return timingTable_.get(); }
   bool traceProbeAttached() const { return hookSites_.has_value(); }
@@ -87,9 +87,9 @@ class JvmConnection {
   JvmConnection() = default;
   // The trace probe on this JVM's agent, for events the agent sends through it (`what`, which needs the
   // agent's `helloFlag`).
-  void attachEventProbe(BpfSampler& sampler, uint32_t helloFlag, const std::string& what);
+  void attachEventProbe(JvmKernelSide& sampler, uint32_t helloFlag, const std::string& what);
   // Uprobes on the JVM's code frees, then `layout` published again saying so, if they could be attached.
-  void watchCodeFrees(BpfSampler& sampler, jfrbpf_hotspot layout);
+  void watchCodeFrees(JvmKernelSide& sampler, jfrbpf_hotspot layout);
   // Sends `request` and waits for the agent's answer (`answered` gives its status from the model).
   template <typename Request, typename Answered>
   void askAgent(protocol::CommandType type, const Request& request, Answered answered, const std::string& what,

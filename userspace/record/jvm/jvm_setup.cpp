@@ -39,14 +39,14 @@ void keepNote(std::string note, std::vector<std::string>& notes) {
 
 bool isJavaLauncher(const std::string& program) { return std::filesystem::path(program).filename() == "java"; }
 
-void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string>& notes) {
+void publishJvm(JvmConnection& jvm, JvmKernelSide& sampler, std::vector<std::string>& notes) {
   std::string whyNot;
   if (!jvm.publish(sampler, whyNot)) {
     keepNote("JVM " + std::to_string(jvm.pid()) + ": Java frames may be incomplete: " + whyNot, notes);
   }
 }
 
-void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options,
+void startTiming(JvmConnection& jvm, JvmKernelSide& sampler, const timing::MethodTimingOptions& options,
                  uint64_t virtualWaitIntervalNs, uint32_t slotBase, uint32_t slotLimit,
                  std::vector<std::string>& notes) {
   try {
@@ -67,7 +67,7 @@ void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTi
   }
 }
 
-void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+void sampleAllocations(JvmConnection& jvm, JvmKernelSide& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
                        std::vector<std::string>& notes) {
   try {
     jvm.startAllocations(sampler, intervalBytes, samplesPerSecond, kTimingTimeout);
@@ -83,7 +83,7 @@ void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t interva
   }
 }
 
-void profileLocks(JvmConnection& jvm, BpfSampler& sampler, int64_t thresholdNs, std::vector<std::string>& notes) {
+void profileLocks(JvmConnection& jvm, JvmKernelSide& sampler, int64_t thresholdNs, std::vector<std::string>& notes) {
   try {
     jvm.startLocks(sampler, static_cast<uint64_t>(thresholdNs), kTimingTimeout);
     const std::optional<jvm::JavaModel::LockStatusInfo>& status = jvm.model().lockStatus();

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "userspace/record/jvm/jvm_connection.h"
-#include "userspace/record/sampling/bpf_sampler.h"
+#include "userspace/record/sampling/jvm_kernel_side.h"
 #include "userspace/timing/method_timing_options.h"
 
 namespace jfrbpf::record {
@@ -21,19 +21,19 @@ inline constexpr uint32_t kMethodSlots = 1u << 16;
 bool isJavaLauncher(const std::string& program);
 
 // Gives the sampler what it needs to walk the Java frames of `jvm` (a note is appended when it cannot).
-void publishJvm(JvmConnection& jvm, BpfSampler& sampler, std::vector<std::string>& notes);
+void publishJvm(JvmConnection& jvm, JvmKernelSide& sampler, std::vector<std::string>& notes);
 
 // Instruments the methods of `jvm` the filters select, using statistics slots [slotBase, slotLimit), and with
 // --off-cpu (`virtualWaitIntervalNs`, else protocol::kNoVirtualThreadWaits) the waits of its virtual threads.
-void startTiming(JvmConnection& jvm, BpfSampler& sampler, const timing::MethodTimingOptions& options,
+void startTiming(JvmConnection& jvm, JvmKernelSide& sampler, const timing::MethodTimingOptions& options,
                  uint64_t virtualWaitIntervalNs, uint32_t slotBase, uint32_t slotLimit,
                  std::vector<std::string>& notes);
 
 // --alloc: `jvm`'s agent samples allocations (a note is appended when it cannot).
-void sampleAllocations(JvmConnection& jvm, BpfSampler& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
+void sampleAllocations(JvmConnection& jvm, JvmKernelSide& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
                        std::vector<std::string>& notes);
 
 // --lock: `jvm`'s agent reports monitor waits of at least `thresholdNs` (a note is appended when it cannot).
-void profileLocks(JvmConnection& jvm, BpfSampler& sampler, int64_t thresholdNs, std::vector<std::string>& notes);
+void profileLocks(JvmConnection& jvm, JvmKernelSide& sampler, int64_t thresholdNs, std::vector<std::string>& notes);
 
 }  // namespace jfrbpf::record

@@ -15,14 +15,14 @@
 #include "formats/jfr/writer/recording.h"
 #include "userspace/record/jvm/jvm_connection.h"
 #include "userspace/record/jvm/thread_registry.h"
-#include "userspace/record/sampling/bpf_sampler.h"
+#include "userspace/record/sampling/jvm_kernel_side.h"
 #include "userspace/timing/method_statistics.h"
 
 namespace jfrbpf::record {
 
 class TargetJvms {
  public:
-  TargetJvms(jfr::Recording& out, BpfSampler& sampler) : out_(out), sampler_(sampler) {}
+  TargetJvms(jfr::Recording& out, JvmKernelSide& sampler) : out_(out), sampler_(sampler) {}
 
   // `jvm` (alive as long as this) is one of them from now on.
   void add(JvmConnection& jvm);
@@ -58,7 +58,7 @@ class TargetJvms {
   void reportTimingSkips(jfr::Ticks now);
 
   jfr::Recording& out_;
-  BpfSampler& sampler_;
+  JvmKernelSide& sampler_;
   std::vector<JvmConnection*> jvms_;
   bool layoutWarned_ = false;
   jfr::Ticks nextForgetGone_ = 0;

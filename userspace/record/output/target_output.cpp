@@ -39,9 +39,10 @@ void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
 
 }  // namespace
 
-TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler,
-                           const symbolize::KernelSymbols& kernel, symbolize::ProcessSymbolizer& native,
-                           int64_t periodNs, const timing::MethodTimingOptions& timing, bool agentEvents)
+TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<FileSeries> series,
+                           JvmKernelSide& sampler, const symbolize::KernelSymbols& kernel,
+                           symbolize::ProcessSymbolizer& native, int64_t periodNs,
+                           const timing::MethodTimingOptions& timing, bool agentEvents)
     : out_(std::move(out)),
       periodNs_(periodNs),
       threads_(*out_),
@@ -54,6 +55,7 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       truncations_(*out_),
       printTruncatedWalks_(debugOption("truncated")),
       timingOptions_(timing) {
+  if (series) files_.rotateThrough(std::move(*series));
   if (agentEvents) {
     agentEvents_ = std::make_unique<AgentEventWriter>(
         *out_,
@@ -73,6 +75,8 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& samp
       [this](const jfrbpf_sample_record& record) { return eventThreadOf(record); });
   nextTimingBatch_ = timing.timingPeriodNs > 0 ? jfr::Recording::now() + timing.timingPeriodNs : INT64_MAX;
 }
+
+void TargetOutput::note(const char* level, const std::string& text) { out_->note(jfr::Recording::now(), level, text); }
 
 void TargetOutput::addJvm(JvmConnection& jvm) {
   jvms_.add(jvm);

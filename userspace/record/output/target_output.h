@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@
 #include "userspace/record/output/stack_resolver.h"
 #include "userspace/record/output/thread_cpu_accounting.h"
 #include "userspace/record/output/truncation_ledger.h"
-#include "userspace/record/sampling/bpf_sampler.h"
+#include "userspace/record/sampling/jvm_kernel_side.h"
 #include "userspace/record/summary.h"
 #include "userspace/timing/method_timing_options.h"
 #include "userspace/timing/method_timing_writer.h"
@@ -35,17 +36,23 @@ namespace jfrbpf::record {
 
 class TargetOutput {
  public:
-  TargetOutput(std::unique_ptr<jfr::Recording> out, BpfSampler& sampler, const symbolize::KernelSymbols& kernel,
-               symbolize::ProcessSymbolizer& native, int64_t periodNs, const timing::MethodTimingOptions& timing,
-               bool agentEvents);  // --alloc or --lock
+  // With `series` (--rotate), `out` is the first of its files.
+  TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<FileSeries> series, JvmKernelSide& sampler,
+               const symbolize::KernelSymbols& kernel, symbolize::ProcessSymbolizer& native, int64_t periodNs,
+               const timing::MethodTimingOptions& timing, bool agentEvents);  // --alloc or --lock
 
-  jfr::Recording& recording() { return *out_; }
-  TargetJvms& jvms() { return jvms_; }
+  // A jfrbpf.Note in the file now: `level` "info" or "warning".
+  void note(const char* level, const std::string& text);
+  // The current file, and how many the output has begun (more than one with --rotate).
+  const std::string& path() const { return files_.path(); }
+  size_t fileCount() const { return files_.files(); }
+  // `jfrbpf dump`: the files written so far, the current one up to its last flushed chunk.
+  std::vector<DumpFile> filesForDump() { return files_.filesForDump(); }
+  // --off-cpu: the JVMs' agents flush their virtual threads' waits on their next turn; returns how many took it.
+  size_t handOffCpuFlush() { return jvms_.handOffCpuFlush(); }
   // For --memory-limit: each JVM whose Java frames are resolved, with what the loader holds for it (its
   // model, and its records waiting for the agent's).
   std::vector<std::pair<pid_t, size_t>> heldBytes() const;
-  FileRotation& files() { return files_; }
-  const FileRotation& files() const { return files_; }
 
   // `jvm` (alive as long as this output) is a JVM of this output: its Java frames named, its methods timed.
   void addJvm(JvmConnection& jvm);

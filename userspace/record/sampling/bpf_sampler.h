@@ -17,6 +17,7 @@
 #include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
 #include "bpf/unwind_abi.h"
+#include "userspace/record/sampling/jvm_kernel_side.h"
 #include "userspace/record/sampling/thread_cpu_times.h"
 
 struct sampler;
@@ -64,7 +65,7 @@ struct ThreadLoss {
   uint64_t unsampledCpuNs;   // the CPU time they stood for
 };
 
-class BpfSampler {
+class BpfSampler final : public JvmKernelSide {
  public:
   explicit BpfSampler(const SamplerConfig& config);  // opens and loads; throws jfrbpf::Error
   ~BpfSampler();
@@ -76,7 +77,7 @@ class BpfSampler {
   void addTarget(uint32_t tgid, const ThreadCpuTimes& start);
   void removeTarget(uint32_t tgid);
 
-  bool offCpuLoaded() const { return offCpu_; }
+  bool offCpuLoaded() const override { return offCpu_; }
   // As the recording stops, before the threads' CPU time is read: off-CPU waits are cut at `endNs`
   // (CLOCK_MONOTONIC), the end of the window that CPU time is read over.
   void endOffCpuWindow(uint64_t endNs);
@@ -89,7 +90,7 @@ class BpfSampler {
   // offCpuFlushPasses() counts the passes that ran to their end. Each thread is flushed once, by whichever
   // pass comes first.
   void flushOffCpu();
-  UniqueFd offCpuFlushIterator(uint32_t tgid);
+  UniqueFd offCpuFlushIterator(uint32_t tgid) override;
   uint64_t offCpuFlushPasses() const;
   // Attaches the sampling program to a perf event. The link is the sampler's until detach(), or the
   // caller's to release earlier with release() (a process that exited).
@@ -97,19 +98,13 @@ class BpfSampler {
   void release(bpf_link* link);
   void detach();
 
-  // The layout of the JVM in process `tgid`, for the stack walker's Java frames.
-  void setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout);
-  // The JavaThread* of thread `tid`, where the walker finds its JavaFrameAnchor.
-  void setJavaThread(uint32_t tid, uint64_t javaThread);
-  void forgetJavaThread(uint32_t tid);
-  // Uprobes on the functions with which the code heap of JVM `tgid` frees blocks, in its libjvm at `libjvmPath`
-  // (a path this process can open). With them the walker trusts the code blobs it checked until the JVM next
-  // frees code (set jfrbpf_hotspot.code_frees_watched after this). False, with the reason, if they cannot be
-  // attached: the walker then checks blobs again in every walk.
-  bool watchCodeFrees(uint32_t tgid, const std::string& libjvmPath, std::string& whyNot);
+  // JvmKernelSide: the walker's maps of a JVM, and its probes.
+  void setHotspot(uint32_t tgid, const jfrbpf_hotspot& layout) override;
+  void forgetHotspot(uint32_t tgid) override;
+  void setJavaThread(uint32_t tid, uint64_t javaThread) override;
+  void forgetJavaThread(uint32_t tid) override;
+  bool watchCodeFrees(uint32_t tgid, const std::string& libjvmPath, std::string& whyNot) override;
   void forgetProcess(uint32_t tgid);
-  // The walker takes process `tgid` for a native process from now on (its JVM layout is dropped).
-  void forgetHotspot(uint32_t tgid);
 
   int ringBufferMapFd() const;
   // The native unwind tables (bpf/unwind_abi.h): rows are copied into the row array at `firstRow`.
@@ -125,17 +120,14 @@ class BpfSampler {
 
   // ---- method tracing (only with SamplerConfig::methodTraces) ----
   bool methodTracesLoaded() const { return methodTraces_; }
-  // A uprobe on process `pid`'s trace stub: the file behind the path, at this file offset, taking only the
-  // calls the agent makes for `agentSession` (another recorder of the same JVM has its own). Throws
-  // jfrbpf::Error. It stays until detachTraceProbes() or destruction.
-  void attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset, uint32_t agentSession);
+  // It stays until detachTraceProbes() or destruction.
+  void attachTraceProbe(uint32_t pid, const std::string& path, uint64_t fileOffset, uint32_t agentSession) override;
   void detachTraceProbes();
   TimerCounters readTimerCounters() const;
   int traceRingBufferMapFd() const;
   // The trace probe program (for its run-time statistics); -1 when not loaded.
   int traceProgramFd() const;
-  // Whether the trace probe of process `tgid` was hit.
-  bool traceProbeHit(uint32_t tgid) const;
+  bool traceProbeHit(uint32_t tgid) const override;
   // --max-rate: the least CPU time between two samples of a thread from now on (0: the clocks' period).
   void setBudgetPeriod(uint64_t periodNs);
 

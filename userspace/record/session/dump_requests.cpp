@@ -27,7 +27,7 @@ void answerDumpRequests(DumpServer* server, SamplePipeline& pipeline, const std:
       // A check only needs this task to run: the consumer thread is alive.
       std::vector<DumpFile> files;
       for (TargetOutput* output : checkOnly ? std::vector<TargetOutput*>() : outputs) {
-        for (DumpFile& file : output->files().filesForDump()) files.push_back(std::move(file));
+        for (DumpFile& file : output->filesForDump()) files.push_back(std::move(file));
       }
       gathered->set_value(std::move(files));
     });

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
+#include <memory>
 #include <utility>
 
 #include "base/error.h"
@@ -10,6 +12,7 @@
 #include "jvmsupport/protocol/timing_records.h"
 #include "userspace/record/jvm/jvm_setup.h"
 #include "userspace/record/session/dump_requests.h"
+#include "userspace/record/session/memory_budget.h"
 #include "userspace/symbolize/kernel_symbolizer.h"
 
 namespace jfrbpf::record {
@@ -26,7 +29,8 @@ bool mayRunVirtualThreads(const JvmConnection& jvm) {
 
 }  // namespace
 
-RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce)
+RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce,
+                                   const std::vector<pid_t>& attachAtStart)
     : config_(config),
       outputDirectory_(std::move(outputDirectory)),
       tablesLoading_(std::async(std::launch::async,
@@ -42,6 +46,11 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
                                   startupMark("unwind tables read");
                                   return spaces;
                                 })),
+      startAttachments_([&] {
+        std::vector<std::unique_ptr<JvmAttachment>> attachments;
+        for (pid_t pid : attachAtStart) attachments.push_back(attach(pid));
+        return attachments;
+      }()),
       sampler_(samplerConfigOf(config)),
       clocks_(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler_),
       pipeline_(sampler_, clocks_, config.memoryLimitBytes, unwindTables_),
@@ -53,11 +62,76 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
 
 std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& path, std::optional<FileSeries> series) {
   auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
-                                               sampler_, pipeline_.kernelSymbols(), pipeline_.nativeSymbols(),
-                                               config_.periodNs, config_.methodTiming, config_.agentEvents());
-  if (series) output->files().rotateThrough(std::move(*series));
+                                               std::move(series), sampler_, pipeline_.kernelSymbols(),
+                                               pipeline_.nativeSymbols(), config_.periodNs, config_.methodTiming,
+                                               config_.agentEvents());
   budget_.applyTo(*output, jfr::Recording::now());
   return output;
+}
+
+std::unique_ptr<JvmAttachment> RecordingSession::attach(pid_t pid) {
+  return std::make_unique<JvmAttachment>(pid, permits_, sessionLimitsOf(config_.memoryLimitBytes));
+}
+
+bool RecordingSession::asksAgents() const {
+  return config_.methodTiming.enabled() || config_.offCpu || config_.agentEvents();
+}
+
+void RecordingSession::startSampling() {
+  clocks_.enable();
+  startupMark("clocks enabled");
+}
+
+void RecordingSession::askAgents(const std::vector<JvmConnection*>& jvms, bool stopPending,
+                                 std::vector<std::string>& notes) {
+  // Once sampling runs (method traces wait for their probe program, which loads meanwhile): method timing
+  // changes the JVMs' code; allocation sampling and lock profiling only switch on the JVM's heap sampler and
+  // monitor events.
+  if (!asksAgents()) return;
+  if (stopPending) {  // asked to stop while attaching: the JVMs are left alone
+    notes.push_back(tell("stopped before method timing or the JVMs' own events began: no method was instrumented"));
+    return;
+  }
+  for (JvmConnection* jvm : jvms) {
+    timeMethods(*jvm, notes);
+    startJvmEvents(*jvm, notes);
+  }
+  startupMark("agents asked");
+}
+
+void RecordingSession::startConsumer() { pipeline_.start(); }
+
+bool RecordingSession::addLaunchedJvm(JvmConnection& jvm, pid_t pid, TargetOutput& output) {
+  bool added = false;
+  try {
+    jvm.acceptLaunched(pid, kAgentTimeout);
+    std::vector<std::string> notes;
+    if (asksAgents()) {
+      // The agent reports the JVM as it starts; its hook sites come with its first records.
+      jvm.session().drainUntil([](const jvm::JavaModel& m) { return m.timedMethods().hookSites().has_value(); },
+                               kAgentTimeout);
+    }
+    prepareJvm(jvm, notes);
+    startJvmEvents(jvm, notes);
+    // The output has the JVM before it goes on: the samples of the threads it then starts are resolved, and
+    // their threads named, with the agent's records from the first one on.
+    auto taken = std::make_shared<std::promise<void>>();
+    std::future<void> takenDone = taken->get_future();
+    pipeline_.runOnConsumer([&output, taken, &jvm, notes] {
+      output.addJvm(jvm);
+      for (const std::string& note : notes) output.note("warning", note);
+      taken->set_value();
+    });
+    added = true;
+    if (takenDone.wait_for(kAgentTimeout) != std::future_status::ready) {
+      throw Error("the recording did not take the launched JVM in time");
+    }
+    jvm.resumeLaunched(kAgentTimeout);
+  } catch (const Error& e) {
+    tell("the launched JVM's agent did not connect (" + std::string(e.what()) + "): recording native frames only",
+         &output, "warning");
+  }
+  return added;
 }
 
 void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMapped) {
@@ -120,7 +194,7 @@ void RecordingSession::joinLateJvm(JvmConnection& jvm, const JvmAttachment& atta
                   (attachment.firstRefusal().empty() ? "" : " (first answer: " + attachment.firstRefusal() + ")"));
   pipeline_.runOnConsumer([&output, &jvm, notes = std::move(notes)] {
     output.addJvm(jvm);
-    for (const std::string& text : notes) output.recording().note(jfr::Recording::now(), "info", text);
+    for (const std::string& text : notes) output.note("info", text);
   });
 }
 
@@ -130,7 +204,7 @@ void RecordingSession::refuseLateJvm(const JvmAttachment& attachment, TargetOutp
   const bool isJvm = attachment.isJvm();
   pipeline_.runOnConsumer([&output, pid, isJvm, note = std::move(note)] {
     if (isJvm) output.setJavaFramesMissing(pid, StackEnd::kJavaFramesUnavailable);
-    output.recording().note(jfr::Recording::now(), "warning", note);
+    output.note("warning", note);
   });
 }
 
@@ -138,7 +212,7 @@ std::string RecordingSession::tell(std::string note, TargetOutput* output, const
   if (progress_) progress_->clear();
   std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
   if (output) {
-    pipeline_.runOnConsumer([output, note, level] { output->recording().note(jfr::Recording::now(), level, note); });
+    pipeline_.runOnConsumer([output, note, level] { output->note(level, note); });
   }
   return note;
 }
@@ -177,7 +251,7 @@ void RecordingSession::tellIfKernelFramesUnnamed(const std::vector<TargetOutput*
   if (progress_) progress_->clear();
   std::fprintf(stderr, "jfrbpf: %s\n", note.c_str());
   for (TargetOutput* output : outputs) {
-    pipeline_.runOnConsumer([output, note] { output->recording().note(jfr::Recording::now(), "warning", note); });
+    pipeline_.runOnConsumer([output, note] { output->note("warning", note); });
   }
 }
 
@@ -194,6 +268,16 @@ void RecordingSession::endRecording(RecordSummary& summary, int64_t startNs) {
   summary.overflows = samplingTicks(counters);
   summary.counters = counters;
   summary.sampleCosts = sampler_.readSampleCosts();
+  summary.traceCounters = sampler_.readTimerCounters();  // traces and allocation samples alike
+}
+
+void RecordingSession::addJvmsTo(RecordSummary& summary, const std::vector<const JvmConnection*>& jvms) const {
+  summary.javaProcesses += jvms.size();
+  if (!config_.methodTiming.enabled()) return;
+  for (const JvmConnection* jvm : jvms) {
+    summary.timedJvms += jvm->timingStarted() ? 1 : 0;
+    if (const timing::TimingTableView* table = jvm->timingTable()) summary.stubCounters += table->counters();
+  }
 }
 
 }  // namespace jfrbpf::record

@@ -2,8 +2,8 @@
 // One recording, whatever its targets: the BPF sampler and its clocks, the pipeline that turns samples into
 // events, the rate budget, retention, the dump socket, the watch on the output directory, the progress line,
 // the attach permits and the method-timing slots. Its callers decide which processes are targets and which
-// file each is written into: `record -p` and launch mode (recorder.cpp: one file for all their targets) and
-// `record --all` (host_recorder.cpp: a file per JVM, JVMs coming and going). The session runs what every
+// file each is written into: `record -p` and launch mode (process_targets.h: one file for all their targets)
+// and `record --all` (host_targets.h: a file per JVM, JVMs coming and going). The session runs what every
 // target and every JVM needs in one order, the main loop's own work, and the stop in named phases:
 //
 //   RecordingSession session(config, ...);
@@ -11,6 +11,7 @@
 //   session.beginTarget(pid, *output);                  // sampled from now on
 //   session.prepareJvm(jvm, notes); output->addJvm(jvm) // its Java frames, its methods timed
 //   session.startJvmEvents(jvm, notes);                // once it is a target: its allocations and locks
+//   session.startSampling(); session.askAgents(jvms, ...); session.startConsumer();
 //   reason = session.run(stop, what, startNs, turn, outputs); // until the duration, a signal, the targets end
 //   session.endSampling();                              // 1. nothing more is sampled; all is drained
 //   output->finish(...);                                // 2. the caller finishes its files
@@ -48,14 +49,33 @@ namespace jfrbpf::record {
 class RecordingSession {
  public:
   // `outputDirectory`: where the recording's files go (watched while it runs). `timedJvmsAtOnce`: how many
-  // JVMs may have methods timed at the same time; each gets an equal range of the statistics slots.
-  RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce);
+  // JVMs may have methods timed at the same time; each gets an equal range of the statistics slots. The
+  // agents of `attachAtStart` begin to attach at once, while the BPF programs load (the two take about as
+  // long): takeStartAttachments() hands them over.
+  RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce,
+                   const std::vector<pid_t>& attachAtStart = {});
 
   const RecordConfig& config() const { return config_; }
   BpfSampler& sampler() { return sampler_; }
-  SamplingClocks& clocks() { return clocks_; }
-  SamplePipeline& pipeline() { return pipeline_; }
-  AttachPermits& attachPermits() { return permits_; }
+
+  // The agent of JVM `pid` attached on a thread of its own, in turn with the session's other attaches.
+  std::unique_ptr<JvmAttachment> attach(pid_t pid);
+  std::vector<std::unique_ptr<JvmAttachment>> takeStartAttachments() { return std::move(startAttachments_); }
+
+  // Sampling begins: the clocks run.
+  void startSampling();
+  // Once sampling runs, what the recording asks of `jvms`' agents (method timing, --off-cpu's virtual-thread
+  // waits, --alloc and --lock), unless a stop is already pending. Before startConsumer(), which then reads
+  // the JVMs' records.
+  void askAgents(const std::vector<JvmConnection*>& jvms, bool stopPending, std::vector<std::string>& notes);
+  // The consumer thread begins to turn the rings into events.
+  void startConsumer();
+  // A JVM launched with `jvm`'s agent (held in its VMInit), `pid`: its agent accepted, its walker tables
+  // published and what the recording asks of it started, `output` given it on the consumer thread, and the
+  // JVM resumed, so that its threads' first samples have Java frames. Returns whether `output` refers to
+  // `jvm` (which must then live as long as it); on failure says so, and the process is recorded with native
+  // frames.
+  bool addLaunchedJvm(JvmConnection& jvm, pid_t pid, TargetOutput& output);
 
   // An output for targets to be written into: the file at `path`, or with `series` the first of its files.
   std::unique_ptr<TargetOutput> openOutput(const std::string& path, std::optional<FileSeries> series = {});
@@ -101,15 +121,19 @@ class RecordingSession {
   // calling thread owns the outputs and the JVM sessions.
   void endSampling();
   // Phase 3, once the caller finished its outputs (phase 2): retention swept a last time, and what the
-  // session counted (sampler, losses no file owns, memory, the period in force, the seconds since
-  // `startNs`) into `summary`.
+  // session counted (sampler, trace probe, losses no file owns, memory, the period in force, the seconds
+  // since `startNs`) into `summary`.
   void endRecording(RecordSummary& summary, int64_t startNs);
+  // What `jvms` did for the summary: how many took the agent, and their method timing.
+  void addJvmsTo(RecordSummary& summary, const std::vector<const JvmConnection*>& jvms) const;
   // After a failure: sampling stops, nothing more is drained.
   void abandon() { pipeline_.abandon(); }
 
  private:
   // Once the kernel's symbols turn out unreadable: says so on stderr and in every file (the frames stay unnamed).
   void tellIfKernelFramesUnnamed(const std::vector<TargetOutput*>& outputs);
+  // Whether the recording asks the JVMs' agents for more than their frames once sampling runs.
+  bool asksAgents() const;
 
   const RecordConfig& config_;
   std::string outputDirectory_;
@@ -119,12 +143,13 @@ class RecordingSession {
   unwind::TableCache unwindTables_;
   std::future<std::vector<unwind::AddressSpace>> tablesLoading_;
   std::vector<unwind::AddressSpace> prefetchedTables_;
+  AttachPermits permits_{kConcurrentAttaches};
+  std::vector<std::unique_ptr<JvmAttachment>> startAttachments_;  // before the sampler: they attach as it loads
   BpfSampler sampler_;
   SamplingClocks clocks_;
   SamplePipeline pipeline_;
   RateBudget budget_;
   RetentionSweeper retention_;
-  AttachPermits permits_{kConcurrentAttaches};
   SlotRanges slots_;
   std::optional<ProgressLine> progress_;  // while run() runs
   bool toldKernelFramesUnnamed_ = false;

@@ -216,9 +216,9 @@ void SamplePipeline::checkMemory(jfr::Ticks now) {
   consumers.dropJavaFrames = [this, now](pid_t pid, const std::string& why) {
     if (auto route = routes_.find(pid); route != routes_.end()) route->second->dropJavaFrames(pid, now, why);
   };
-  consumers.noteShed = [this, now](const std::string& what) {
+  consumers.noteShed = [this](const std::string& what) {
     std::fprintf(stderr, "jfrbpf: %s\n", what.c_str());
-    for (TargetOutput* output : outputs()) output->recording().note(now, "info", what);
+    for (TargetOutput* output : outputs()) output->note("info", what);
   };
   memory_.check(consumers);
 }
@@ -289,7 +289,7 @@ void SamplePipeline::flushOffCpuWaits() {
   if (!sampler_.offCpuLoaded()) return;
   const uint64_t passesBefore = sampler_.offCpuFlushPasses();
   size_t handed = 0;
-  for (TargetOutput* output : outputs()) handed += output->jvms().handOffCpuFlush();
+  for (TargetOutput* output : outputs()) handed += output->handOffCpuFlush();
   // An agent runs its pass as soon as its thread sees the command (milliseconds); one that has not finished
   // in time leaves its threads to the loader's pass below, with kernel frames only.
   const auto deadline = std::chrono::steady_clock::now() + kAgentFlushTimeout;
