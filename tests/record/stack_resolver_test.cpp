@@ -67,6 +67,33 @@ class StackResolverTest : public ::testing::Test {
     return names;
   }
 
+  // A code cache of anonymous memory, as HotSpot's is, in `model` (with the agent's hello), for this process;
+  // returns its start. Unmapped with the fixture.
+  uint64_t codeHeapIn(jvm::JavaModel& model) {
+    codeHeap_ = mmap(nullptr, kCodeHeapBytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(codeHeap_, MAP_FAILED);
+    const auto heap = reinterpret_cast<uint64_t>(codeHeap_);
+    builder_.hello();
+    EXPECT_TRUE(model.apply(protocol::RecordType::kHello, builder_.lastPayload()));
+    builder_.record(protocol::RecordType::kCodeHeap,
+                    protocol::CodeHeap{heap, heap + kCodeHeapBytes, heap, heap + kCodeHeapBytes, 0, 7});
+    EXPECT_TRUE(model.apply(protocol::RecordType::kCodeHeap, builder_.lastPayload()));
+    resolver_.setJavaModel(getpid(), &model);
+    return heap;
+  }
+  // A blob of the JVM's own code (a stub, the interpreter) named `name`, in `model`.
+  void addDynamicCode(jvm::JavaModel& model, uint64_t start, uint32_t size, const char* name) {
+    builder_.record(protocol::RecordType::kDynamicCode, protocol::DynamicCode{1, start, size, 0, {}, name});
+    EXPECT_TRUE(model.apply(protocol::RecordType::kDynamicCode, builder_.lastPayload()));
+  }
+  ~StackResolverTest() override {
+    resolver_.setJavaModel(getpid(), nullptr);
+    if (codeHeap_ != nullptr && codeHeap_ != MAP_FAILED) munmap(codeHeap_, kCodeHeapBytes);
+  }
+
+  static constexpr size_t kCodeHeapBytes = 1 << 16;
+  void* codeHeap_ = nullptr;
+  jvm::test::StreamBuilder builder_;
   test::TempDir dir_;
   std::unique_ptr<jfr::Recording> out_;
   symbolize::KernelSymbols kernel_;
@@ -142,20 +169,9 @@ TEST_F(StackResolverTest, AJvmWithoutItsLayoutYetSaysSoAndAFailedSampleIsNotMark
 // left out. Code of the code cache the agent has not reported yet (a method compiled, or replaced on stack,
 // moments ago) is Java code, not the JVM's: leaving it out too would drop the site's frames without a trace.
 TEST_F(StackResolverTest, AJavaSiteStackKeepsCodeNotReportedYetAndWaitsForIt) {
-  // A code cache of anonymous memory, as HotSpot's is.
-  const size_t size = 1 << 16;
-  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(mapped, MAP_FAILED);
-  const auto heap = reinterpret_cast<uint64_t>(mapped);
   jvm::JavaModel model;
-  jvm::test::StreamBuilder b;
-  b.hello();
-  ASSERT_TRUE(model.apply(protocol::RecordType::kHello, b.lastPayload()));
-  b.record(protocol::RecordType::kCodeHeap, protocol::CodeHeap{heap, heap + size, heap, heap + size, 0, 7});
-  ASSERT_TRUE(model.apply(protocol::RecordType::kCodeHeap, b.lastPayload()));
-  b.record(protocol::RecordType::kDynamicCode, protocol::DynamicCode{1, heap, 0x100, 0, {}, "_new_instance_Java"});
-  ASSERT_TRUE(model.apply(protocol::RecordType::kDynamicCode, b.lastPayload()));
-  resolver_.setJavaModel(getpid(), &model);
+  const uint64_t heap = codeHeapIn(model);
+  addDynamicCode(model, heap, 0x100, "_new_instance_Java");
 
   const uint64_t stub = heap + 0x10, notReported = heap + 0x8010;
   ResolvedStack stack = resolver_.resolve(
@@ -165,27 +181,15 @@ TEST_F(StackResolverTest, AJavaSiteStackKeepsCodeNotReportedYetAndWaitsForIt) {
   const std::vector<std::string> names = namesOf(stack);
   ASSERT_FALSE(names.empty());
   EXPECT_NE(names.front(), executableName() + ".jfrbpf_test_caller") << "the site's frame dropped without a trace";
-  resolver_.setJavaModel(getpid(), nullptr);
-  munmap(mapped, size);
 }
 
 // The walker catches an interpreted method's frame before its entry built it, or after its return tore it
 // down: the frame has the interpreter's pc and no Method* (rbx alone holds it there), and the walk went on to
 // its caller. The sample is the caller's, in its call: the unbuilt frame is left out, and the stack is whole.
 TEST_F(StackResolverTest, AnInterpreterFrameCaughtUnbuiltIsLeftOutAndTheStackStaysWhole) {
-  const size_t size = 1 << 16;
-  void* mapped = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(mapped, MAP_FAILED);
-  const auto heap = reinterpret_cast<uint64_t>(mapped);
   jvm::JavaModel model;
-  jvm::test::StreamBuilder b;
-  b.hello();
-  ASSERT_TRUE(model.apply(protocol::RecordType::kHello, b.lastPayload()));
-  b.record(protocol::RecordType::kCodeHeap, protocol::CodeHeap{heap, heap + size, heap, heap + size, 0, 7});
-  ASSERT_TRUE(model.apply(protocol::RecordType::kCodeHeap, b.lastPayload()));
-  b.record(protocol::RecordType::kDynamicCode, protocol::DynamicCode{1, heap + 0x1000, 0x1000, 0, {}, "Interpreter"});
-  ASSERT_TRUE(model.apply(protocol::RecordType::kDynamicCode, b.lastPayload()));
-  resolver_.setJavaModel(getpid(), &model);
+  const uint64_t heap = codeHeapIn(model);
+  addDynamicCode(model, heap + 0x1000, 0x1000, "Interpreter");
 
   const uint64_t inInterpreter = heap + 0x1010;
   ResolvedStack stack =
@@ -194,8 +198,6 @@ TEST_F(StackResolverTest, AnInterpreterFrameCaughtUnbuiltIsLeftOutAndTheStackSta
   EXPECT_EQ(stack.end, StackEnd::kRoot);
   const std::vector<std::string> names = namesOf(stack);
   EXPECT_EQ(names, std::vector<std::string>{executableName() + ".jfrbpf_test_caller"});
-  resolver_.setJavaModel(getpid(), nullptr);
-  munmap(mapped, size);
 }
 
 }  // namespace
