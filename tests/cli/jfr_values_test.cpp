@@ -61,13 +61,5 @@ TEST(JfrValues, RatesInJep509Syntax) {
   EXPECT_THROW(parseRate("5/fortnight", "--rate"), Error);
 }
 
-TEST(JfrValues, FormatsDurationsAsJfrShowsThem) {
-  EXPECT_EQ(formatDuration(10'000'000), "10 ms");
-  EXPECT_EQ(formatDuration(1'000'000'000), "1 s");
-  EXPECT_EQ(formatDuration(1'500'000), "1500 us");
-  EXPECT_EQ(formatDuration(120'000'000'000), "2 m");
-  EXPECT_EQ(formatDuration(7), "7 ns");
-}
-
 }  // namespace
 }  // namespace jfrbpf::cli

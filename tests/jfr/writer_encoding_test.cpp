@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "formats/jfr/writer/byte_buffer.h"
+#include "formats/jfr/writer/durations.h"
 #include "formats/jfr/writer/metadata_schema.h"
 #include "formats/jfr/writer/recording.h"
 #include "tests/jfr/chunk_headers.h"
@@ -17,6 +18,16 @@
 
 namespace jfrbpf::jfr {
 namespace {
+
+// jdk.ActiveSetting shows a duration in its shortest exact unit, as the JDK writes its own.
+TEST(JfrDurations, FormatsDurationsAsJfrShowsThem) {
+  EXPECT_EQ(formatDuration(10'000'000), "10 ms");
+  EXPECT_EQ(formatDuration(1'000'000'000), "1 s");
+  EXPECT_EQ(formatDuration(1'500'000), "1500 us");
+  EXPECT_EQ(formatDuration(120'000'000'000), "2 m");
+  EXPECT_EQ(formatDuration(7), "7 ns");
+  EXPECT_EQ(formatDuration(std::numeric_limits<int64_t>::max()), "infinity");
+}
 
 using Bytes = std::vector<uint8_t>;
 

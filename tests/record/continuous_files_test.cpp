@@ -155,8 +155,6 @@ TEST(RateGovernor, LengthensThePeriodWhenOverTheBudgetAndComesBackWhenWellUnder)
   now += 2 * kSecond;
   ticks += 10;
   EXPECT_EQ(governor.update(now, ticks), std::nullopt);
-  EXPECT_EQ(periodSetting(38 * kMs), "38 ms");
-  EXPECT_EQ(periodSetting(2'500'000), "2500 us");
 }
 
 // A host recording times methods in at most 64 JVMs at once, not 64 over its life: a finished JVM's

@@ -119,18 +119,10 @@ TEST(RecordAll, EveryJvmOnTheHostGetsItsOwnFileWithItsOwnJavaFrames) {
   ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-o", out}, {.captureStderr = true});
   // Each step waits for what jfrbpf says, not for a time: a busy machine only makes it slower.
   std::string output;
-  auto await = [&](const std::string& needle) {
-    while (output.find(needle) == std::string::npos) {
-      auto line = recorder.readLine(90s);
-      if (!line) return false;
-      output += *line + "\n";
-    }
-    return true;
-  };
-  ASSERT_TRUE(await("recording JVM " + std::to_string(plain->pid()) + " ")) << output;
+  ASSERT_TRUE(recorder.readUntil("recording JVM " + std::to_string(plain->pid()) + " ", 90s, output)) << output;
   auto lateComer = startDemo({}, 60);  // started while recording
-  ASSERT_TRUE(await("recording JVM " + std::to_string(lateComer->pid()) + " ")) << output;
-  ASSERT_TRUE(await("JVM " + std::to_string(shortLived->pid()) + " exited")) << output;
+  ASSERT_TRUE(recorder.readUntil("recording JVM " + std::to_string(lateComer->pid()) + " ", 90s, output)) << output;
+  ASSERT_TRUE(recorder.readUntil("JVM " + std::to_string(shortLived->pid()) + " exited", 90s, output)) << output;
   std::this_thread::sleep_for(2s);  // the late JVM's busy threads: about 400 samples at 10 ms
   recorder.signal(SIGINT);
   auto code = recorder.wait(120s);

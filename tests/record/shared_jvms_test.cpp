@@ -27,16 +27,6 @@ std::vector<std::string> demoCommand(int seconds) {
           "demo.DemoApp", std::to_string(seconds)};
 }
 
-// Reads `process`'s lines into `output` until one holds `needle`; false if it ends or goes quiet first.
-bool awaitLine(ChildProcess& process, std::string& output, const std::string& needle) {
-  while (output.find(needle) == std::string::npos) {
-    auto line = process.readLine(90s);
-    if (!line) return false;
-    output += *line + "\n";
-  }
-  return true;
-}
-
 // The demo's pid, from the line it prints once its threads run.
 pid_t demoPid(const std::string& output) {
   const std::string marker = "DemoApp running, pid ";
@@ -70,12 +60,12 @@ TEST(SharedJvms, AHostRecorderALaunchAndTwoPidRecordersAllGetJavaFrames) {
   // A JVM the host recorder serves before anyone else comes.
   ChildProcess attached(demoCommand(60), {.captureStderr = true});
   std::string attachedOutput;
-  ASSERT_TRUE(awaitLine(attached, attachedOutput, "DemoApp running")) << attachedOutput;
+  ASSERT_TRUE(attached.readUntil("DemoApp running", 90s, attachedOutput)) << attachedOutput;
 
   const std::string hostDir = dir.file("host");
   ChildProcess host({jfrbpfBinary(), "record", "--all", "-o", hostDir}, {.captureStderr = true});
   std::string hostOutput;
-  ASSERT_TRUE(awaitLine(host, hostOutput, "recording JVM " + std::to_string(attached.pid()) + " ")) << hostOutput;
+  ASSERT_TRUE(host.readUntil("recording JVM " + std::to_string(attached.pid()) + " ", 90s, hostOutput)) << hostOutput;
 
   // A JVM launched by a second recorder, which times a method in it: the host recorder finds it while its
   // agent holds it at VMInit for the launching recorder.
@@ -84,10 +74,10 @@ TEST(SharedJvms, AHostRecorderALaunchAndTwoPidRecordersAllGetJavaFrames) {
   for (const std::string& arg : demoCommand(30)) launch.push_back(arg);
   ChildProcess launcher(launch, {.captureStderr = true});
   std::string launchOutput;
-  ASSERT_TRUE(awaitLine(launcher, launchOutput, "DemoApp running")) << launchOutput;
+  ASSERT_TRUE(launcher.readUntil("DemoApp running", 90s, launchOutput)) << launchOutput;
   const pid_t launched = demoPid(launchOutput);
   ASSERT_GT(launched, 0) << launchOutput;
-  ASSERT_TRUE(awaitLine(host, hostOutput, "recording JVM " + std::to_string(launched) + " ")) << hostOutput;
+  ASSERT_TRUE(host.readUntil("recording JVM " + std::to_string(launched) + " ", 90s, hostOutput)) << hostOutput;
 
   // A third recorder times a method of the JVM the host serves (the host did not ask for timing, so this one
   // gets it); a fourth asks the launched JVM, whose timing the launching recorder holds, and goes without.

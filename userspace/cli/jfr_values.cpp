@@ -6,23 +6,10 @@
 #include <limits>
 
 #include "base/error.h"
+#include "formats/jfr/writer/durations.h"
 
 namespace jfrbpf::cli {
 namespace {
-
-struct Unit {
-  std::string_view name;
-  int64_t nanos;
-};
-
-// Order matters only for readability; matching is exact on the whole suffix.
-constexpr Unit kUnits[] = {{"ns", 1},
-                           {"us", 1'000},
-                           {"ms", 1'000'000},
-                           {"s", 1'000'000'000},
-                           {"m", 60LL * 1'000'000'000},
-                           {"h", 3600LL * 1'000'000'000},
-                           {"d", 86400LL * 1'000'000'000}};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -30,8 +17,9 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-const Unit* findUnit(std::string_view name) {
-  for (const Unit& unit : kUnits) {
+// Matching is exact on the whole suffix.
+const jfr::DurationUnit* findUnit(std::string_view name) {
+  for (const jfr::DurationUnit& unit : jfr::kDurationUnits) {
     if (unit.name == name) return &unit;
   }
   return nullptr;
@@ -57,7 +45,7 @@ int64_t parseDuration(std::string_view text, std::string_view option, bool allow
   if (allowInfinity && value == "infinity") return std::numeric_limits<int64_t>::max();
   double number = 0;
   std::string_view suffix;
-  const Unit* unit = nullptr;
+  const jfr::DurationUnit* unit = nullptr;
   if (splitNumber(value, number, suffix)) unit = findUnit(suffix);
   if (!unit) {
     throw Error("invalid " + std::string(option) + " '" + std::string(text) +
@@ -74,7 +62,7 @@ double parseRate(std::string_view text, std::string_view option) {
   size_t slash = value.find('/');
   double count = 0;
   std::string_view rest;
-  const Unit* unit = nullptr;
+  const jfr::DurationUnit* unit = nullptr;
   if (slash != std::string_view::npos && splitNumber(trim(value.substr(0, slash)), count, rest) && rest.empty()) {
     unit = findUnit(trim(value.substr(slash + 1)));
   }
@@ -105,15 +93,6 @@ uint64_t parseSize(std::string_view text, std::string_view option) {
                 ErrorKind::Usage);
   }
   return static_cast<uint64_t>(std::llround(number * static_cast<double>(scale)));
-}
-
-std::string formatDuration(int64_t nanos) {
-  if (nanos == std::numeric_limits<int64_t>::max()) return "infinity";
-  // Walk from the largest unit down and take the first that divides exactly.
-  for (auto it = std::rbegin(kUnits); it != std::rend(kUnits); ++it) {
-    if (nanos != 0 && nanos % it->nanos == 0) return std::to_string(nanos / it->nanos) + " " + std::string(it->name);
-  }
-  return std::to_string(nanos) + " ns";
 }
 
 }  // namespace jfrbpf::cli

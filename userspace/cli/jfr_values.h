@@ -17,7 +17,4 @@ double parseRate(std::string_view text, std::string_view option);
 // "MB"). Throws jfrbpf::Error naming the value and the syntax.
 uint64_t parseSize(std::string_view text, std::string_view option);
 
-// "10 ms", "1 s", "2 m": the shortest exact JFR spelling, as jdk.ActiveSetting values show it.
-std::string formatDuration(int64_t nanos);
-
 }  // namespace jfrbpf::cli

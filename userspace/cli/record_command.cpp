@@ -12,6 +12,7 @@
 
 #include "base/debug_options.h"
 #include "base/error.h"
+#include "formats/jfr/writer/durations.h"
 #include "bpf/sampler_abi.h"
 #include "userspace/cli/jfr_values.h"
 #include "userspace/command_line/exit_codes.h"
@@ -274,8 +275,8 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     std::printf("jfrbpf: wrote %s (%.1f s, %s)\n", s.outputPath.c_str(), s.seconds, record::describe(s.stopReason));
   }
   std::printf("  samples  %s (%.2f s of CPU time, one per %s of a thread's%s)", groupThousands(s.samples).c_str(),
-              cpuSeconds, formatDuration(periodNs).c_str(),
-              s.periodNs != periodNs ? (", " + formatDuration(s.periodNs) + " at the end for --max-rate").c_str() : "");
+              cpuSeconds, jfr::formatDuration(periodNs).c_str(),
+              s.periodNs != periodNs ? (", " + jfr::formatDuration(s.periodNs) + " at the end for --max-rate").c_str() : "");
   if (s.failedStacks) std::printf(", %s without a user stack", groupThousands(s.failedStacks).c_str());
   std::printf("\n  lost     %s of %s sampling ticks", groupThousands(s.lost).c_str(), groupThousands(s.overflows).c_str());
   if (s.lost > 0) {
@@ -492,19 +493,17 @@ int runRecordCommand(Arguments& args) {
   if (timingPeriodGiven && config.methodTiming.timingFilter.empty()) {
     throw Error("--timing-period needs --method-timing", ErrorKind::Usage);
   }
-  std::string throttle = "10 ms";  // JFR profile.jfc's CPU-time period
   if (!interval.empty()) {
     config.periodNs = parseDuration(interval, "--interval");
     if (config.periodNs < 10'000) {
       throw Error("invalid --interval '" + interval + "': must be at least 10us", ErrorKind::Usage);
     }
-    throttle = formatDuration(config.periodNs);
   } else if (!rate.empty()) {
     double perSecond = parseRate(rate, "--rate");
     double cpus = static_cast<double>(record::onlineCpus().size());
     config.periodNs = static_cast<int64_t>(cpus * 1e9 / perSecond);
     if (config.periodNs < 10'000) throw Error("invalid --rate '" + rate + "': too high", ErrorKind::Usage);
-    throttle = rate;
+    config.cpuThrottle = rate;
   }
   const bool directoryOutput = all || config.rotation.enabled();
   config.outputOwner = sudoUser();  // under sudo, what is recorded belongs to the user who asked for it
@@ -515,42 +514,6 @@ int runRecordCommand(Arguments& args) {
     requireWritableDestination(config.outputPath);
   }
   config.progressLine = isatty(STDERR_FILENO) != 0;
-  config.settings = {{"jdk.CPUTimeSamplesLost", "enabled", "true"}};
-  if (config.sampleEvents != jfr::SampleEvents::kExecution) {
-    config.settings.push_back({"jdk.CPUTimeSample", "enabled", "true"});
-    config.settings.push_back({"jdk.CPUTimeSample", "throttle", throttle});
-    config.settings.push_back({"jdk.CPUTimeSample", "stackTrace", "true"});
-  }
-  if (config.sampleEvents != jfr::SampleEvents::kCpuTime) {
-    config.settings.push_back({"jdk.ExecutionSample", "enabled", "true"});
-    config.settings.push_back({"jdk.ExecutionSample", "period", formatDuration(config.periodNs)});
-  }
-  const timing::MethodTimingOptions& timing = config.methodTiming;
-  if (!timing.timingFilter.empty()) {
-    config.settings.push_back({"jdk.MethodTiming", "enabled", "true"});
-    config.settings.push_back({"jdk.MethodTiming", "filter", timing.timingFilter});
-    config.settings.push_back(
-        {"jdk.MethodTiming", "period", timing.timingPeriodNs > 0 ? formatDuration(timing.timingPeriodNs) : "endChunk"});
-  }
-  if (!timing.traceFilter.empty()) {
-    config.settings.push_back({"jdk.MethodTrace", "enabled", "true"});
-    config.settings.push_back({"jdk.MethodTrace", "filter", timing.traceFilter});
-    config.settings.push_back({"jdk.MethodTrace", "threshold", formatDuration(timing.traceThresholdNs)});
-    config.settings.push_back({"jdk.MethodTrace", "stackTrace", "true"});
-  }
-  if (config.offCpu) {
-    config.settings.push_back({"jfrbpf.OffCPUSample", "enabled", "true"});
-    config.settings.push_back({"jfrbpf.OffCPUSample", "throttle", formatDuration(config.offCpuIntervalNs)});
-    config.settings.push_back({"jfrbpf.OffCPUSample", "stackTrace", "true"});
-  }
-  if (config.lock.enabled) {
-    for (const char* event : {"jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk.ThreadPark"}) {
-      config.settings.push_back({event, "enabled", "true"});
-      config.settings.push_back({event, "threshold", formatDuration(config.lock.thresholdNs)});
-      config.settings.push_back({event, "stackTrace", "true"});
-    }
-  }
-
   config.measureSampleCost = debugOption("cost");
   record::RecordSummary summary = all ? record::recordHost(config) : record::recordProcesses(config);
   if (all) {

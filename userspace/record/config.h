@@ -52,7 +52,7 @@ struct RecordConfig {
   uint32_t stackDepth = 512;           // user frames
   uint32_t ringBufferBytes = 8u << 20;
   bool progressLine = false;           // live status on stderr
-  std::vector<jfr::Setting> settings;  // recorded as jdk.ActiveSetting
+  std::string cpuThrottle;             // --rate as given ("500/s"), jdk.CPUTimeSample's throttle; "": the period
   jfr::SampleEvents sampleEvents = jfr::SampleEvents::kBoth;  // --sample-events
   timing::MethodTimingOptions methodTiming;  // --method-timing / --method-trace
   std::string containerFilter;         // --all: only JVMs whose container id starts with this
@@ -72,6 +72,12 @@ struct RecordConfig {
 
 // The JFR file of a recording with `config` at `path`.
 jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path);
+
+// The one place that knows the JFR settings (jdk.ActiveSetting) of what a recording writes: those of every
+// event it was asked for, at its start ...
+std::vector<jfr::Setting> recordingSettings(const RecordConfig& config);
+// ... and those --max-rate changes when it changes the sampling period.
+std::vector<jfr::Setting> samplingPeriodSettings(jfr::SampleEvents events, int64_t periodNs);
 
 // The BPF sampler a recording with `config` needs.
 SamplerConfig samplerConfigOf(const RecordConfig& config);

@@ -11,8 +11,8 @@ static_assert(protocol::kHookAllocation == JFRBPF_HOOK_ALLOCATION && protocol::k
               protocol::kHookLockWait == JFRBPF_HOOK_LOCK_WAIT && protocol::kHookLockTimedOut == JFRBPF_HOOK_LOCK_TIMED_OUT &&
               protocol::kHookLockPark == JFRBPF_HOOK_LOCK_PARK && protocol::kHookLockUntil == JFRBPF_HOOK_LOCK_UNTIL);
 
-AgentEventWriter::AgentEventWriter(jfr::Recording& out, Resolve resolve, ThreadOf threadOf)
-    : out_(out), resolve_(std::move(resolve)), threadOf_(std::move(threadOf)),
+AgentEventWriter::AgentEventWriter(jfr::Recording& out, EventThreads& threads)
+    : out_(out), threads_(threads),
       record_(std::make_unique<jfrbpf_sample_record>()) {}
 
 const jvm::JavaModel* AgentEventWriter::modelOf(pid_t pid) const {
@@ -44,7 +44,8 @@ AgentEventWriter::Outcome AgentEventWriter::write(const void* data, size_t size,
   const uint64_t classId = head.hook_index & JFRBPF_HOOK_SLOT_MASK;
   const jvm::JavaClass* klass = model != nullptr ? model->methods().classById(classId) : nullptr;
   if (klass == nullptr && classId != 0 && !lastChance) return Outcome::kRetry;
-  ResolvedStack stack = resolve_(record);
+  // The event starts at its Java site: the JVM's own frames above it are left out.
+  ResolvedStack stack = threads_.stackOf(record, StackStart::kJavaSite);
   if (!stack.complete && !lastChance) return Outcome::kRetry;
   const bool park = (head.hook_index & JFRBPF_HOOK_LOCK_PARK) != 0;
   // Class id 0 is a park without a blocker: no class, as the JDK writes it.
@@ -56,22 +57,22 @@ AgentEventWriter::Outcome AgentEventWriter::write(const void* data, size_t size,
   const auto duration = static_cast<jfr::Ticks>(head.duration_ns);
   Written* written = &allocations_;
   if ((head.hook_index & JFRBPF_HOOK_ALLOCATION) != 0) {
-    out_.objectAllocationSample(time, threadOf_(record), stack.frames, stack.truncated(), eventClass,
+    out_.objectAllocationSample(time, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                                 static_cast<int64_t>(head.duration_ns));
   } else if (park) {
     // Unsafe.park's time: 0 for none, else a timeout in ns or (absolute) a deadline in ms.
     const auto detail = static_cast<int64_t>(head.detail);
     const bool until = (head.hook_index & JFRBPF_HOOK_LOCK_UNTIL) != 0;
-    out_.threadPark(time, duration, threadOf_(record), stack.frames, stack.truncated(), eventClass,
+    out_.threadPark(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                     detail != 0 && !until ? detail : INT64_MIN, until ? detail : INT64_MIN, head.address);
     written = &parks_;
   } else if ((head.hook_index & JFRBPF_HOOK_LOCK_WAIT) != 0) {
-    out_.javaMonitorWait(time, duration, threadOf_(record), stack.frames, stack.truncated(), eventClass,
+    out_.javaMonitorWait(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                          static_cast<int64_t>(head.detail), (head.hook_index & JFRBPF_HOOK_LOCK_TIMED_OUT) != 0,
                          head.address);
     written = &monitorWaits_;
   } else {
-    out_.javaMonitorEnter(time, duration, threadOf_(record), stack.frames, stack.truncated(), eventClass,
+    out_.javaMonitorEnter(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                           head.address);
     written = &monitorEnters_;
   }

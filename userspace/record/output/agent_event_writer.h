@@ -9,7 +9,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -17,22 +16,20 @@
 #include "formats/jfr/writer/recording.h"
 #include "userspace/jvm/java_model.h"
 #include "userspace/jvm/metadata_wait.h"
+#include "userspace/record/output/event_threads.h"
 #include "userspace/record/output/stack_resolver.h"
 
 namespace jfrbpf::record {
 
 class AgentEventWriter {
  public:
-  using Resolve = std::function<ResolvedStack(const jfrbpf_sample_record&)>;
-  using ThreadOf = std::function<jfr::EventThread(const jfrbpf_sample_record&)>;
-
   // What was written of one kind: events, and what they stand for (bytes, or nanoseconds of waiting).
   struct Written {
     uint64_t events = 0;
     uint64_t amount = 0;
   };
 
-  AgentEventWriter(jfr::Recording& out, Resolve resolve, ThreadOf threadOf);
+  AgentEventWriter(jfr::Recording& out, EventThreads& threads);
 
   // The classes of JVM `pid` come from `model` (alive as long as this writer).
   void addJvm(pid_t pid, const jvm::JavaModel& model) { jvms_.push_back({pid, &model}); }
@@ -60,8 +57,7 @@ class AgentEventWriter {
   const jvm::JavaModel* modelOf(pid_t pid) const;
 
   jfr::Recording& out_;
-  Resolve resolve_;
-  ThreadOf threadOf_;
+  EventThreads& threads_;
   std::vector<Jvm> jvms_;
   jvm::MetadataWait pending_;
   std::unique_ptr<jfrbpf_sample_record> record_;  // the record being written, aligned

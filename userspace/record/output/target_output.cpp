@@ -6,8 +6,6 @@
 
 #include "base/debug_options.h"
 #include "jvmsupport/protocol/virtual_thread_records.h"
-#include "userspace/jvm/mounted_threads.h"
-#include "userspace/record/sampling/rate_governor.h"
 #include "userspace/record/user_warning.h"
 
 namespace jfrbpf::record {
@@ -53,26 +51,22 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<Fi
       stacks_(*out_, kernel, native),
       ledger_(*out_, threads_),
       truncations_(*out_),
+      eventThreads_(*out_, threads_, jvms_, stacks_),
       printTruncatedWalks_(debugOption("truncated")),
       timingOptions_(timing) {
   if (series) files_.rotateThrough(std::move(*series));
   if (agentEvents) {
-    agentEvents_ = std::make_unique<AgentEventWriter>(
-        *out_,
-        [this](const jfrbpf_sample_record& record) {
-          return ownStack(record, stacks_.resolve(record, StackStart::kJavaSite));
-        },
-        [this](const jfrbpf_sample_record& record) { return eventThreadOf(record); });
+    agentEvents_ = std::make_unique<AgentEventWriter>(*out_, eventThreads_);
   }
   if (!timing.enabled()) return;
   timing_ = std::make_unique<timing::MethodTimingWriter>(
       *out_,
       [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
-        ResolvedStack stack = ownStack(record, stacks_.resolve(record));
+        ResolvedStack stack = eventThreads_.stackOf(record);
         frames.assign(stack.frames.begin(), stack.frames.end());
         return stack.truncated();
       },
-      [this](const jfrbpf_sample_record& record) { return eventThreadOf(record); });
+      [this](const jfrbpf_sample_record& record) { return eventThreads_.of(record); });
   nextTimingBatch_ = timing.timingPeriodNs > 0 ? jfr::Recording::now() + timing.timingPeriodNs : INT64_MAX;
 }
 
@@ -137,36 +131,6 @@ void TargetOutput::addCountsTo(RecordSummary& summary) const {
   }
 }
 
-jfr::ThreadId TargetOutput::threadOf(const jfrbpf_sample_record& record) {
-  auto tgid = static_cast<pid_t>(record.tgid);
-  auto tid = static_cast<pid_t>(record.tid);
-  // A thread first seen in a sample: its Java identity right away if the agent told us one.
-  if (!threads_.knows(tgid, tid)) jvms_.identify(threads_, tgid, tid, record.time_ns);
-  return threads_.threadFor(tgid, tid);
-}
-
-int64_t TargetOutput::virtualThreadOf(const jfrbpf_sample_record& record) const {
-  if ((record.flags & JFRBPF_SAMPLE_IN_CONTINUATION) == 0) return 0;
-  const jvm::JavaModel* model = stacks_.javaModel(static_cast<pid_t>(record.tgid));
-  if (model == nullptr) return 0;
-  return jvm::mountedVirtualThread(model->threads(), static_cast<pid_t>(record.tid), record.time_ns,
-                                   record.current_thread_id);
-}
-
-jfr::EventThread TargetOutput::eventThreadOf(const jfrbpf_sample_record& record) {
-  const int64_t virtualThread = virtualThreadOf(record);
-  if (virtualThread == 0) return jfr::EventThread(threadOf(record));
-  virtualThreadNames_.learn(record, virtualThread, *stacks_.javaModel(static_cast<pid_t>(record.tgid)), *out_);
-  return jfr::EventThread::virtualThread(virtualThread);
-}
-
-ResolvedStack TargetOutput::ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
-  // A virtual thread's stack is its continuation's: the carrier's frames below are not the virtual thread's.
-  if (virtualThreadOf(record) == 0) return stack;
-  std::optional<ResolvedStack> own = stacks_.continuationPart(static_cast<pid_t>(record.tgid), stack);
-  return own ? *own : stack;
-}
-
 void TargetOutput::serviceJvms(jfr::Ticks now) {
   for (const auto& [pid, why] : jvms_.service(now)) dropJavaFrames(pid, now, why);
   writeVirtualThreadWaits();
@@ -225,10 +189,10 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record, const Resolve
   const auto count = static_cast<uint32_t>(std::max<uint64_t>(1, record.periods));
   const auto each = record.cpu_time_ns > 0 ? static_cast<jfr::Ticks>(record.cpu_time_ns / count) : periodNs_;
   // A virtual thread's sample is its own, as the JDK writes it, and the carrier is not named.
-  const ResolvedStack written = ownStack(record, stack);
+  const ResolvedStack written = eventThreads_.ownStack(record, stack);
   truncations_.count(written.end, count);
   if (written.truncated() && printTruncatedWalks_) printTruncatedWalk(record, written.end);
-  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), written.frames, written.truncated(), eventThreadOf(record),
+  out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), written.frames, written.truncated(), eventThreads_.of(record),
                   failed, each, count);
   samples_.fetch_add(count, std::memory_order_relaxed);
   cpuNs_.fetch_add(static_cast<uint64_t>(each) * count, std::memory_order_relaxed);
@@ -237,11 +201,11 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record, const Resolve
 
 void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
   // A carrier that waits with a virtual thread mounted (pinned, or preempted while it ran) waits for it.
-  const ResolvedStack written = ownStack(record, stack);
+  const ResolvedStack written = eventThreads_.ownStack(record, stack);
   truncations_.count(written.end);
   const auto weight = static_cast<jfr::Ticks>(record.cpu_time_ns);
   out_->offCpuSample(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(record.off_cpu_ns),
-                     eventThreadOf(record), written.frames, written.truncated(), weight,
+                     eventThreads_.of(record), written.frames, written.truncated(), weight,
                      offCpuStateName(record.off_cpu_state), static_cast<jfr::Ticks>(record.run_delay_ns));
   offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
   offCpuNs_.fetch_add(static_cast<uint64_t>(weight), std::memory_order_relaxed);
@@ -322,11 +286,7 @@ void TargetOutput::reportUnattributed(jfr::Ticks now, const char* cause, uint64_
 
 void TargetOutput::samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const std::string& why) {
   periodNs_ = periodNs;
-  const jfr::SampleEvents events = out_->sampleEvents();
-  if (events != jfr::SampleEvents::kExecution) {
-    out_->changeSetting({"jdk.CPUTimeSample", "throttle", periodSetting(periodNs)});
-  }
-  if (events != jfr::SampleEvents::kCpuTime) out_->changeSetting({"jdk.ExecutionSample", "period", periodSetting(periodNs)});
+  for (const jfr::Setting& setting : samplingPeriodSettings(out_->sampleEvents(), periodNs)) out_->changeSetting(setting);
   out_->note(now, "info", why);
 }
 

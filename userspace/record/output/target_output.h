@@ -3,7 +3,8 @@
 // events in. It turns sample and trace records into events, with their stacks (the resolver's method ids
 // belong to its writer) and threads, and keeps the file's accounting (losses, truncated stacks, counts).
 // Its parts each have their own concern: the JVMs whose Java frames it shows (TargetJvms), the files it
-// writes one after the other (FileRotation), the threads' CPU time per file (ThreadCpuAccounting).
+// writes one after the other (FileRotation), the threads' CPU time per file (ThreadCpuAccounting), and who
+// each record is written as (EventThreads), which the writers of the agents' events ask directly.
 // `jfrbpf record -p` has one output; `record --all` one per JVM.
 #include <sys/types.h>
 
@@ -21,8 +22,8 @@
 #include "userspace/record/jvm/jvm_connection.h"
 #include "userspace/record/jvm/target_jvms.h"
 #include "userspace/record/jvm/thread_registry.h"
-#include "userspace/record/jvm/virtual_thread_names.h"
 #include "userspace/record/output/agent_event_writer.h"
+#include "userspace/record/output/event_threads.h"
 #include "userspace/record/output/loss_ledger.h"
 #include "userspace/record/output/stack_resolver.h"
 #include "userspace/record/output/thread_cpu_accounting.h"
@@ -115,15 +116,6 @@ class TargetOutput {
   // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
   // writes every one of them as it resolves now.
   void retryWaitingSamples(jfr::Ticks now, bool all);
-  jfr::ThreadId threadOf(const jfrbpf_sample_record& record);
-  // The Java id of the virtual thread a CPU sample ran in (taken inside its continuation on a carrier); 0
-  // when it ran in its OS thread's own Java thread, or its JVM's threads are not known.
-  int64_t virtualThreadOf(const jfrbpf_sample_record& record) const;
-  // The thread a record (a CPU sample, a method trace, an agent's event) is written in: its virtual thread's
-  // (named, if it has a name), else its OS thread's. And its stack as written there: a virtual thread's stops
-  // at its continuation's entry.
-  jfr::EventThread eventThreadOf(const jfrbpf_sample_record& record);
-  ResolvedStack ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   void writeMethodTimings(jfr::Ticks now);
 
   std::unique_ptr<jfr::Recording> out_;
@@ -135,7 +127,7 @@ class TargetOutput {
   StackResolver stacks_;
   LossLedger ledger_;
   TruncationLedger truncations_;
-  VirtualThreadNames virtualThreadNames_;
+  EventThreads eventThreads_;
   bool printTruncatedWalks_;
   uint64_t javaFramesDropped_ = 0;  // JVMs whose Java frames the memory budget took away
   jvm::MetadataWait waitingSamples_;  // raw records whose Java frames were not all known yet

@@ -45,10 +45,4 @@ std::optional<int64_t> RateGovernor::update(int64_t now, uint64_t ticks) {
   return next;
 }
 
-std::string periodSetting(int64_t periodNs) {
-  if (periodNs % 1'000'000 == 0) return std::to_string(periodNs / 1'000'000) + " ms";
-  if (periodNs % 1'000 == 0) return std::to_string(periodNs / 1'000) + " us";
-  return std::to_string(periodNs) + " ns";
-}
-
 }  // namespace jfrbpf::record

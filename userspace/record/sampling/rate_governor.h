@@ -6,7 +6,6 @@
 // settings and each sample's samplingPeriod.
 #include <cstdint>
 #include <optional>
-#include <string>
 
 namespace jfrbpf::record {
 
@@ -28,8 +27,5 @@ class RateGovernor {
   uint64_t windowTicks_ = 0;
   double lastRate_ = 0;
 };
-
-// "40 ms", "2500 us": a period as jdk.ActiveSetting shows a throttle.
-std::string periodSetting(int64_t periodNs);
 
 }  // namespace jfrbpf::record

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "formats/jfr/writer/durations.h"
+
 namespace jfrbpf::record {
 
 RateBudget::RateBudget(double maxPerSecond, int64_t basePeriodNs, BpfSampler& sampler, SamplingClocks& clocks,
@@ -22,7 +24,7 @@ void RateBudget::update(int64_t now, const std::vector<TargetOutput*>& outputs) 
   clocks_.setPeriod(static_cast<uint64_t>(*period));
   char why[160];
   std::snprintf(why, sizeof why, "sampling period now %s for --max-rate %.0f/s (the host sampled %.0f/s)",
-                periodSetting(*period).c_str(), maxPerSecond_, governor_->lastRate());
+                jfr::formatDuration(*period).c_str(), maxPerSecond_, governor_->lastRate());
   why_ = why;
   std::fprintf(stderr, "jfrbpf: %s\n", why);
   pipeline_.runOnConsumer([outputs, now, period = *period, why = why_] {
