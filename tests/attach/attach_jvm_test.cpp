@@ -23,7 +23,9 @@ namespace jfrbpf::attach {
 namespace {
 
 using namespace std::chrono_literals;
-using test::Child;
+using jfrbpf::test::ChildProcess;
+using test::childOptions;
+using test::waitForOutput;
 using test::ScratchDir;
 
 constexpr auto kStartupTimeout = 30s;
@@ -83,18 +85,16 @@ class AttachJvm : public ::testing::TestWithParam<int> {
   }
   std::string jdkHome() const { return GetParam() == 25 ? jfrbpf::test::kJdk25Home : jfrbpf::test::kJdkHome; }
 
-  std::unique_ptr<Child> startJvm(const std::vector<std::string>& jvmArgs = {}) {
-    const std::string log = scratch_.file("jvm" + std::to_string(++jvmCount_) + ".log");
-    auto jvm = std::make_unique<Child>(test::javaCommand(jdkHome(), jvmArgs), log, scratch_.path());
-    if (!jvm->waitForOutput("ready", kStartupTimeout)) {
-      ADD_FAILURE() << "JVM did not start: " << jvm->output();
+  std::unique_ptr<ChildProcess> startJvm(const std::vector<std::string>& jvmArgs = {}) {
+    auto jvm = std::make_unique<ChildProcess>(test::javaCommand(jdkHome(), jvmArgs), childOptions(scratch_.path()));
+    if (!waitForOutput(*jvm, "ready", kStartupTimeout)) {
+      ADD_FAILURE() << "JVM did not start: " << jvm->stdoutText();
       return nullptr;
     }
     return jvm;
   }
 
   ScratchDir scratch_;
-  int jvmCount_ = 0;
 };
 
 TEST_P(AttachJvm, LoadsTheAgentWithItsOptionsAndCleansUp) {
@@ -121,7 +121,7 @@ TEST_P(AttachJvm, LoadsTheAgentWithItsOptionsAndCleansUp) {
     EXPECT_EQ(mappedAgentPaths(jvm->pid()), std::vector<std::string>{agent.pathInTarget()});
   }
   EXPECT_FALSE(test::pathExists(stagedDirectory));
-  EXPECT_EQ(contains(jvm->output(), kWarning), GetParam() >= 21) << jvm->output();
+  EXPECT_EQ(contains(jvm->stdoutText(), kWarning), GetParam() >= 21) << jvm->stdoutText();
 }
 
 TEST_P(AttachJvm, SecondAttachReusesTheMappedAgent) {
@@ -142,7 +142,7 @@ TEST_P(AttachJvm, SecondAttachReusesTheMappedAgent) {
   EXPECT_EQ(test::fileContents(scratch_.file("agent.out")),
             options + "\n" + options + "\n");                                    // Agent_OnAttach ran twice
   EXPECT_EQ(mappedAgentPaths(jvm->pid()), std::vector<std::string>{firstPath});  // one copy mapped
-  EXPECT_EQ(occurrences(jvm->output(), kWarning), GetParam() >= 21 ? 1u : 0u) << jvm->output();
+  EXPECT_EQ(occurrences(jvm->stdoutText(), kWarning), GetParam() >= 21 ? 1u : 0u) << jvm->stdoutText();
   expectNoTriggers(jvm->pid(), jvm->pid());
 }
 
@@ -194,7 +194,7 @@ TEST_P(AttachJvm, RefusesDisabledAttachWithoutSignalling) {
     EXPECT_TRUE(contains(error.what(), "-XX:+DisableAttachMechanism")) << error.what();
     EXPECT_FALSE(signalPending(jvm->pid(), SIGQUIT));
     std::this_thread::sleep_for(200ms);
-    EXPECT_FALSE(contains(jvm->output(), "Full thread dump")) << "a SIGQUIT reached the JVM";
+    EXPECT_FALSE(contains(jvm->stdoutText(), "Full thread dump")) << "a SIGQUIT reached the JVM";
     expectNoTriggers(jvm->pid(), jvm->pid());
   }
 }
@@ -226,8 +226,8 @@ class AttachJvmSpecial : public ::testing::Test {
 };
 
 TEST_F(AttachJvmSpecial, ReportsAReplyTimeoutFromASlowAgent) {
-  Child jvm(test::javaCommand(jfrbpf::test::kJdkHome), scratch_.file("jvm.log"), scratch_.path());
-  ASSERT_TRUE(jvm.waitForOutput("ready", kStartupTimeout)) << jvm.output();
+  ChildProcess jvm(test::javaCommand(jfrbpf::test::kJdkHome), childOptions(scratch_.path()));
+  ASSERT_TRUE(waitForOutput(jvm, "ready", kStartupTimeout)) << jvm.stdoutText();
   HotSpotVm vm = HotSpotVm::inspect(jvm.pid());
   AttachTimeouts impatient{kDefaultListenerTimeout, 500ms};
   AttachError error = expectAttachError(
@@ -239,8 +239,8 @@ TEST_F(AttachJvmSpecial, ReportsAReplyTimeoutFromASlowAgent) {
 }
 
 TEST_F(AttachJvmSpecial, ReportsAStoppedJvmAsNotResponding) {
-  Child jvm(test::javaCommand(jfrbpf::test::kJdkHome), scratch_.file("jvm.log"), scratch_.path());
-  ASSERT_TRUE(jvm.waitForOutput("ready", kStartupTimeout)) << jvm.output();
+  ChildProcess jvm(test::javaCommand(jfrbpf::test::kJdkHome), childOptions(scratch_.path()));
+  ASSERT_TRUE(waitForOutput(jvm, "ready", kStartupTimeout)) << jvm.stdoutText();
   HotSpotVm vm = HotSpotVm::inspect(jvm.pid());
   ASSERT_EQ(::kill(jvm.pid(), SIGSTOP), 0);
   while (vm.process().status().state != 'T') std::this_thread::sleep_for(10ms);
@@ -254,7 +254,7 @@ TEST_F(AttachJvmSpecial, ReportsAStoppedJvmAsNotResponding) {
 }
 
 TEST_F(AttachJvmSpecial, RejectsANonJavaProcessWithoutSignallingIt) {
-  Child sleeper({"sleep", "100"}, scratch_.file("sleep.log"));
+  ChildProcess sleeper({"sleep", "100"}, childOptions());
   while (TargetProcess::open(sleeper.pid()).status().name != "sleep") std::this_thread::sleep_for(10ms);
   AttachError error = expectAttachError([&] { HotSpotVm::inspect(sleeper.pid()); });
   EXPECT_EQ(error.kind(), AttachFailure::NotHotSpot);
@@ -266,8 +266,8 @@ TEST_F(AttachJvmSpecial, RejectsANonJavaProcessWithoutSignallingIt) {
 
 TEST_F(AttachJvmSpecial, UsesTheRunningListenerOfAJvmWithoutSignalHandlers) {
   // -Xrs: HotSpot installs no SIGQUIT handler (a SIGQUIT would kill it) but starts its listener at startup.
-  Child jvm(test::javaCommand(jfrbpf::test::kJdkHome, {"-Xrs"}), scratch_.file("jvm.log"), scratch_.path());
-  ASSERT_TRUE(jvm.waitForOutput("ready", kStartupTimeout)) << jvm.output();
+  ChildProcess jvm(test::javaCommand(jfrbpf::test::kJdkHome, {"-Xrs"}), childOptions(scratch_.path()));
+  ASSERT_TRUE(waitForOutput(jvm, "ready", kStartupTimeout)) << jvm.stdoutText();
   HotSpotVm vm = HotSpotVm::inspect(jvm.pid());
   ASSERT_FALSE(vm.process().status().catches(SIGQUIT));
   EXPECT_TRUE(contains(vm.jcmd("VM.version"), "JDK 17"));
@@ -275,14 +275,14 @@ TEST_F(AttachJvmSpecial, UsesTheRunningListenerOfAJvmWithoutSignalHandlers) {
   expectNoTriggers(jvm.pid(), jvm.pid());
   // With -Xrs SIGTERM kills the JVM without its exit handlers, which would have removed the socket.
   const std::string socket = "/tmp/.java_pid" + std::to_string(jvm.pid());
-  jvm.kill();
+  jvm.stop();
   ::unlink(socket.c_str());
 }
 
 TEST_F(AttachJvmSpecial, RefusesToSignalALookalikeWithoutAHandler) {
   std::filesystem::copy_file(test::fakeJvmPath(), scratch_.file("libjvm.so"));
-  Child fake({test::fakeJvmPath(), scratch_.file("libjvm.so")}, scratch_.file("fake.log"), scratch_.path());
-  ASSERT_TRUE(fake.waitForOutput("ready", kStartupTimeout)) << fake.output();
+  ChildProcess fake({test::fakeJvmPath(), scratch_.file("libjvm.so")}, childOptions(scratch_.path()));
+  ASSERT_TRUE(waitForOutput(fake, "ready", kStartupTimeout)) << fake.stdoutText();
   HotSpotVm vm = HotSpotVm::inspect(fake.pid());
   EXPECT_EQ(vm.facts().libjvmPath, scratch_.file("libjvm.so"));
   EXPECT_FALSE(vm.facts().perfDataAvailable);
@@ -296,8 +296,8 @@ TEST_F(AttachJvmSpecial, RefusesToSignalALookalikeWithoutAHandler) {
 }
 
 TEST_F(AttachJvmSpecial, ReportsMissingPrivilegesToAnUnprivilegedCaller) {
-  Child jvm(test::javaCommand(jfrbpf::test::kJdkHome), scratch_.file("jvm.log"), scratch_.path());
-  ASSERT_TRUE(jvm.waitForOutput("ready", kStartupTimeout)) << jvm.output();
+  ChildProcess jvm(test::javaCommand(jfrbpf::test::kJdkHome), childOptions(scratch_.path()));
+  ASSERT_TRUE(waitForOutput(jvm, "ready", kStartupTimeout)) << jvm.stdoutText();
   // The attach runs in a child that gives up root first; it reports the error kind through its exit code.
   std::string messageFile = scratch_.file("message");
   pid_t caller = ::fork();
@@ -348,8 +348,8 @@ TEST_F(AttachJvmSpecial, AttachesToAJvmOfAnotherUser) {
   for (const std::string& arg : test::javaCommand(jfrbpf::test::kJdkHome)) command.push_back(arg);
   jfrbpf::test::makeJavaPathsReadable(command);
   // Working directory "/" is not writable for that user, so the trigger has to go to /tmp.
-  Child jvm(command, scratch_.file("jvm.log"), "/");
-  ASSERT_TRUE(jvm.waitForOutput("ready", kStartupTimeout)) << jvm.output();
+  ChildProcess jvm(command, childOptions("/"));
+  ASSERT_TRUE(waitForOutput(jvm, "ready", kStartupTimeout)) << jvm.stdoutText();
   HotSpotVm vm = HotSpotVm::inspect(jvm.pid());
   EXPECT_EQ(vm.target().effectiveUid, user->pw_uid);
   EXPECT_EQ(vm.facts().attachEnabled, true);
@@ -358,7 +358,7 @@ TEST_F(AttachJvmSpecial, AttachesToAJvmOfAnotherUser) {
   EXPECT_EQ(test::fileContents(scratch_.file("agent.out")), options + "\n");
   EXPECT_TRUE(contains(vm.jcmd("VM.version"), "JDK 17"));
   expectNoTriggers(jvm.pid(), jvm.pid());
-  jvm.kill();
+  jvm.stop();
   ::rmdir(("/tmp/hsperfdata_" + std::string(user->pw_name)).c_str());  // the JVM's, now empty
 }
 
@@ -378,9 +378,9 @@ TEST_F(AttachJvmSpecial, AttachesIntoPrivatePidMountAndNetworkNamespaces) {
                                       jfrbpf::test::privateTmpMounts() + "cd /tmp && \"$@\"; :",
                                       "sh"};
   for (const std::string& arg : test::javaCommand(jfrbpf::test::kJdkHome)) command.push_back(arg);
-  Child container(command, scratch_.file("jvm.log"));
-  if (!container.waitForOutput("ready", kStartupTimeout)) {
-    GTEST_SKIP() << "cannot start a JVM in new namespaces here: " << container.output();
+  ChildProcess container(command, childOptions());
+  if (!waitForOutput(container, "ready", kStartupTimeout)) {
+    GTEST_SKIP() << "cannot start a JVM in new namespaces here: " << container.stdoutText();
   }
   pid_t java = test::findDescendant(container.pid(), "java", 5s);
   ASSERT_GT(java, 0);

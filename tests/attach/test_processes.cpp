@@ -1,11 +1,6 @@
 #include "tests/attach/test_processes.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +11,6 @@
 #include <thread>
 
 #include "test_config.h"
-
-extern char** environ;
 
 namespace jfrbpf::attach::test {
 
@@ -33,54 +26,15 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-Child::Child(const std::vector<std::string>& argv, const std::string& logFile, const std::string& cwd)
-    : logFile_(logFile) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0666);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  int rc = ::posix_spawnp(&pid_, args[0], &actions, &attributes, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+jfrbpf::test::ChildOptions childOptions(const std::string& cwd) {
+  return {.captureStderr = true, .keepStdout = true, .cwd = cwd, .stopGrace = std::chrono::seconds(5)};
 }
 
-Child::~Child() { kill(); }
-
-// SIGTERM first: a JVM that shuts down removes its hsperfdata file and attach socket; SIGKILL would leave them.
-// The leader is reaped last, so the group id cannot be reused while we still signal it.
-void Child::kill() {
-  if (pid_ <= 0) return;
-  ::kill(-pid_, SIGCONT);
-  ::kill(-pid_, SIGTERM);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (true) {
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == pid_) break;
-    if (std::chrono::steady_clock::now() > deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ::kill(-pid_, SIGKILL);  // the leader if it did not stop, and stragglers of its group
-  ::waitpid(pid_, nullptr, 0);
-  pid_ = -1;
-}
-
-std::string Child::output() const { return fileContents(logFile_); }
-
-bool Child::waitForOutput(std::string_view text, std::chrono::milliseconds timeout) const {
+bool waitForOutput(jfrbpf::test::ChildProcess& child, std::string_view text, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (output().find(text) != std::string::npos) return true;
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return false;
+    if (child.stdoutText().find(text) != std::string::npos) return true;
+    if (!child.running()) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;

@@ -1,12 +1,14 @@
 #pragma once
-// Helpers for tests that run real processes: a scratch directory, a spawned child in its own process group
-// (killed with its whole group on destruction), and JVM launching with the Sleeper test program.
+// Helpers for tests that run real processes: a scratch directory, how a child is started and watched, and JVM
+// launching with the Sleeper test program.
 #include <sys/types.h>
 
 #include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::attach::test {
 
@@ -23,24 +25,12 @@ class ScratchDir {
   std::string path_;
 };
 
-class Child {
- public:
-  // Starts argv[0] (searched in PATH) with stdout and stderr appended to logFile, in `cwd` when not empty.
-  Child(const std::vector<std::string>& argv, const std::string& logFile, const std::string& cwd = "");
-  ~Child();
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-
-  pid_t pid() const { return pid_; }
-  std::string output() const;
-  // Polls the log until it contains `text`; false after the timeout or when the child exited.
-  bool waitForOutput(std::string_view text, std::chrono::milliseconds timeout) const;
-  void kill();
-
- private:
-  pid_t pid_ = -1;
-  std::string logFile_;
-};
+// How the attach tests start a process: its stdout and stderr kept together for stdoutText(), in `cwd` when
+// not empty, and ended with SIGTERM first (a JVM that shuts down removes its hsperfdata file and attach
+// socket; SIGKILL would leave them), SIGKILL after 5 s.
+jfrbpf::test::ChildOptions childOptions(const std::string& cwd = "");
+// Polls the child's kept output until it contains `text`; false after the timeout or when the child exited.
+bool waitForOutput(jfrbpf::test::ChildProcess& child, std::string_view text, std::chrono::milliseconds timeout);
 
 // The first process named `comm` below `ancestor` (any depth), waiting up to `timeout`; -1 if none.
 pid_t findDescendant(pid_t ancestor, std::string_view comm, std::chrono::milliseconds timeout);

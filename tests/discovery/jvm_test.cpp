@@ -1,7 +1,7 @@
 // Discovery of real JVMs: JDK 17 plain, as another user, in its own pid + mount namespace, with attach
 // disabled, without hsperfdata; JDK 25 with dynamic agent loading off. Non-JVM processes are not listed.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "test_config.h"
-#include "tests/discovery/child_process.h"
+#include "tests/discovery/process_state.h"
 #include "tests/discovery/test_jvms.h"
 #include "tests/support/private_tmp.h"
 #include "tests/support/readable_paths.h"
@@ -34,7 +34,9 @@
 namespace jfrbpf::discovery {
 namespace {
 
-using discovery_test::ChildProcess;
+using discovery_test::childOptions;
+using discovery_test::kReadyTimeout;
+using test::ChildProcess;
 using discovery_test::kSleeperMainClass;
 using discovery_test::sleeperCommand;
 
@@ -73,8 +75,8 @@ std::optional<passwd> testUser() {
 }
 
 TEST(DiscoveryJvm, PlainJdk17) {
-  ChildProcess jvm(sleeperCommand(test::kJdkHome, {"-Dtest.marker=plain"}, {"alpha", "beta"}));
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(sleeperCommand(test::kJdkHome, {"-Dtest.marker=plain"}, {"alpha", "beta"}), childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   auto info = discovered(jvm.pid());
   ASSERT_TRUE(info.has_value()) << "JVM " << jvm.pid() << " not discovered";
   EXPECT_EQ(info->namespacePid, jvm.pid());
@@ -114,8 +116,8 @@ TEST(DiscoveryJvm, PlainJdk17) {
 }
 
 TEST(DiscoveryJvm, RealPerfDataFileParsesAndSurvivesTruncation) {
-  ChildProcess jvm(sleeperCommand(test::kJdkHome, {}));
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(sleeperCommand(test::kJdkHome, {}), childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   UniqueFd dir = proc::openProcessDir("/proc", jvm.pid());
   ASSERT_TRUE(dir);
   JvmMappings mappings;
@@ -152,8 +154,9 @@ TEST(DiscoveryJvm, JvmOfAnotherUser) {
                                    "--regid=" + std::to_string(user->pw_gid), "--clear-groups", "--"};
   for (std::string& part : sleeperCommand(test::kJdkHome, {})) command.push_back(std::move(part));
   jfrbpf::test::makeJavaPathsReadable(command);
-  ChildProcess jvm(command);
-  ASSERT_TRUE(jvm.waitForLine("ready")) << "the JVM as " << kTestUser << " did not start (is the build dir readable?)";
+  ChildProcess jvm(command, childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout))
+      << "the JVM as " << kTestUser << " did not start (is the build dir readable?)";
   auto info = discovered(jvm.pid());
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->namespacePid, jvm.pid());
@@ -171,8 +174,8 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
   std::vector<std::string> command{"unshare", "--pid", "--mount", "--fork", "--mount-proc", "--kill-child", "--",
                                    "/bin/sh", "-c", jfrbpf::test::privateTmpMounts() + "exec \"$@\"", "sh"};
   for (std::string& part : sleeperCommand(test::kJdkHome, {})) command.push_back(std::move(part));
-  ChildProcess wrapper(command);
-  ASSERT_TRUE(wrapper.waitForLine("ready"));
+  ChildProcess wrapper(command, childOptions());
+  ASSERT_TRUE(wrapper.awaitLine("ready", kReadyTimeout));
   auto children = discovery_test::childrenOf(wrapper.pid());
   ASSERT_EQ(children.size(), 1u);
   const pid_t hostPid = children.front();
@@ -236,7 +239,7 @@ TEST(DiscoveryJvm, JvmInItsOwnPidAndMountNamespace) {
 
   // unshare ignores SIGTERM while it waits; the JVM, pid 1 of its namespace, exits on it and unshare follows.
   ASSERT_EQ(::kill(hostPid, SIGTERM), 0);
-  EXPECT_TRUE(wrapper.waitForExit(std::chrono::seconds(30)).has_value());
+  EXPECT_TRUE(wrapper.wait(std::chrono::seconds(30)).has_value());
 }
 
 TEST(DiscoveryJvm, NamespaceHelpersForOurOwnProcess) {
@@ -252,8 +255,8 @@ TEST(DiscoveryJvm, NamespaceHelpersForOurOwnProcess) {
 }
 
 TEST(DiscoveryJvm, DisableAttachMechanism) {
-  ChildProcess jvm(sleeperCommand(test::kJdkHome, {"-XX:+DisableAttachMechanism"}));
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(sleeperCommand(test::kJdkHome, {"-XX:+DisableAttachMechanism"}), childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   auto info = discovered(jvm.pid());
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->mainClass, kSleeperMainClass);
@@ -263,8 +266,8 @@ TEST(DiscoveryJvm, DisableAttachMechanism) {
 }
 
 TEST(DiscoveryJvm, WithoutPerfDataFallsBackToTheCommandLine) {
-  ChildProcess jvm(sleeperCommand(test::kJdkHome, {"-XX:-UsePerfData"}, {"gamma"}));
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(sleeperCommand(test::kJdkHome, {"-XX:-UsePerfData"}, {"gamma"}), childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   auto info = discovered(jvm.pid());
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->source, JvmFactsSource::CommandLine);
@@ -282,8 +285,8 @@ TEST(DiscoveryJvm, WithoutPerfDataFallsBackToTheCommandLine) {
 TEST(DiscoveryJvm, WithoutPerfDataOptionsFromTheEnvironmentCount) {
   std::vector<std::string> command{"env", "JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism"};
   for (std::string& part : sleeperCommand(test::kJdkHome, {"-XX:-UsePerfData"})) command.push_back(std::move(part));
-  ChildProcess jvm(command);
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(command, childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   auto info = discovered(jvm.pid());
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->source, JvmFactsSource::CommandLine);
@@ -294,8 +297,8 @@ TEST(DiscoveryJvm, WithoutPerfDataOptionsFromTheEnvironmentCount) {
 TEST(DiscoveryJvm, Jdk25WithoutDynamicAgentLoading) {
   const std::string jdk25 = test::kJdk25Home;
   if (jdk25.empty() || ::access(discovery_test::javaIn(jdk25).c_str(), X_OK) != 0) GTEST_SKIP() << "no JDK 25 installed";
-  ChildProcess jvm(sleeperCommand(jdk25, {"-XX:-EnableDynamicAgentLoading"}));
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(sleeperCommand(jdk25, {"-XX:-EnableDynamicAgentLoading"}), childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   auto info = discovered(jvm.pid());
   ASSERT_TRUE(info.has_value());
   EXPECT_TRUE(info->javaVersion.starts_with("25")) << info->javaVersion;
@@ -309,8 +312,8 @@ TEST(DiscoveryJvm, Jdk25WithoutDynamicAgentLoading) {
 TEST(DiscoveryJvm, Jdk25Plain) {
   const std::string jdk25 = test::kJdk25Home;
   if (jdk25.empty() || ::access(discovery_test::javaIn(jdk25).c_str(), X_OK) != 0) GTEST_SKIP() << "no JDK 25 installed";
-  ChildProcess jvm(sleeperCommand(jdk25, {}));
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(sleeperCommand(jdk25, {}), childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   auto info = discovered(jvm.pid());
   ASSERT_TRUE(info.has_value());
   EXPECT_EQ(info->featureVersion, 25);
@@ -325,8 +328,8 @@ TEST(DiscoveryJvm, NonJvmProcessesAreNotListed) {
   const std::string fakeJava = std::string(directory) + "/java";
   std::filesystem::copy_file("/bin/sleep", fakeJava);
   {
-    ChildProcess impostor({fakeJava, "600"});
-    ChildProcess sleeper({"sleep", "600"});
+    ChildProcess impostor({fakeJava, "600"}, childOptions());
+    ChildProcess sleeper({"sleep", "600"}, childOptions());
     ASSERT_TRUE(discovery_test::waitForState(impostor.pid(), 'S'));
     ASSERT_TRUE(discovery_test::waitForState(sleeper.pid(), 'S'));
     DiscoveryResult result = discoverJvms();

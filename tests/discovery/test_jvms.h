@@ -1,11 +1,21 @@
 #pragma once
-// Command lines for the JVMs the discovery tests start: small, quick, and recognisable by main class.
+// How the discovery tests start their processes, and the command lines of their JVMs: small, quick, and
+// recognisable by main class.
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "test_config.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::discovery_test {
+
+// stdin a pipe (late_libjvm waits for a line on it); ended with SIGTERM first, so that a JVM deletes its
+// hsperfdata file, and SIGKILL after 10 s.
+inline test::ChildOptions childOptions() { return {.writableStdin = true, .stopGrace = std::chrono::seconds(10)}; }
+
+// How long a started process may take to print the line that says it is ready: a hang guard.
+inline constexpr std::chrono::seconds kReadyTimeout{60};
 
 inline constexpr const char* kSleeperMainClass = "jfrbpf.discovery.test.DiscoverySleeper";
 

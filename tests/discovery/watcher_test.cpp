@@ -2,6 +2,7 @@
 // starting, and reports exited and zombie JVMs as gone. "late_libjvm" stands in for a JVM where timing must be
 // controlled: it maps a file named libjvm.so when told to.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,14 +12,16 @@
 #include <thread>
 
 #include "test_config.h"
-#include "tests/discovery/child_process.h"
+#include "tests/discovery/process_state.h"
 #include "tests/discovery/test_jvms.h"
 #include "userspace/discovery/jvm_watcher.h"
 
 namespace jfrbpf::discovery {
 namespace {
 
-using discovery_test::ChildProcess;
+using discovery_test::childOptions;
+using discovery_test::kReadyTimeout;
+using test::ChildProcess;
 using namespace std::chrono_literals;
 
 bool contains(const std::vector<pid_t>& pids, pid_t pid) { return std::find(pids.begin(), pids.end(), pid) != pids.end(); }
@@ -50,8 +53,8 @@ bool pollUntilAppeared(JvmWatcher& watcher, pid_t pid, std::chrono::seconds limi
 TEST(DiscoveryWatcher, JvmStartedLaterAppearsAndIsGoneAfterExit) {
   JvmWatcher watcher;
   watcher.poll();
-  ChildProcess jvm(discovery_test::sleeperCommand(test::kJdkHome, {}));
-  ASSERT_TRUE(jvm.waitForLine("ready"));
+  ChildProcess jvm(discovery_test::sleeperCommand(test::kJdkHome, {}), childOptions());
+  ASSERT_TRUE(jvm.awaitLine("ready", kReadyTimeout));
   // Not polled while it started: the next poll sees a new pid that already maps libjvm.so.
   JvmChanges changes = watcher.poll();
   EXPECT_TRUE(contains(changes.appeared, jvm.pid()));
@@ -59,7 +62,7 @@ TEST(DiscoveryWatcher, JvmStartedLaterAppearsAndIsGoneAfterExit) {
   EXPECT_FALSE(contains(watcher.poll().appeared, jvm.pid())) << "reported twice";
 
   const pid_t pid = jvm.pid();
-  jvm.terminate();
+  jvm.stop();
   changes = watcher.poll();
   EXPECT_TRUE(contains(changes.gone, pid));
   EXPECT_FALSE(contains(watcher.jvms(), pid));
@@ -68,8 +71,8 @@ TEST(DiscoveryWatcher, JvmStartedLaterAppearsAndIsGoneAfterExit) {
 
 TEST(DiscoveryWatcher, FirstPollReportsJvmsAlreadyRunning) {
   ScratchDirectory scratch;
-  ChildProcess fake({DISCOVERY_LATE_LIBJVM, scratch.path(), "now"});
-  ASSERT_TRUE(fake.waitForLine("mapped"));
+  ChildProcess fake({DISCOVERY_LATE_LIBJVM, scratch.path(), "now"}, childOptions());
+  ASSERT_TRUE(fake.awaitLine("mapped", kReadyTimeout));
   JvmWatcher watcher;
   EXPECT_TRUE(contains(watcher.poll().appeared, fake.pid()));
 }
@@ -81,11 +84,11 @@ TEST(DiscoveryWatcher, LibjvmMappedAfterFirstSightIsNoticedWhileYoung) {
   JvmWatcher watcher(options);
   watcher.poll();
   ScratchDirectory scratch;
-  ChildProcess late({DISCOVERY_LATE_LIBJVM, scratch.path()});
+  ChildProcess late({DISCOVERY_LATE_LIBJVM, scratch.path()}, childOptions());
   ASSERT_TRUE(discovery_test::waitForState(late.pid(), 'S'));
   EXPECT_FALSE(contains(watcher.poll().appeared, late.pid()));  // seen, not a JVM yet
   late.writeLine("go");
-  ASSERT_TRUE(late.waitForLine("mapped"));
+  ASSERT_TRUE(late.awaitLine("mapped", kReadyTimeout));
   EXPECT_TRUE(pollUntilAppeared(watcher, late.pid()));
 }
 
@@ -97,21 +100,22 @@ TEST(DiscoveryWatcher, ExecIntoAJvmLongAfterStartIsNoticedByTheSweep) {
   watcher.poll();
   ScratchDirectory scratch;
   // A wrapper script that waits, then execs the "JVM" (same pid).
-  ChildProcess wrapper({"/bin/sh", "-c", "read line; exec \"$0\" \"$1\" now", DISCOVERY_LATE_LIBJVM, scratch.path()});
+  ChildProcess wrapper({"/bin/sh", "-c", "read line; exec \"$0\" \"$1\" now", DISCOVERY_LATE_LIBJVM, scratch.path()},
+                       childOptions());
   ASSERT_TRUE(discovery_test::waitForState(wrapper.pid(), 'S'));
   EXPECT_FALSE(contains(watcher.poll().appeared, wrapper.pid()));
   wrapper.writeLine("go");
-  ASSERT_TRUE(wrapper.waitForLine("mapped"));
+  ASSERT_TRUE(wrapper.awaitLine("mapped", kReadyTimeout));
   EXPECT_TRUE(contains(watcher.poll().appeared, wrapper.pid()));
 }
 
 TEST(DiscoveryWatcher, ZombieIsGoneBeforeItIsReaped) {
   ScratchDirectory scratch;
-  ChildProcess fake({DISCOVERY_LATE_LIBJVM, scratch.path(), "now"});
-  ASSERT_TRUE(fake.waitForLine("mapped"));
+  ChildProcess fake({DISCOVERY_LATE_LIBJVM, scratch.path(), "now"}, childOptions());
+  ASSERT_TRUE(fake.awaitLine("mapped", kReadyTimeout));
   JvmWatcher watcher;
   ASSERT_TRUE(contains(watcher.poll().appeared, fake.pid()));
-  fake.kill(/*reap=*/false);
+  fake.signal(SIGKILL);  // not reaped: it stays a zombie
   ASSERT_TRUE(discovery_test::waitForState(fake.pid(), 'Z'));
   EXPECT_TRUE(contains(watcher.poll().gone, fake.pid()));
   EXPECT_FALSE(contains(watcher.jvms(), fake.pid()));
@@ -124,7 +128,7 @@ TEST(DiscoveryWatcher, SecondPollDoesNotReclassifyEveryProcess) {
   JvmWatcher watcher(options);
   watcher.poll();
   const uint64_t afterFirst = watcher.stats().mapsReads;
-  ChildProcess sleeper({"sleep", "600"});
+  ChildProcess sleeper({"sleep", "600"}, childOptions());
   watcher.poll();
   // The first poll classified every process once; the second one at most the new ones (ours, and whatever
   // else started on this shared host meanwhile) — never all of them again.

@@ -17,9 +17,8 @@
 #include "base/unique_fd.h"
 #include "tests/java_e2e/printed_samples.h"
 #include "tests/java_e2e/workloads.h"
-#include "userspace/proc/comm.h"
+#include "tests/support/threads_named.h"
 #include "userspace/proc/maps.h"
-#include "userspace/proc/process_dir.h"
 #include "userspace/proc/schedstat.h"
 
 namespace jfrbpf::test {
@@ -32,15 +31,6 @@ std::string readText(const std::string& path) {
   std::string text;
   std::getline(in, text, '\0');
   return text;
-}
-
-// Tids of `pid`'s threads whose name (comm) is `name`.
-std::vector<pid_t> threadsNamed(pid_t pid, const std::string& name) {
-  std::vector<pid_t> tids;
-  for (pid_t tid : proc::listTasks(pid)) {
-    if (proc::readThreadComm(pid, tid) == name) tids.push_back(tid);
-  }
-  return tids;
 }
 
 // The thread's CPU time in nanoseconds, from its schedstat; -1 when it cannot be read.

@@ -18,13 +18,23 @@
 #include <thread>
 
 #include "test_config.h"
-#include "tests/jvm/java_process.h"
+#include "tests/support/child_process.h"
+#include "tests/support/threads_named.h"
 #include "userspace/jvm/java_session.h"
+#include "userspace/proc/comm.h"
+#include "userspace/proc/files.h"
+#include "userspace/proc/paths.h"
+#include "userspace/proc/stat.h"
 
 namespace jfrbpf::jvm::test {
 namespace {
 
 using namespace std::chrono_literals;
+using jfrbpf::test::ChildProcess;
+using jfrbpf::test::threadsNamed;
+
+// The JVMs keep their stderr, for the failure messages.
+const jfrbpf::test::ChildOptions kKeepStderr{.keepStderr = true};
 
 struct Jdk {
   std::string label;
@@ -106,6 +116,14 @@ struct WorkloadThread {
   std::string name;
   int64_t javaId;
 };
+
+// CPU time (utime + stime, clock ticks) of a thread of `pid`, from /proc; -1 if gone.
+long threadCpuTicks(pid_t pid, pid_t tid) {
+  proc::FileData text = proc::readFileAt(AT_FDCWD, proc::taskPath(pid, tid, "stat").c_str(), 4096);
+  std::optional<proc::ProcStat> stat = text.ok() ? proc::parseStat(text.bytes) : std::nullopt;
+  if (!stat) return -1;
+  return static_cast<long>(stat->userTicks + stat->systemTicks);
+}
 
 std::vector<WorkloadThread> parseThreads(const std::vector<std::string>& lines) {
   std::vector<WorkloadThread> threads;
@@ -206,7 +224,7 @@ class JvmAgentE2E : public testing::TestWithParam<Jdk> {
       ASSERT_NE(info, nullptr) << t.name;
       EXPECT_EQ(info->name, t.name);
       ASSERT_GT(info->tid, 0) << t.name;
-      EXPECT_EQ(threadComm(pid, info->tid), t.name.substr(0, 15));
+      EXPECT_EQ(proc::readThreadComm(pid, info->tid), t.name.substr(0, 15));
       EXPECT_EQ(model.threads().byTid(info->tid, nowTicks()), info);
     }
   }
@@ -217,14 +235,16 @@ class JvmAgentE2E : public testing::TestWithParam<Jdk> {
 
 TEST_P(JvmAgentE2E, LaunchWithAgentpathResolvesInlinedCodeLambdasHiddenClassesAndThreads) {
   ChannelListener listener;
-  ChildProcess jvm(javaCommand({"-XX:+PreserveFramePointer", "-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0"));
+  ChildProcess jvm(
+      javaCommand({"-XX:+PreserveFramePointer", "-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0"),
+      kKeepStderr);
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
   ASSERT_NO_FATAL_FAILURE(resumeLaunched(*session));
   printFigures(GetParam().label + " launch (at replay end)", *session);
 
   std::vector<std::string> lines;
-  ASSERT_TRUE(jvm.waitForLine("READY", 30s, lines)) << jvm.stderrText();
+  ASSERT_TRUE(jvm.awaitLine("READY", 30s, &lines)) << jvm.stderrText();
   std::vector<WorkloadThread> threads = parseThreads(lines);
   ASSERT_EQ(threads.size(), 3u);
 
@@ -312,7 +332,7 @@ TEST_P(JvmAgentE2E, LaunchWithAgentpathResolvesInlinedCodeLambdasHiddenClassesAn
     const JavaThreadInfo* renamed = model.threads().byJavaId(t.javaId);
     ASSERT_NE(renamed, nullptr);
     EXPECT_EQ(renamed->name, "jvmtest-renamed");
-    EXPECT_EQ(threadComm(jvm.pid(), renamed->tid), "jvmtest-renamed");
+    EXPECT_EQ(proc::readThreadComm(jvm.pid(), renamed->tid), "jvmtest-renamed");
   }
   printFigures(GetParam().label + " launch (after warm-up)", *session);
 
@@ -323,7 +343,7 @@ TEST_P(JvmAgentE2E, LaunchWithAgentpathResolvesInlinedCodeLambdasHiddenClassesAn
 
 TEST_P(JvmAgentE2E, JvmExitEndsTheSessionCleanly) {
   ChannelListener listener;
-  ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "2"));
+  ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "2"), kKeepStderr);
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
   ASSERT_NO_FATAL_FAILURE(resumeLaunched(*session));
@@ -341,7 +361,7 @@ TEST_P(JvmAgentE2E, ALaunchedJvmWhoseRecorderIsGoneStartsAtOnce) {
     options = gone.agentOptions();
   }
   const auto started = std::chrono::steady_clock::now();
-  ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + options}, "1"));
+  ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + options}, "1"), kKeepStderr);
   EXPECT_EQ(jvm.wait(60s), 0) << jvm.stderrText();
   const auto ran = std::chrono::steady_clock::now() - started;
   EXPECT_NE(jvm.stderrText().find("not profiling"), std::string::npos) << jvm.stderrText();
@@ -369,7 +389,7 @@ TEST_P(JvmAgentE2E, LostRecordsAreReportedAndAResyncRestoresTheModel) {
   constexpr size_t kBurst = 3000;
   ChannelListener listener;
   ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + listener.agentOptions() + ",buffer:64"}, "0",
-                               std::to_string(kBurst)));
+                               std::to_string(kBurst)), kKeepStderr);
   listener.setTargetPid(jvm.pid());
   UniqueFd channel = listener.accept(30s);
   // Go on at once rather than at the end of the launch hold (see resumeLaunched), still reading nothing: the
@@ -379,7 +399,7 @@ TEST_P(JvmAgentE2E, LostRecordsAreReportedAndAResyncRestoresTheModel) {
   std::memcpy(resume + sizeof(uint32_t), &resumeType, sizeof resumeType);
   ASSERT_EQ(send(channel.get(), resume, sizeof resume, MSG_NOSIGNAL), static_cast<ssize_t>(sizeof resume));
   std::vector<std::string> lines;
-  ASSERT_TRUE(jvm.waitForLine("BURST", 60s, lines)) << jvm.stderrText();
+  ASSERT_TRUE(jvm.awaitLine("BURST", 60s, &lines)) << jvm.stderrText();
 
   JavaSession session(std::move(channel), jvm.pid(), listener.token());
   bool converged = session.drainUntil(
@@ -402,7 +422,7 @@ TEST_P(JvmAgentE2E, UnloadedClassesAreReportedAndTheirMethodsLetGo) {
   constexpr size_t kBurst = 2000;
   ChannelListener listener;
   ChildProcess jvm(javaCommand({"-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0",
-                               std::to_string(kBurst), /*releaseBurst=*/true));
+                               std::to_string(kBurst), /*releaseBurst=*/true), kKeepStderr);
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
   ASSERT_NE(session, nullptr);
@@ -432,12 +452,13 @@ TEST_P(JvmAgentE2E, UnloadedClassesAreReportedAndTheirMethodsLetGo) {
 
 TEST_P(JvmAgentE2E, InterpreterOnlyRunGivesBytecodeAddresses) {
   ChannelListener listener;
-  ChildProcess jvm(javaCommand({"-Xint", "-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0"));
+  ChildProcess jvm(javaCommand({"-Xint", "-agentpath:" + agentPath() + "=" + listener.agentOptions()}, "0"),
+                   kKeepStderr);
   listener.setTargetPid(jvm.pid());
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
   ASSERT_NO_FATAL_FAILURE(resumeLaunched(*session));
   std::vector<std::string> lines;
-  ASSERT_TRUE(jvm.waitForLine("READY", 30s, lines)) << jvm.stderrText();
+  ASSERT_TRUE(jvm.awaitLine("READY", 30s, &lines)) << jvm.stderrText();
   ASSERT_TRUE(session->drainUntil(
       [](const JavaModel& m) { return m.initialReplayDone() && findMethod(m, "JvmWorkload", "answer") != nullptr; },
       30s));
@@ -473,24 +494,23 @@ TEST_P(JvmAgentE2E, InterpreterOnlyRunGivesBytecodeAddresses) {
 }
 
 TEST_P(JvmAgentE2E, LateAttachReplaysAndASecondAttachReconnects) {
-  ChildProcess jvm(javaCommand({}, "0"));
+  ChildProcess jvm(javaCommand({}, "0"), kKeepStderr);
   std::vector<std::string> lines;
-  ASSERT_TRUE(jvm.waitForLine("READY", 30s, lines)) << jvm.stderrText();
+  ASSERT_TRUE(jvm.awaitLine("READY", 30s, &lines)) << jvm.stderrText();
   std::vector<WorkloadThread> threads = parseThreads(lines);
   std::this_thread::sleep_for(2s);  // let C2 compile the hot path before the agent arrives
 
-  std::string output;
-  ASSERT_EQ(runCommand({jcmd_, std::to_string(jvm.pid()), "JVMTI.agent_load", agentPath(), "channel:x"}, 60s, output), 0)
-      << output;
-  EXPECT_NE(output.find("return code: 1"), std::string::npos) << "bad options must be refused: " << output;
+  jfrbpf::test::RunResult load =
+      jfrbpf::test::run({jcmd_, std::to_string(jvm.pid()), "JVMTI.agent_load", agentPath(), "channel:x"}, 60s);
+  ASSERT_EQ(load.exitCode, 0) << load.output;
+  EXPECT_NE(load.output.find("return code: 1"), std::string::npos) << "bad options must be refused: " << load.output;
 
   for (uint32_t round = 1; round <= 2; ++round) {
     ChannelListener listener(jvm.pid());
-    ASSERT_EQ(runCommand({jcmd_, std::to_string(jvm.pid()), "JVMTI.agent_load", agentPath(), listener.agentOptions()},
-                         60s, output),
-              0)
-        << output;
-    EXPECT_NE(output.find("return code: 0"), std::string::npos) << output;
+    load = jfrbpf::test::run(
+        {jcmd_, std::to_string(jvm.pid()), "JVMTI.agent_load", agentPath(), listener.agentOptions()}, 60s);
+    ASSERT_EQ(load.exitCode, 0) << load.output;
+    EXPECT_NE(load.output.find("return code: 0"), std::string::npos) << load.output;
     std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 30s);
     ASSERT_TRUE(session->drainUntil([](const JavaModel& m) { return m.initialReplayDone(); }, 60s)) << session->error();
     printFigures(GetParam().label + " attach #" + std::to_string(round), *session);

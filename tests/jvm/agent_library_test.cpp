@@ -6,7 +6,7 @@
 #include <regex>
 #include <sstream>
 
-#include "tests/jvm/java_process.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::jvm::test {
 namespace {
@@ -14,9 +14,8 @@ namespace {
 using namespace std::chrono_literals;
 
 std::string readelf(const std::string& options) {
-  std::string output;
-  if (runCommand({"/usr/bin/readelf", "-W", options, JFRBPF_AGENT_PATH}, 30s, output) != 0) return {};
-  return output;
+  jfrbpf::test::RunResult readelf = jfrbpf::test::run({"/usr/bin/readelf", "-W", options, JFRBPF_AGENT_PATH}, 30s);
+  return readelf.exitCode == 0 ? readelf.output : std::string();
 }
 
 class JvmAgentLibrary : public testing::Test {

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/symbolize/child_process.h"
 #include "tests/symbolize/test_helpers.h"
 #include "userspace/proc/process_dir.h"
 #include "userspace/symbolize/process_files.h"
@@ -20,8 +19,9 @@ namespace jfrbpf::symbolize {
 namespace {
 
 namespace fs = std::filesystem;
-using test::ChildProcess;
+using jfrbpf::test::ChildProcess;
 using test::parseAddress;
+using test::readUntilReady;
 using test::symtestLibrary;
 
 bool canUnshareMounts() {
@@ -34,13 +34,14 @@ TEST(SymbolizeMountNamespace, ReadsTheFileTheProcessMappedNotTheHostPath) {
   std::string alpha = symtestLibrary("symtest_debug");
   std::string beta = symtestLibrary("symtest_beta");
   ChildProcess child({"unshare", "--mount", "--fork", "sh", "-c",
-                      "mount --bind '" + beta + "' '" + alpha + "' && exec '" + SYMTEST_PROG + "'"});
+                      "mount --bind '" + beta + "' '" + alpha + "' && exec '" + SYMTEST_PROG + "'"},
+                     {.writableStdin = true});
   std::string error;
-  auto started = child.readUntilReady(error);
+  auto started = readUntilReady(child, error);
   ASSERT_TRUE(started) << error;
   int pid = std::stoi((*started)["pid"]);
-  child.send("dlopen " + alpha);
-  auto lib = child.readUntilReady(error);
+  child.writeLine("dlopen " + alpha);
+  auto lib = readUntilReady(child, error);
   ASSERT_TRUE(lib) << error;
   uint64_t pc = parseAddress((*lib)["lib.template"]) + 2;
 
@@ -63,7 +64,7 @@ TEST(SymbolizeMountNamespace, ReadsTheFileTheProcessMappedNotTheHostPath) {
   struct stat viaRootStat;
   ASSERT_EQ(fstat(viaRoot.get(), &viaRootStat), 0);
   EXPECT_EQ(viaRootStat.st_ino, betaStat.st_ino);
-  child.send("quit");
+  child.writeLine("quit");
 }
 
 TEST(SymbolizeOpenInRoot, SymlinksAndDotDotStayInsideTheRoot) {

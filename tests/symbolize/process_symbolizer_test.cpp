@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/symbolize/child_process.h"
 #include "tests/symbolize/test_helpers.h"
 #include "userspace/proc/maps.h"
 #include "userspace/proc/process_dir.h"
@@ -23,8 +21,10 @@ namespace jfrbpf::symbolize {
 namespace {
 
 namespace fs = std::filesystem;
-using test::ChildProcess;
+using jfrbpf::test::ChildOptions;
+using jfrbpf::test::ChildProcess;
 using test::parseAddress;
+using test::readUntilReady;
 using test::symtestLibrary;
 using test::TempDir;
 
@@ -42,9 +42,9 @@ ProcessSymbolizer::Options optionsWithDebugRoot(const fs::path& root) {
 class SymbolizeProcess : public ::testing::Test {
  protected:
   void start(const char* program = SYMTEST_PROG) {
-    child_ = std::make_unique<ChildProcess>(std::vector<std::string>{program});
+    child_ = std::make_unique<ChildProcess>(std::vector<std::string>{program}, ChildOptions{.writableStdin = true});
     std::string error;
-    auto values = child_->readUntilReady(error);
+    auto values = readUntilReady(*child_, error);
     ASSERT_TRUE(values) << error;
     values_ = *values;
     pid_ = std::stoi(values_["pid"]);
@@ -52,9 +52,9 @@ class SymbolizeProcess : public ::testing::Test {
 
   // Loads a library into the helper; returns its function addresses (lib.template, lib.c, lib.hidden).
   std::map<std::string, std::string> load(const std::string& path) {
-    child_->send("dlopen " + path);
+    child_->writeLine("dlopen " + path);
     std::string error;
-    auto values = child_->readUntilReady(error);
+    auto values = readUntilReady(*child_, error);
     EXPECT_TRUE(values) << error;
     return values ? *values : std::map<std::string, std::string>{};
   }
@@ -330,9 +330,8 @@ TEST_F(SymbolizeProcess, MappedFileFallsBackToTheProcessRootWhenInodeMatches) {
 
 TEST_F(SymbolizeProcess, ExitedProcessIsReportedGone) {
   start();
-  child_->send("quit");
-  int status = 0;
-  ASSERT_EQ(waitpid(pid_, &status, 0), pid_);
+  child_->writeLine("quit");
+  ASSERT_TRUE(child_->wait(std::chrono::seconds(30)).has_value());
   ProcessSymbolizer symbolizer;
   NativeFrame frame = symbolizer.symbolize(pid_, address(values_, "exe.c"));
   EXPECT_EQ(frame.kind, FrameKind::kProcessGone);

@@ -5,9 +5,11 @@
 #include <array>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace jfrbpf::symbolize::test {
 
@@ -75,5 +77,26 @@ uint64_t readelfSymbolValue(const std::string& file, const std::string& name) {
 }
 
 std::string symtestLibrary(const std::string& variant) { return std::string(SYMTEST_DIR) + "/lib" + variant + ".so"; }
+
+std::optional<std::map<std::string, std::string>> readUntilReady(jfrbpf::test::ChildProcess& helper, std::string& error,
+                                                                std::chrono::seconds timeout) {
+  std::vector<std::string> lines;
+  if (!helper.awaitLine("ready", timeout, &lines)) {
+    error = "helper did not answer (timeout or exit)";
+    return std::nullopt;
+  }
+  std::map<std::string, std::string> values;
+  for (const std::string& line : lines) {
+    if (line.starts_with("error")) {
+      error = line;
+      return std::nullopt;
+    }
+    size_t space = line.find(' ');
+    if (space != std::string::npos) values[line.substr(0, space)] = line.substr(space + 1);
+  }
+  return values;
+}
+
+uint64_t parseAddress(const std::string& text) { return std::strtoull(text.c_str(), nullptr, 16); }
 
 }  // namespace jfrbpf::symbolize::test
