@@ -10,11 +10,14 @@
 
 #include "test_config.h"
 #include "tests/classfile/test_support.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::classfile::testing {
 namespace {
 
 namespace fs = std::filesystem;
+using jfrbpf::test::run;
+using jfrbpf::test::RunResult;
 
 // What LinkCheck printed: class name -> "OK", "VERIFY ..." or "OTHER ..." (linkage problems unrelated to
 // the bytecode, such as a superclass in a package its module does not export).
@@ -50,9 +53,9 @@ void checkJdk(const std::string& jdk, const std::string& label) {
   fs::path hooks = root / "hooks";
   fs::path javaRoot = fs::path(jfrbpf::test::kSourceDir) / "tests" / "classfile" / "java" / "jfrbpf";
   ASSERT_EQ(compileJava(jdk, "", javaSources(javaRoot), hooks), "");
-  ProcessResult extract = runProcess({jdk + "/bin/jimage", "extract", "--dir", (root / "original").string(), "--include",
-                                      "regex:/(java\\.base/(sun|jdk)|java\\.xml|jdk\\.compiler)/.*\\.class",
-                                      jdk + "/lib/modules"});
+  RunResult extract = run({jdk + "/bin/jimage", "extract", "--dir", (root / "original").string(), "--include",
+                           "regex:/(java\\.base/(sun|jdk)|java\\.xml|jdk\\.compiler)/.*\\.class", jdk + "/lib/modules"},
+                          kToolTimeout);
   ASSERT_EQ(extract.exitCode, 0) << extract.output;
 
   size_t classes = 0, methods = 0, linked = 0, compared = 0;
@@ -78,10 +81,12 @@ void checkJdk(const std::string& jdk, const std::string& label) {
     fs::path list = root / (name + ".names");
     writeText(list, classNames(module.path()));
     const std::string java = jdk + "/bin/java";
-    ProcessResult before = runProcess({java, "-Xverify:all", "-cp", hooks.string(), "jfrbpf.test.LinkCheck",
-                                       module.path().string(), list.string()});
-    ProcessResult after = runProcess({java, "-Xverify:all", "-cp", hooks.string(), "jfrbpf.test.LinkCheck",
-                                      rewritten.string(), list.string()});
+    RunResult before = run(
+        {java, "-Xverify:all", "-cp", hooks.string(), "jfrbpf.test.LinkCheck", module.path().string(), list.string()},
+        kToolTimeout);
+    RunResult after = run(
+        {java, "-Xverify:all", "-cp", hooks.string(), "jfrbpf.test.LinkCheck", rewritten.string(), list.string()},
+        kToolTimeout);
     ASSERT_EQ(before.exitCode, 0) << before.output.substr(0, 2000);
     ASSERT_EQ(after.exitCode, 0) << after.output.substr(0, 2000);
     std::map<std::string, std::string> original = linkResults(before.output);

@@ -13,11 +13,13 @@
 #include "tests/classfile/downgrade.h"
 #include "tests/classfile/generated_sources.h"
 #include "tests/classfile/test_support.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::classfile::testing {
 namespace {
 
 namespace fs = std::filesystem;
+using jfrbpf::test::RunResult;
 
 const std::string kMarker = "=== jfrbpf hook counts ===";
 constexpr int32_t kFirstIndex = 32700;  // indices on both sides of 32767: sipush and ldc_w
@@ -164,7 +166,7 @@ void ClassfileJvm::run(const Variant& variant) {
   // javap reads every attribute the rewriter moved, type annotations and local variable tables included.
   std::vector<std::string> javap = {variant.compilerJdk + "/bin/javap", "-v", "-p", "-cp", rewritten.string()};
   for (fs::path relative : classFiles(rewritten)) javap.push_back(relative.replace_extension().string());
-  ProcessResult listing = runProcess(javap);
+  RunResult listing = jfrbpf::test::run(javap, kToolTimeout);
   EXPECT_EQ(listing.exitCode, 0) << listing.output.substr(0, 4000);
   EXPECT_NE(listing.output.find("RuntimeVisibleTypeAnnotations"), std::string::npos);
   EXPECT_NE(listing.output.find("LocalVariableTypeTable"), std::string::npos);
@@ -172,11 +174,12 @@ void ClassfileJvm::run(const Variant& variant) {
   const bool stackMaps = !variant.downgradeTo49;
   for (const std::string& jdk : variant.runJdks) {
     SCOPED_TRACE(variant.name + " on " + jdk);
-    ProcessResult plain = runProcess({jdk + "/bin/java", "-Xverify:all", "-cp", original.string(), variant.mainClass});
+    RunResult plain = jfrbpf::test::run(
+        {jdk + "/bin/java", "-Xverify:all", "-cp", original.string(), variant.mainClass}, kToolTimeout);
     ASSERT_EQ(plain.exitCode, 0) << plain.output;
     std::string classpath = rewritten.string() + ":" + hooksDirectory_.string();
-    ProcessResult instrumented =
-        runProcess({jdk + "/bin/java", "-Xverify:all", "-cp", classpath, "jfrbpf.test.Runner", variant.mainClass});
+    RunResult instrumented = jfrbpf::test::run(
+        {jdk + "/bin/java", "-Xverify:all", "-cp", classpath, "jfrbpf.test.Runner", variant.mainClass}, kToolTimeout);
     ASSERT_EQ(instrumented.exitCode, 0) << instrumented.output;
     ASSERT_NE(instrumented.output.find(kMarker), std::string::npos) << instrumented.output;
     EXPECT_EQ(instrumented.output.find("VerifyError"), std::string::npos) << instrumented.output;

@@ -1,57 +1,17 @@
 #include "tests/classfile/test_support.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 
-#include "base/unique_fd.h"
 #include "test_config.h"
-
-extern char** environ;
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::classfile::testing {
 
 namespace fs = std::filesystem;
-
-ProcessResult runProcess(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-  UniqueFd readEnd(fds[0]);
-  UniqueFd writeEnd(fds[1]);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, writeEnd.get(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, writeEnd.get(), STDERR_FILENO);
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int error = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  writeEnd.reset();
-  ProcessResult result;
-  if (error != 0) {
-    result.output = "cannot run " + argv[0];
-    return result;
-  }
-  char buffer[65536];
-  ssize_t n;
-  while ((n = read(readEnd.get(), buffer, sizeof buffer)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) result.output.append(buffer, static_cast<size_t>(n));
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
 
 std::vector<uint8_t> readBytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -106,7 +66,7 @@ std::string compileJava(const std::string& jdkHome, const std::string& release, 
                                    outputDirectory.string()};
   if (!release.empty()) argv.insert(argv.end(), {"--release", release});
   for (const fs::path& source : sources) argv.push_back(source.string());
-  ProcessResult result = runProcess(argv);
+  jfrbpf::test::RunResult result = jfrbpf::test::run(argv, kToolTimeout);
   return result.exitCode == 0 ? std::string() : "javac failed:\n" + result.output;
 }
 

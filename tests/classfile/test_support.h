@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for the classfile tests: running JDK tools, reading and writing class files, rewriting whole
 // directories of them.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -12,13 +13,9 @@
 
 namespace jfrbpf::classfile::testing {
 
-struct ProcessResult {
-  int exitCode = -1;
-  std::string output;  // standard output and standard error, interleaved
-};
-
-// Runs argv[0] (a path) with the arguments; no shell is involved.
-ProcessResult runProcess(const std::vector<std::string>& argv);
+// How long a JDK tool (javac, java, javap, jimage) may run: only a hang guard outside ctest, where the suite's
+// TIMEOUT (600 s) ends a hung tool first.
+inline constexpr std::chrono::minutes kToolTimeout{10};
 
 std::vector<uint8_t> readBytes(const std::filesystem::path& path);
 void writeBytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes);

@@ -1,8 +1,5 @@
 #include "tests/jfr/jdk_tools.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,8 +11,7 @@
 #include <stdexcept>
 
 #include "test_config.h"
-
-extern char** environ;
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::test {
 
@@ -53,32 +49,16 @@ std::string readFile(const std::string& path) {
 }
 
 ToolResult runJfr(const std::string& jdkHome, const std::vector<std::string>& args) {
-  TempDir outputs;
-  std::string outPath = outputs.file("stdout"), errPath = outputs.file("stderr");
-  std::string tool = jdkHome + "/bin/jfr";
-  std::vector<char*> argv{tool.data()};
-  std::vector<std::string> copies(args);
-  for (auto& arg : copies) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, tool.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  std::vector<std::string> argv{jdkHome + "/bin/jfr"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  // Both streams in files, read once it exits: through a pipe nobody reads meanwhile, `jfr print` (hundreds of
+  // MB) would block.
+  ChildProcess tool(argv, {.keepStderr = true, .keepStdout = true});
+  // Only a hang guard outside ctest: within it, the suite's TIMEOUT (600 s at most) ends a hung tool first.
   ToolResult result;
-  if (rc != 0) {
-    result.err = "cannot run " + tool;
-    return result;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = readFile(outPath);
-  result.err = readFile(errPath);
+  result.exitCode = tool.wait(std::chrono::minutes(10)).value_or(-1);
+  result.out = tool.stdoutText();
+  result.err = tool.stderrText();
   return result;
 }
 
