@@ -72,15 +72,7 @@ TEST_P(StartingJvms, EachFoundWhileItStartsGetsJavaFramesAndEveryTickIsAccounted
   std::string out = dir.file("jvms");
   ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-o", out}, {.captureStderr = true});
   std::string output;
-  auto await = [&](const std::string& needle) {
-    while (output.find(needle) == std::string::npos) {
-      auto line = recorder.readLine(90s);
-      if (!line) return false;
-      output += *line + "\n";
-    }
-    return true;
-  };
-  ASSERT_TRUE(await("recording JVM " + std::to_string(anchor.pid()) + " ")) << output;
+  ASSERT_TRUE(recorder.readUntil("recording JVM " + std::to_string(anchor.pid()) + " ", 90s, output)) << output;
 
   std::vector<std::unique_ptr<ChildProcess>> jvms;
   std::map<pid_t, std::string> kinds;
@@ -103,7 +95,9 @@ TEST_P(StartingJvms, EachFoundWhileItStartsGetsJavaFramesAndEveryTickIsAccounted
     jvmOutput[jvm->pid()] = jvm->readAll(1s);
     ASSERT_EQ(code, 0) << kinds[jvm->pid()] << ":\n" << jvmOutput[jvm->pid()];
   }
-  for (auto& jvm : jvms) ASSERT_TRUE(await("JVM " + std::to_string(jvm->pid()) + " exited")) << output;
+  for (auto& jvm : jvms) {
+    ASSERT_TRUE(recorder.readUntil("JVM " + std::to_string(jvm->pid()) + " exited", 90s, output)) << output;
+  }
   recorder.signal(SIGINT);
   std::optional<int> code = recorder.wait(120s);
   output += recorder.readAll(2s);
