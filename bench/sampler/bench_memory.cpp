@@ -44,8 +44,8 @@ std::string tableSize(const std::string& output, const std::string& prefix) {
 std::string runReport(const BenchEnv& env, const std::vector<std::string>& args) {
   std::vector<std::string> command = {env.unwindTableReport};
   command.insert(command.end(), args.begin(), args.end());
-  ChildProcess tool(command, ChildProcess::Options::stderrTo(env.scratch("unwind-report.log")));
-  std::string output = tool.readRest(300s);
+  ChildProcess tool(command, {.keepStderr = true, .stderrPath = env.scratch("unwind-report.log")});
+  std::string output = tool.readAll(300s);
   tool.wait(10s);
   return output;
 }

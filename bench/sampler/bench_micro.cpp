@@ -1,8 +1,6 @@
 // Google Benchmark executables (the loader's resolver, the JFR writer): run with repetitions, their median
 // rows and user counters reported, with DESIGN.md's targets where a counter has one. And the method-timing
 // benchmark (bench/timing), which prints its own table.
-#include <sys/wait.h>
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -10,11 +8,11 @@
 #include <string>
 
 #include "base/error.h"
-#include "bench/sampler/child_process.h"
 #include "bench/sampler/distribution.h"
 #include "bench/sampler/gbench_json.h"
 #include "bench/sampler/proc_probe.h"
 #include "bench/sampler/scenarios.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::bench {
 namespace {
@@ -57,10 +55,10 @@ const std::map<std::string, CounterTarget>& counterTargets() {
 void reportExecutable(const BenchEnv& env, const std::string& path, Report& report) {
   std::string name = std::filesystem::path(path).filename().string();
   int repetitions = env.quick ? 3 : 5;
-  ChildProcess run({path, "--benchmark_format=json", "--benchmark_repetitions=" + std::to_string(repetitions),
-                    "--benchmark_report_aggregates_only=true"},
-                   ChildProcess::Options::stderrTo(env.scratch(name + ".log")));
-  std::string json = run.readRest(1800s);
+  test::ChildProcess run({path, "--benchmark_format=json", "--benchmark_repetitions=" + std::to_string(repetitions),
+                          "--benchmark_report_aggregates_only=true"},
+                         {.keepStderr = true, .stderrPath = env.scratch(name + ".log")});
+  std::string json = run.readAll(1800s);
   run.wait(10s);
   std::vector<BenchmarkRow> rows = parseBenchmarkJson(json);
   std::map<std::string, const BenchmarkRow*> cvByRun;
@@ -126,12 +124,12 @@ void benchTiming(const BenchEnv& env, Report& report) {
   std::vector<std::string> command = {env.timingBench};
   if (env.quick) command.push_back("--quick");
   try {
-    ChildProcess run(command, ChildProcess::Options::stderrTo(env.scratch("timing_bench.log")));
-    std::string markdown = run.readRest(3600s);
-    int status = run.wait(10s);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      throw Error("timing_bench failed (status " + std::to_string(status) + ", log " + env.scratch("timing_bench.log") +
-                  ")");
+    test::ChildProcess run(command, {.keepStderr = true, .stderrPath = env.scratch("timing_bench.log")});
+    std::string markdown = run.readAll(3600s);
+    std::optional<int> code = run.wait(10s);
+    if (code != 0) {
+      std::string how = code ? "exit code " + std::to_string(*code) : "still running";
+      throw Error("timing_bench failed (" + how + ", log " + env.scratch("timing_bench.log") + ")");
     }
     report.section("Method timing (bench/timing/timing_bench" + std::string(env.quick ? " --quick" : "") + ")",
                    markdown);

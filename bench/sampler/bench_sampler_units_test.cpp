@@ -1,5 +1,6 @@
 // The benchmark driver's own logic: statistics, the parsers of /proc, fdinfo, jfrbpf's summary and Google
-// Benchmark's JSON, and child processes. (The benchmarks themselves are never timed tests.)
+// Benchmark's JSON, and the BPF machinery its figures rely on. (The benchmarks themselves are never timed tests;
+// the child process helper it shares with the tests is tested in tests/support.)
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -9,7 +10,6 @@
 
 #include "base/error.h"
 #include "bench/sampler/bpf_probe.h"
-#include "bench/sampler/child_process.h"
 #include "bench/sampler/distribution.h"
 #include "bench/sampler/fp_sampler.h"
 #include "bench/sampler/gbench_json.h"
@@ -168,39 +168,11 @@ TEST(BenchGoogleBenchmarkJson, RejectsOtherText) {
   EXPECT_THROW(parseBenchmarkJson(R"({"benchmarks": [{"name": "x")"), Error);
 }
 
-TEST(BenchChildProcess, ReadsLinesAndExitStatus) {
-  ChildProcess child({"/bin/sh", "-c", "echo one; echo two; printf three; exit 3"}, ChildProcess::Options());
-  EXPECT_EQ(child.readLine(10s), "one");
-  EXPECT_EQ(child.awaitLine("thr", 10s), "three");
-  EXPECT_EQ(child.readLine(1s), std::nullopt);
-  int status = child.wait(10s);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 3);
-}
-
-TEST(BenchChildProcess, WritesStdinAndKillsWhatStillRuns) {
-  pid_t pid = 0;
-  {
-    ChildProcess::Options options;
-    options.writableStdin = true;
-    ChildProcess cat({"cat"}, options);
-    pid = cat.pid();
-    cat.writeLine("hello");
-    EXPECT_EQ(cat.readLine(10s), "hello");
-    EXPECT_TRUE(cat.running());
-  }
-  EXPECT_NE(kill(pid, 0), 0);  // killed and reaped by the destructor
-}
-
-TEST(BenchChildProcess, ReportsCommandsThatCannotStart) {
-  EXPECT_THROW(ChildProcess({"/nonexistent/jfrbpf-bench-tool"}, ChildProcess::Options()), Error);
-}
-
 // The machinery every BPF figure relies on, against the real kernel: the reference sampler walks the
 // frame-pointer build of the native workload, and its program is found and read like jfrbpf's.
 TEST(BenchBpfMachinery, ReferenceSamplerAndProgramProbe) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to load BPF programs";
-  ChildProcess workload({BENCH_NATIVE_CHAIN_FP, "20", "1"}, ChildProcess::Options());
+  ChildProcess workload({BENCH_NATIVE_CHAIN_FP, "20", "1"});
   ASSERT_TRUE(workload.awaitLine("ready", 30s));
   BpfStatsSwitch stats;
   FramePointerSampler sampler(workload.pid(), 1'000'000);

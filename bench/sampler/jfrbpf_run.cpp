@@ -1,14 +1,12 @@
 #include "bench/sampler/jfrbpf_run.h"
 
 #include <signal.h>
-#include <sys/wait.h>
 
 #include <charconv>
 #include <sstream>
 #include <thread>
 
 #include "base/error.h"
-#include "bench/sampler/proc_probe.h"
 
 namespace jfrbpf::bench {
 namespace {
@@ -44,10 +42,10 @@ std::vector<std::string> jfrbpfCommand(const BenchEnv& env, const std::vector<st
 
 // JFRBPF_DEBUG=1 makes jfrbpf print the sampler's counters with its summary; JFRBPF_DEBUG=cost also the
 // quantiles of its per-sample BPF time.
-ChildProcess::Options debugOptions(const std::string& stderrPath, bool sampleCosts) {
-  ChildProcess::Options options = ChildProcess::Options::stderrTo(stderrPath);
-  options.extraEnvironment.push_back(sampleCosts ? "JFRBPF_DEBUG=cost" : "JFRBPF_DEBUG=1");
-  return options;
+test::ChildOptions debugOptions(const std::string& stderrPath, bool sampleCosts) {
+  return {.extraEnv = {sampleCosts ? "JFRBPF_DEBUG=cost" : "JFRBPF_DEBUG=1"},
+          .keepStderr = true,
+          .stderrPath = stderrPath};
 }
 
 }  // namespace
@@ -111,16 +109,16 @@ bool JfrbpfRun::awaitFirstSample(std::chrono::milliseconds timeout, std::chrono:
 }
 
 JfrbpfSummary JfrbpfRun::finish(std::chrono::milliseconds timeout) {
-  std::string text = child_.readRest(timeout);
-  int status = child_.wait(std::chrono::seconds(10));
+  std::string text = child_.readAll(timeout);
+  std::optional<int> code = child_.wait(std::chrono::seconds(10));
   JfrbpfSummary summary = parseJfrbpfSummary(text);
-  if (!summary.valid || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string err = readTextFile(stderrPath_);
+  if (!summary.valid || code != 0) {
+    std::string err = child_.stderrText();
     size_t lastLine = err.find_last_of('\n', err.size() > 1 ? err.size() - 2 : 0);
     std::string lastText = lastLine == std::string::npos ? err : err.substr(lastLine + 1);
     std::string tail(trim(lastText));
-    throw Error("jfrbpf failed (status " + std::to_string(status) + "): " + (tail.empty() ? "no message" : tail) +
-                " (log: " + stderrPath_ + ")");
+    std::string how = code ? "exit code " + std::to_string(*code) : "still running";
+    throw Error("jfrbpf failed (" + how + "): " + (tail.empty() ? "no message" : tail) + " (log: " + stderrPath_ + ")");
   }
   return summary;
 }

@@ -12,9 +12,11 @@
 
 #include "bench/sampler/bench_env.h"
 #include "bench/sampler/bpf_probe.h"
-#include "bench/sampler/child_process.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::bench {
+
+using test::ChildProcess;
 
 // What jfrbpf prints when it has written the recording.
 struct JfrbpfSummary {
@@ -50,8 +52,8 @@ class JfrbpfRun {
 
   // SIGINT: finish the recording now.
   void stop() { child_.signal(SIGINT); }
-  // Waits for jfrbpf to exit (killing it after `timeout`) and parses its summary; throws jfrbpf::Error
-  // with its stderr when it failed.
+  // Waits (bounded by `timeout`) for jfrbpf to exit and parses its summary; throws jfrbpf::Error with its stderr
+  // when it failed or did not exit (it is killed with this object).
   JfrbpfSummary finish(std::chrono::milliseconds timeout);
 
  private:

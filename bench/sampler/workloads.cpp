@@ -25,7 +25,7 @@ std::vector<std::string> javaCommand(const BenchEnv& env, const Jdk& jdk, const 
 void requireLine(ChildProcess& child, std::string_view prefix, std::chrono::milliseconds timeout,
                  const std::string& log) {
   if (!child.awaitLine(prefix, timeout)) {
-    throw Error(child.name() + " workload did not print \"" + std::string(prefix) + "\" (see " + log + ")");
+    throw Error("the workload did not print \"" + std::string(prefix) + "\" (see " + log + ")");
   }
 }
 
@@ -43,7 +43,7 @@ ChildProcess startJavaDeep(const BenchEnv& env, const Jdk& jdk, int frames, int 
   command.insert(command.end(), {shape == JavaDeepShape::DistinctMethods ? "distinct" : "deep",
                                  std::to_string(frames - kJavaFramesOutsideRecursion - 1), std::to_string(threads)});
   std::string log = env.scratch("java-deep.log");
-  ChildProcess child(command, ChildProcess::Options::stderrTo(log));
+  ChildProcess child(command, {.keepStderr = true, .stderrPath = log});
   requireLine(child, "warm", 180s, log);  // after "ready", once the JIT has settled
   return child;
 }
@@ -57,9 +57,7 @@ ChildProcess startJavaThroughput(const BenchEnv& env, const Jdk& jdk, int thread
   if (mix == ThroughputMix::Allocating) command.push_back("alloc");
   if (mix == ThroughputMix::Locking) command.push_back("lock");
   std::string log = env.scratch(logName);
-  ChildProcess::Options options = ChildProcess::Options::stderrTo(log);
-  options.writableStdin = true;
-  ChildProcess child(command, options);
+  ChildProcess child(command, {.keepStderr = true, .stderrPath = log, .writableStdin = true});
   requireLine(child, "warm", std::chrono::seconds(180 + warmupSeconds), log);
   return child;
 }
@@ -68,7 +66,7 @@ ChildProcess startNativeChain(const BenchEnv& env, int frames, int threads, bool
   std::string log = env.scratch("native-chain.log");
   ChildProcess child(
       {framePointers ? env.nativeChainFp : env.nativeChain, std::to_string(frames), std::to_string(threads)},
-      ChildProcess::Options::stderrTo(log));
+      {.keepStderr = true, .stderrPath = log});
   requireLine(child, "ready", 30s, log);
   std::this_thread::sleep_for(1s);
   return child;

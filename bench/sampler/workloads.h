@@ -4,9 +4,11 @@
 #include <vector>
 
 #include "bench/sampler/bench_env.h"
-#include "bench/sampler/child_process.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::bench {
+
+using test::ChildProcess;  // the benchmark starts its workloads and tools as the tests do
 
 // How the deep Java stacks are made: compiled frames of one recursive method, the same interpreted (-Xint),
 // or compiled frames of as many distinct methods.
