@@ -9,7 +9,10 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <random>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "base/error.h"
@@ -33,27 +36,71 @@ std::string nameAt(const ElfSymbols& symbols, uint64_t address) {
   return match ? std::string(symbols.symbols.name(match->index)) : std::string("<none>");
 }
 
-// Parses `bytes` through both input paths; returns how many succeeded. Never crashes, that is the test.
-int parseBothWays(const std::vector<uint8_t>& bytes) {
-  int parsed = 0;
-  try {
-    auto symbols = parseElfSymbols(bytes);
-    if (symbols->symbols.size() > 0) symbols->symbols.lookup(symbols->symbols.address(0));
-    ++parsed;
-  } catch (const Error&) {
+// What a parse made of an object: refused (a jfrbpf::Error), or the function symbols ("name@address"), build id
+// and load segments it found.
+struct Parsed {
+  bool refused = false;
+  std::set<std::string> symbols;
+  std::string buildId;
+  size_t segments = 0;
+  bool operator==(const Parsed&) const = default;
+};
+
+void PrintTo(const Parsed& parsed, std::ostream* out) {
+  if (parsed.refused) {
+    *out << "refused";
+    return;
   }
+  *out << parsed.symbols.size() << " symbols, build id " << hexBuildId(parsed.buildId) << ", " << parsed.segments
+       << " segments";
+}
+
+Parsed parsedOf(const ElfSymbols& symbols) {
+  Parsed parsed;
+  for (uint32_t i = 0; i < symbols.symbols.size(); ++i) {
+    // Looked up as the symbolizer would, for the sanitizers: a range computed wrong from lying sizes shows there.
+    symbols.symbols.lookup(symbols.symbols.address(i));
+    parsed.symbols.insert(std::string(symbols.symbols.name(i)) + "@" + std::to_string(symbols.symbols.address(i)));
+  }
+  parsed.buildId = symbols.buildId;
+  parsed.segments = symbols.segments.size();
+  return parsed;
+}
+
+// Parses `bytes` from memory (parseElfSymbols, what the fuzzer drives) and from a file (ElfFile::fromFd, what the
+// symbolizer does): both ways must come to the same result, which is returned.
+Parsed parseBothWays(const std::vector<uint8_t>& bytes) {
+  Parsed fromMemory;
+  try {
+    fromMemory = parsedOf(*parseElfSymbols(bytes));
+  } catch (const Error&) {
+    fromMemory.refused = true;
+  }
+  Parsed fromFile;
   UniqueFd fd(memfd_create("malformed-elf", MFD_CLOEXEC));
   if (!fd || write(fd.get(), bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
     ADD_FAILURE() << "memfd unavailable";
-    return parsed;
+    return fromMemory;
   }
   try {
     ElfFile file = ElfFile::fromFd(std::move(fd));
-    auto symbols = buildElfSymbols(file, nullptr);
-    ++parsed;
+    fromFile = parsedOf(*buildElfSymbols(file, nullptr));
   } catch (const Error&) {
+    fromFile.refused = true;
   }
-  return parsed;
+  EXPECT_EQ(fromMemory, fromFile) << "parsed from memory and from a file";
+  return fromMemory;
+}
+
+// What a prefix of `whole` may give: refused, or less of the same object. Its tables are refused where they run
+// past the end, so a prefix never yields a symbol or a build id the whole object does not have.
+void expectPartOf(const Parsed& prefix, const Parsed& whole, size_t length) {
+  if (prefix.refused) return;
+  for (const std::string& symbol : prefix.symbols) {
+    EXPECT_TRUE(whole.symbols.contains(symbol)) << symbol << " at " << length;
+  }
+  if (!prefix.buildId.empty()) EXPECT_EQ(prefix.buildId, whole.buildId) << "at " << length;
+  EXPECT_LE(prefix.segments, whole.segments) << "at " << length;
 }
 
 TEST(SymbolizeElf, ParsesSeedObjectExactly) {
@@ -111,23 +158,32 @@ TEST(SymbolizeElf, RejectsWhatIsNotElf) {
 
 TEST(SymbolizeElf, SurvivesTruncationAtEveryOffset) {
   for (const char* name : {"tiny64.so", "tiny32.so", "linked.so", "vdso.so"}) {
+    SCOPED_TRACE(name);
     std::vector<uint8_t> bytes = readBytes(seed(name));
-    ASSERT_FALSE(bytes.empty()) << name;
+    ASSERT_FALSE(bytes.empty());
+    const Parsed whole = parseBothWays(bytes);
+    ASSERT_FALSE(whole.refused);
+    EXPECT_FALSE(whole.symbols.empty());
+    const size_t headerSize = bytes[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
     for (size_t length = 0; length < bytes.size(); length += (length < 256 ? 1 : 7)) {
-      parseBothWays(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(length)));
+      Parsed prefix = parseBothWays(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(length)));
+      if (length < headerSize) EXPECT_TRUE(prefix.refused) << "no whole ELF header in " << length << " bytes";
+      expectPartOf(prefix, whole, length);
     }
-    EXPECT_EQ(parseBothWays(bytes), 2) << name;
   }
 }
 
 TEST(SymbolizeElf, SurvivesTruncatedRealLibrary) {
   std::vector<uint8_t> bytes = readBytes(test::symtestLibrary("symtest_plain"));
   ASSERT_GT(bytes.size(), 4096u);
+  const Parsed whole = parseBothWays(bytes);
+  ASSERT_FALSE(whole.refused);
   int complete = 0;
   for (size_t length = 0; length <= bytes.size(); length += 97) {
-    complete += parseBothWays(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(length)));
+    Parsed prefix = parseBothWays(std::vector<uint8_t>(bytes.begin(), bytes.begin() + static_cast<long>(length)));
+    expectPartOf(prefix, whole, length);
+    if (!prefix.refused) ++complete;
   }
-  EXPECT_EQ(parseBothWays(bytes), 2);
   EXPECT_GT(complete, 0);
 }
 
@@ -142,6 +198,8 @@ TEST(SymbolizeElf, SurvivesCorruptedSectionHeaders) {
   std::vector<uint8_t> original = readBytes(test::symtestLibrary("symtest_plain"));
   auto [begin, end] = sectionHeaderRange(original);
   ASSERT_LE(end, original.size());
+  const Parsed intact = parseBothWays(original);
+  ASSERT_FALSE(intact.refused);
   std::mt19937 random(20261121);
   std::uniform_int_distribution<size_t> position(begin, end - 1);
   std::uniform_int_distribution<int> byte(0, 255);
@@ -149,7 +207,12 @@ TEST(SymbolizeElf, SurvivesCorruptedSectionHeaders) {
     std::vector<uint8_t> bytes = original;
     int flips = 1 + round % 8;
     for (int i = 0; i < flips; ++i) bytes[position(random)] = static_cast<uint8_t>(byte(random));
-    parseBothWays(bytes);
+    // A section the parser cannot use is skipped, never fatal (the counts it bounds are in the ELF header), and
+    // the program headers are untouched: the segments stay, and the build id, which their note holds too.
+    Parsed parsed = parseBothWays(bytes);
+    ASSERT_FALSE(parsed.refused) << "round " << round;
+    EXPECT_EQ(parsed.segments, intact.segments) << "round " << round;
+    EXPECT_EQ(parsed.buildId, intact.buildId) << "round " << round;
   }
 }
 
@@ -164,29 +227,96 @@ TEST(SymbolizeElf, SurvivesHostileHeaderFields) {
     std::memcpy(bytes.data(), &changed, sizeof changed);
     return bytes;
   };
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shoff = UINT64_MAX - 8; }));
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shnum = 0xffff; }));
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shnum = 0; }));  // "count is in section 0"
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_phoff = UINT64_MAX - 8; }));
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_phnum = 0xffff; }));
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shstrndx = 0xfff0; }));
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_ident[EI_DATA] = ELFDATA2MSB; }));
-  parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_ident[EI_CLASS] = ELFCLASS32; }));
+  const Parsed intact = parseBothWays(original);
+  ASSERT_FALSE(intact.refused);
+  ASSERT_FALSE(intact.symbols.empty());
+  ASSERT_FALSE(intact.buildId.empty());
+  ASSERT_GT(intact.segments, 0u);
+  const Parsed refused{.refused = true};
+  // Without section headers there are no symbol tables; the program headers still give the segments and the
+  // build id (their note), as they do for an object stripped of its sections.
+  const Parsed sectionless{.buildId = intact.buildId, .segments = intact.segments};
+  // Without program headers there are no segments; the sections still give the symbols and the build id.
+  const Parsed segmentless{.symbols = intact.symbols, .buildId = intact.buildId};
 
-  // Every section's size, offset, link and entry size set to extremes, one at a time.
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shoff = UINT64_MAX - 8; })), sectionless)
+      << "section headers past the end";
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shnum = 0xffff; })), sectionless)
+      << "more section headers than the file holds (under the 65536 refused outright)";
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shnum = 0; })), sectionless)
+      << "the count is in section 0, whose size says 0";
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_phoff = UINT64_MAX - 8; })), refused)
+      << "program headers that cannot be read: no count of them";
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_phnum = 0xffff; })), segmentless)
+      << "PN_XNUM: the count is section 0's sh_info, 0";
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_shstrndx = 0xfff0; })), intact)
+      << "no section names: only the debug link needs them";
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_ident[EI_DATA] = ELFDATA2MSB; })), refused)
+      << "read big-endian, the program headers are at 0x4000000000000000";
+  EXPECT_EQ(parseBothWays(withHeader([](Elf64_Ehdr& h) { h.e_ident[EI_CLASS] = ELFCLASS32; })), Parsed{})
+      << "read as 32-bit: no program headers (e_phnum reads as 0), and 24-byte symbols are not 32-bit ones";
+
+  // Every section's size, offset, link and entry size set to extremes, one at a time. Only the two symbol tables
+  // and their string tables hold symbols.
+  auto sectionAt = [&](size_t index) { return header.e_shoff + index * sizeof(Elf64_Shdr); };
+  auto section = [&](const std::vector<uint8_t>& bytes, size_t index) {
+    Elf64_Shdr found;
+    std::memcpy(&found, bytes.data() + sectionAt(index), sizeof found);
+    return found;
+  };
+  size_t symtab = 0, dynsym = 0;
   for (size_t index = 0; index < header.e_shnum; ++index) {
-    size_t at = header.e_shoff + index * sizeof(Elf64_Shdr);
+    if (section(original, index).sh_type == SHT_SYMTAB) symtab = index;
+    if (section(original, index).sh_type == SHT_DYNSYM) dynsym = index;
+  }
+  ASSERT_NE(symtab, 0u);
+  ASSERT_NE(dynsym, 0u);
+  const size_t strtab = section(original, symtab).sh_link, dynstr = section(original, dynsym).sh_link;
+  std::vector<uint8_t> withoutSymtab = original;
+  Elf64_Shdr hidden = section(original, symtab);
+  hidden.sh_type = SHT_PROGBITS;
+  std::memcpy(withoutSymtab.data() + sectionAt(symtab), &hidden, sizeof hidden);
+  const Parsed dynsymOnly = parseBothWays(withoutSymtab);
+  ASSERT_FALSE(dynsymOnly.refused);
+  ASSERT_LT(dynsymOnly.symbols.size(), intact.symbols.size()) << "tiny64.so has local functions only in .symtab";
+  std::set<std::string> addresses;
+  for (const std::string& symbol : intact.symbols) addresses.insert(symbol.substr(symbol.rfind('@')));
+
+  for (size_t index = 0; index < header.e_shnum; ++index) {
+    const bool table = index == symtab || index == dynsym;
+    const bool strings = index == strtab || index == dynstr;
     for (int field = 0; field < 4; ++field) {
       for (uint64_t value : {uint64_t{0}, uint64_t{1}, uint64_t{0xffffffff}, UINT64_MAX, uint64_t{original.size()}}) {
+        SCOPED_TRACE("section " + std::to_string(index) + ", field " + std::to_string(field) + " = " +
+                     std::to_string(value));
         std::vector<uint8_t> bytes = original;
-        Elf64_Shdr section;
-        std::memcpy(&section, bytes.data() + at, sizeof section);
-        if (field == 0) section.sh_size = value;
-        if (field == 1) section.sh_offset = value;
-        if (field == 2) section.sh_link = static_cast<uint32_t>(value);
-        if (field == 3) section.sh_entsize = value;
-        std::memcpy(bytes.data() + at, &section, sizeof section);
-        parseBothWays(bytes);
+        Elf64_Shdr changed = section(bytes, index);
+        if (field == 0) changed.sh_size = value;
+        if (field == 1) changed.sh_offset = value;
+        if (field == 2) changed.sh_link = static_cast<uint32_t>(value);
+        if (field == 3) changed.sh_entsize = value;
+        std::memcpy(bytes.data() + sectionAt(index), &changed, sizeof changed);
+        Parsed parsed = parseBothWays(bytes);
+        if ((!table && !strings) || (strings && field >= 2)) {
+          // Nothing that holds symbols changed (a string table has no link or entry size to use); a note section
+          // that is lost leaves the build id to the program headers' note.
+          EXPECT_EQ(parsed, intact);
+        } else if (field == 1 && value <= 1) {
+          // Moved onto the ELF header, a table is read from its bytes, which nothing can tell from real entries
+          // or names; a string table moved leaves the entries, so the symbols stay at the object's addresses.
+          ASSERT_FALSE(parsed.refused);
+          EXPECT_EQ(parsed.buildId, intact.buildId);
+          EXPECT_EQ(parsed.segments, intact.segments);
+          if (!strings) continue;
+          for (const std::string& symbol : parsed.symbols) {
+            EXPECT_TRUE(addresses.contains(symbol.substr(symbol.rfind('@')))) << symbol;
+          }
+        } else {
+          // Out of the file, not a whole entry, a link to no string table, not the size of a symbol: the table is
+          // skipped. .symtab's loss costs the local functions only it holds; .dynsym's costs nothing, as .symtab
+          // has its functions too.
+          EXPECT_EQ(parsed, index == symtab || index == strtab ? dynsymOnly : intact);
+        }
       }
     }
   }
@@ -309,12 +439,10 @@ TEST(SymbolizeElf, UnterminatedStringTableYieldsNoGarbageNames) {
       std::memset(bytes.data() + section.sh_offset, 'A', section.sh_size);  // no NUL anywhere
     }
   }
-  if (parseBothWays(bytes) > 0) {
-    auto symbols = parseElfSymbols(bytes);
-    for (uint32_t i = 0; i < symbols->symbols.size(); ++i) {
-      EXPECT_LE(symbols->symbols.name(i).size(), 0x1000u);
-    }
-  }
+  // libelf's elf_strptr refuses a string that does not end inside its table, and a symbol without a name is
+  // skipped: no symbols at all, while the rest of the object is still read.
+  const Parsed intact = parseBothWays(readBytes(seed("tiny64.so")));
+  EXPECT_EQ(parseBothWays(bytes), (Parsed{.buildId = intact.buildId, .segments = intact.segments}));
 }
 
 TEST(SymbolizeElf, DebugLinkNamesAreNeverPaths) {
