@@ -1,5 +1,6 @@
 #pragma once
 // Counts as people read them, in what jfrbpf prints (the summary, the progress line, the views).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -15,5 +16,8 @@ inline std::string groupThousands(uint64_t value) {
   }
   return out;
 }
+
+// 268435456 -> "256 MiB", rounded to the nearest.
+inline std::string mebibytes(size_t bytes) { return std::to_string((bytes + (size_t{1} << 19)) >> 20) + " MiB"; }
 
 }  // namespace jfrbpf

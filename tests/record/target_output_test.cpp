@@ -1,6 +1,7 @@
 // One output on raw records as the BPF sampler writes them, without root or BPF: CPU samples of this very
-// process (each standing for whole sampling periods), an off-CPU wait, a walk that stopped short and the
-// sampler's losses become one file, read back, whose counts are those the summary gives.
+// process (each standing for whole sampling periods), an off-CPU wait (the off-CPU source's writer's), a
+// walk that stopped short and the sampler's losses become one file, read back, whose counts are those the
+// summary and the source's report give.
 #include "userspace/record/output/target_output.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "tests/jfr/jdk_tools.h"
 #include "tests/support/recorded_samples.h"
 #include "userspace/record/sampling/thread_cpu_times.h"
+#include "userspace/record/sources/off_cpu_source.h"
 
 extern "C" __attribute__((noinline)) int jfrbpf_output_leaf(int x) { return x * 5 + 1; }
 extern "C" __attribute__((noinline)) int jfrbpf_output_caller(int x) { return jfrbpf_output_leaf(x) + 3; }
@@ -49,7 +51,11 @@ class TargetOutputTest : public ::testing::Test {
   TargetOutputTest()
       : kernel_(symbolize::KernelSymbolizer::parse("ffffffff81000000 T do_test_syscall\n")),
         output_(std::make_unique<jfr::Recording>(jfr::RecordingOptions{.path = path_}), std::nullopt, kernelSide_,
-                kernel_, native_, kPeriodNs, timing::MethodTimingOptions{}, /*agentEvents=*/false) {
+                kernel_, native_, kPeriodNs, [this](const OutputParts& parts) {
+                  SourceWriters writers;
+                  writers.push_back(offCpu_->writerFor(parts));
+                  return writers;
+                }) {
     output_.beginTarget(getpid(), readThreadCpuTimes(getpid()));
   }
 
@@ -77,6 +83,7 @@ class TargetOutputTest : public ::testing::Test {
   test::TempDir dir_;
   const std::string path_ = dir_.file("output.jfr");
   NoJvmKernelSide kernelSide_{/*offCpu=*/true};
+  std::unique_ptr<EventSource> offCpu_ = offCpuSource({.enabled = true, .intervalNs = 1'000'000});
   symbolize::KernelSymbols kernel_;
   symbolize::ProcessSymbolizer native_;
   TargetOutput output_;
@@ -107,8 +114,11 @@ TEST_F(TargetOutputTest, RecordsBecomeEventsWhoseCountsAreTheSummarys) {
   EXPECT_EQ(summary.samples, 4u);
   EXPECT_EQ(summary.sampledCpuNs, 4u * kPeriodNs);
   EXPECT_EQ(summary.lost, 4u);
-  EXPECT_EQ(summary.offCpuSamples, 1u);
-  EXPECT_EQ(summary.offCpuNs, 3'000'000u);
+  summary.sources.push_back(offCpu_->report());
+  ASSERT_NE(summary.source<OffCpuReport>(), nullptr);
+  EXPECT_EQ(summary.source<OffCpuReport>()->samples, 1u);
+  EXPECT_EQ(summary.source<OffCpuReport>()->ns, 3'000'000u);
+  EXPECT_EQ(summary.stacks, 5u) << "4 CPU samples and the wait";
   EXPECT_EQ(summary.truncatedStacks, 1u);
   EXPECT_EQ(summary.truncatedByCause["no unwind info"], 1u);
 

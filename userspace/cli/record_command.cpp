@@ -12,6 +12,7 @@
 
 #include "base/debug_options.h"
 #include "base/error.h"
+#include "base/number_text.h"
 #include "formats/jfr/writer/durations.h"
 #include "bpf/sampler_abi.h"
 #include "userspace/cli/jfr_values.h"
@@ -171,19 +172,6 @@ std::string defaultOutputName(const record::RecordConfig& config, bool directory
   return "jfrbpf-" + who + "-" + stamp + (directory ? "" : ".jfr");
 }
 
-void printTimingSummary(const record::RecordSummary& s) {
-  const protocol::TimingCounters& stubs = s.stubCounters;
-  const auto& probe = s.traceCounters;
-  std::printf("  timing   %s method%s in %zu JVM%s, %s calls timed, %s traces\n", groupThousands(s.timedMethods).c_str(),
-              s.timedMethods == 1 ? "" : "s", s.timedJvms, s.timedJvms == 1 ? "" : "s",
-              groupThousands(s.timedInvocations).c_str(), groupThousands(s.tracesWritten).c_str());
-  uint64_t tracesLost = probe[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL] + probe[JFRBPF_TIMER_TRACES_LOST_BUSY] + s.tracesUnknown;
-  if (stubs.badSlot > 0 || tracesLost > 0) {
-    std::printf("           not timed: %s outside this JVM's slots; traces lost: %s\n",
-                groupThousands(stubs.badSlot).c_str(), groupThousands(tracesLost).c_str());
-  }
-}
-
 // --alloc=INTERVAL: a rate (JFR's throttle form) or a size (async-profiler's --alloc form).
 record::AllocationOptions parseAllocationInterval(const std::string& value) {
   record::AllocationOptions options;
@@ -205,38 +193,12 @@ record::AllocationOptions parseAllocationInterval(const std::string& value) {
   return options;
 }
 
-// With --alloc: its events and the bytes they stand for; the trace probe's records lost (allocation samples
-// share its ring with method traces).
-void printAllocations(const record::RecordSummary& s) {
-  if (s.allocationSamples == 0) return;
-  std::printf("  alloc    %s samples (%s allocated)", groupThousands(s.allocationSamples).c_str(),
-              record::mebibytes(s.allocatedBytes).c_str());
-  const uint64_t lost =
-      s.traceCounters[JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL] + s.traceCounters[JFRBPF_TIMER_TRACES_LOST_BUSY];
-  if (lost > 0) std::printf(", %s records of the probe lost", groupThousands(lost).c_str());
-  std::printf("\n");
-}
-
-// With --lock: its events and the time they waited.
-void printLocks(const record::RecordSummary& s) {
-  if (s.monitorEnters == 0 && s.monitorWaits == 0 && s.parks == 0) return;
-  std::printf("  locks    %s blocked (%.2f s), %s waits (%.2f s), %s parks (%.2f s)\n",
-              groupThousands(s.monitorEnters).c_str(), static_cast<double>(s.monitorEnterNs) / 1e9,
-              groupThousands(s.monitorWaits).c_str(), static_cast<double>(s.monitorWaitNs) / 1e9,
-              groupThousands(s.parks).c_str(), static_cast<double>(s.parkNs) / 1e9);
-}
-
-// With --off-cpu: its events and the off-CPU time they stand for.
-void printOffCpu(const record::RecordSummary& s) {
-  if (s.offCpuSamples == 0 && s.offCpuLost == 0) return;
-  std::printf("  off-CPU  %s samples (%.2f s of off-CPU time)", groupThousands(s.offCpuSamples).c_str(),
-              static_cast<double>(s.offCpuNs) / 1e9);
-  if (s.virtualThreadWaits > 0) {
-    std::printf(", of which %s waits of virtual threads (%.2f s)", groupThousands(s.virtualThreadWaits).c_str(),
-                static_cast<double>(s.virtualThreadWaitNs) / 1e9);
+// A line for each event source that has something to say (sources/).
+void printSources(const record::RecordSummary& s) {
+  for (const auto& report : s.sources) {
+    const std::string line = report->line(s);
+    if (!line.empty()) std::printf("  %s\n", line.c_str());
   }
-  if (s.offCpuLost > 0) std::printf(", %s lost", groupThousands(s.offCpuLost).c_str());
-  std::printf("\n");
 }
 
 // Only when some stack stopped before its thread's outermost frame: how many, and why.
@@ -244,7 +206,7 @@ void printTruncatedStacks(const record::RecordSummary& s) {
   if (s.truncatedStacks == 0) return;
   std::printf("  stacks   %s truncated (%.2f %%:", groupThousands(s.truncatedStacks).c_str(),
               100.0 * static_cast<double>(s.truncatedStacks) /
-                  static_cast<double>(std::max<uint64_t>(1, s.samples + s.offCpuSamples)));
+                  static_cast<double>(std::max<uint64_t>(1, s.stacks)));
   const char* separator = "";
   for (const auto& [cause, count] : s.truncatedByCause) {
     std::printf("%s %s %s", separator, groupThousands(count).c_str(), cause.c_str());
@@ -256,8 +218,8 @@ void printTruncatedStacks(const record::RecordSummary& s) {
 // Said when the budget had to act, and always with JFRBPF_DEBUG.
 void printMemory(const record::RecordSummary& s) {
   if (s.memorySheds == 0 && s.javaFramesDropped == 0 && !std::getenv("JFRBPF_DEBUG")) return;
-  std::printf("  memory   peak %s of --memory-limit %s", record::mebibytes(s.peakResidentBytes).c_str(),
-              record::mebibytes(s.memoryLimitBytes).c_str());
+  std::printf("  memory   peak %s of --memory-limit %s", mebibytes(s.peakResidentBytes).c_str(),
+              mebibytes(s.memoryLimitBytes).c_str());
   if (s.memorySheds > 0) std::printf(", caches dropped %llu times", static_cast<unsigned long long>(s.memorySheds));
   if (s.javaFramesDropped > 0) {
     std::printf(", Java frames dropped in %llu JVM%s", static_cast<unsigned long long>(s.javaFramesDropped),
@@ -285,11 +247,8 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     std::printf(")");
   }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
-  printOffCpu(s);
-  printAllocations(s);
-  printLocks(s);
+  printSources(s);
   printTruncatedStacks(s);
-  if (s.timedJvms > 0) printTimingSummary(s);
   printMemory(s);
   if (std::getenv("JFRBPF_DEBUG")) {
     static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
@@ -421,10 +380,10 @@ int runRecordCommand(Arguments& args) {
         if (config.lock.thresholdNs < 0) throw Error("invalid --lock '" + value + "': a threshold of 0 or more", ErrorKind::Usage);
       }
     } else if (args.optionalValue("--off-cpu", "its interval", value)) {
-      config.offCpu = true;
+      config.offCpu.enabled = true;
       if (!value.empty()) {
-        config.offCpuIntervalNs = value == "0" ? 0 : parseDuration(value, "--off-cpu");
-        if (config.offCpuIntervalNs < 0 || config.offCpuIntervalNs > 4'000'000'000) {
+        config.offCpu.intervalNs = value == "0" ? 0 : parseDuration(value, "--off-cpu");
+        if (config.offCpu.intervalNs < 0 || config.offCpu.intervalNs > 4'000'000'000) {
           throw Error("invalid --off-cpu '" + value + "': the interval must be from 0 (every wait) to 4s", ErrorKind::Usage);
         }
       }

@@ -1,7 +1,7 @@
 #pragma once
-// What a user asks of a recording (`jfrbpf record`'s options), and what follows from it for the file and
-// the sampler. Part of record/'s vocabulary: the session and the outputs read it; it names only what the
-// files and the kernel side define (README.md).
+// What a user asks of a recording (`jfrbpf record`'s options), and the settings of its CPU samples; the
+// event sources (sources/) read their own options here. Part of record/'s vocabulary: the session and the
+// outputs read it; it names only what the files and the kernel side define (README.md).
 #include <sys/types.h>
 
 #include <cstddef>
@@ -41,6 +41,12 @@ struct LockOptions {
   int64_t thresholdNs = 20'000'000;
 };
 
+// --off-cpu: jfrbpf.OffCPUSample events, about one per interval of a thread's off-CPU time (0: every wait).
+struct OffCpuOptions {
+  bool enabled = false;
+  int64_t intervalNs = 1'000'000;
+};
+
 struct RecordConfig {
   std::vector<pid_t> pids;             // -p (one or more)
   std::vector<std::string> command;    // launch mode: CMD ARGS...
@@ -61,25 +67,15 @@ struct RecordConfig {
   RotationPolicy rotation;             // --rotate, --rotate-size: outputPath is then a directory
   RetentionPolicy retention;           // --max-age, --max-size: of the output directory
   double maxRatePerSecond = 0;         // --max-rate: host-wide samples per second (0: no budget)
-  bool offCpu = false;                 // --off-cpu: jfrbpf.OffCPUSample events as well
-  int64_t offCpuIntervalNs = 1'000'000;  // their mean off-CPU time per event (0: every wait)
+  OffCpuOptions offCpu;                // --off-cpu
   size_t memoryLimitBytes = kDefaultMemoryLimit;  // --memory-limit (session/memory_budget.h)
   AllocationOptions allocation;        // --alloc
   LockOptions lock;                    // --lock
-  // Events the agents send through the trace probe, the JVMs' own events rather than samples.
-  bool agentEvents() const { return allocation.enabled || lock.enabled; }
 };
 
-// The JFR file of a recording with `config` at `path`.
-jfr::RecordingOptions recordingOptions(const RecordConfig& config, const std::string& path);
-
-// The one place that knows the JFR settings (jdk.ActiveSetting) of what a recording writes: those of every
-// event it was asked for, at its start ...
-std::vector<jfr::Setting> recordingSettings(const RecordConfig& config);
+// The JFR settings (jdk.ActiveSetting) of the CPU samples a recording with `config` writes, at its start ...
+std::vector<jfr::Setting> cpuSampleSettings(const RecordConfig& config);
 // ... and those --max-rate changes when it changes the sampling period.
 std::vector<jfr::Setting> samplingPeriodSettings(jfr::SampleEvents events, int64_t periodNs);
-
-// The BPF sampler a recording with `config` needs.
-SamplerConfig samplerConfigOf(const RecordConfig& config);
 
 }  // namespace jfrbpf::record

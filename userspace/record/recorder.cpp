@@ -31,8 +31,8 @@ RecordSummary recordProcesses(const RecordConfig& config) {
   }
   session.endSampling();
   targets.finish();
+  targets.addTo(summary, session);  // before the session's counts: its JVMs end in the sources' reports
   session.endRecording(summary, startNs);
-  targets.addTo(summary, session);
   return summary;
 }
 

@@ -7,12 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bpf/method_timer_abi.h"
 #include "bpf/sampler_abi.h"
-#include "jvmsupport/protocol/timing_table.h"
 
 namespace jfrbpf::record {
 
@@ -28,6 +28,18 @@ inline const char* describe(StopReason reason) {
   return "stopped";
 }
 
+struct RecordSummary;
+
+// What one event source (sources/) did over the recording: its own counts, and the line of the summary
+// `jfrbpf record` prints for them.
+class SourceReport {
+ public:
+  virtual ~SourceReport() = default;
+  // "alloc    437 samples (12 MiB allocated)", or empty when there is nothing to say; `whole` is the
+  // recording's summary (the losses of the rings the source shares).
+  virtual std::string line(const RecordSummary& whole) const = 0;
+};
+
 struct RecordSummary {
   std::string outputPath;
   StopReason stopReason = StopReason::Duration;
@@ -38,35 +50,19 @@ struct RecordSummary {
   uint64_t failedStacks = 0;
   uint64_t lost = 0;
   uint64_t overflows = 0;              // sampling ticks: periods of target threads' CPU time due a sample (samples + lost)
-  uint64_t offCpuSamples = 0;          // --off-cpu: jfrbpf.OffCPUSample events
-  uint64_t offCpuNs = 0;               // the off-CPU time they stand for
-  uint64_t virtualThreadWaits = 0;     // of those, waits of virtual threads (unmounted: no OS thread slept)
-  uint64_t virtualThreadWaitNs = 0;
-  uint64_t offCpuLost = 0;             // off-CPU records lost
-  uint64_t allocationSamples = 0;      // --alloc: jdk.ObjectAllocationSample events
-  uint64_t allocatedBytes = 0;         // their weights, summed
-  uint64_t monitorEnters = 0;          // --lock: jdk.JavaMonitorEnter events
-  uint64_t monitorEnterNs = 0;         // their durations, summed
-  uint64_t monitorWaits = 0;           // jdk.JavaMonitorWait events
-  uint64_t monitorWaitNs = 0;
-  uint64_t parks = 0;                  // jdk.ThreadPark events
-  uint64_t parkNs = 0;
+  uint64_t offCpuLost = 0;             // --off-cpu: its records lost (accounted as every loss is)
   std::array<uint64_t, JFRBPF_COUNTER_COUNT> counters{};  // the sampler's own, summed over CPUs
   std::vector<uint64_t> sampleCosts;   // with measureSampleCost: samples per JFRBPF_COST_BUCKET_NS of BPF time
   std::map<std::string, uint64_t> lostByCause;
-  uint64_t truncatedStacks = 0;        // samples whose stack stopped before the thread's outermost frame
+  uint64_t stacks = 0;                 // stacks written: of CPU samples, and of the sources' events that have one
+  uint64_t truncatedStacks = 0;        // of those, stacks stopped before the thread's outermost frame
   std::map<std::string, uint64_t> truncatedByCause;
   uint64_t threads = 0;
   size_t javaProcesses = 0;            // targets whose Java frames were resolved through the agent
   int launchedExitStatus = -1;         // wait status of the launched command, if any
-  // Method timing (when asked for).
-  size_t timedJvms = 0;                // JVMs whose methods were instrumented
-  size_t timedMethods = 0;             // jdk.MethodTiming events in the last batch
-  uint64_t timedInvocations = 0;       // the invocations they count
-  uint64_t tracesWritten = 0;          // jdk.MethodTrace events
-  uint64_t tracesUnknown = 0;          // trace records no timed method could be found for
-  protocol::TimingCounters stubCounters;  // the agents' timing tables', summed over JVMs
-  std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> traceCounters{};  // the trace probe program's, over CPUs
+  // The trace probe program's counters, over CPUs: its ring carries method traces, allocation samples and
+  // lock waits alike.
+  std::array<uint64_t, JFRBPF_TIMER_COUNTER_COUNT> traceCounters{};
   size_t fileCount = 0;                // files written (more than one per target with --rotate)
   size_t memoryLimitBytes = 0;         // --memory-limit, and what the budget saw and did
   size_t peakResidentBytes = 0;
@@ -82,6 +78,16 @@ struct RecordSummary {
     bool javaFrames = false;           // the agent was attached
   };
   std::vector<File> files;
+  std::vector<std::shared_ptr<const SourceReport>> sources;  // one per event source, in their order
+
+  // The report of type T (a source's, sources/), or null when that source did not run.
+  template <class T>
+  const T* source() const {
+    for (const auto& report : sources) {
+      if (const auto* mine = dynamic_cast<const T*>(report.get())) return mine;
+    }
+    return nullptr;
+  }
 };
 
 }  // namespace jfrbpf::record

@@ -9,9 +9,6 @@
 namespace jfrbpf::record {
 namespace {
 
-// Instrumenting can retransform thousands of classes when a filter names a method of every class.
-constexpr std::chrono::seconds kTimingTimeout{120};
-
 std::string describeInstrumentation(const JvmConnection& connection) {
   size_t timed = 0, traced = 0;
   connection.model().timedMethods().forEach([&](const jvm::TimedMethodInfo& m) {
@@ -46,12 +43,11 @@ void publishJvm(JvmConnection& jvm, JvmKernelSide& sampler, std::vector<std::str
   }
 }
 
-void startTiming(JvmConnection& jvm, JvmKernelSide& sampler, const timing::MethodTimingOptions& options,
-                 uint64_t virtualWaitIntervalNs, uint32_t slotBase, uint32_t slotLimit,
-                 std::vector<std::string>& notes) {
+void instrument(JvmConnection& jvm, JvmKernelSide& sampler, const Instrumentation& request, uint32_t slotBase,
+                uint32_t slotLimit, std::vector<std::string>& notes) {
   try {
-    jvm.startTiming(sampler, options, virtualWaitIntervalNs, slotBase, slotLimit, kTimingTimeout);
-    if (options.enabled()) std::fprintf(stderr, "jfrbpf: %s\n", describeInstrumentation(jvm).c_str());
+    jvm.startTiming(sampler, request.methods, request.virtualWaitIntervalNs, slotBase, slotLimit, kAgentRequestTimeout);
+    if (request.methods.enabled()) std::fprintf(stderr, "jfrbpf: %s\n", describeInstrumentation(jvm).c_str());
     const std::vector<jvm::TimingSkip>& skips = jvm.model().timedMethods().skips();
     for (size_t i = 0; i < skips.size(); ++i) {
       const jvm::TimingSkip& skip = skips[i];
@@ -60,40 +56,7 @@ void startTiming(JvmConnection& jvm, JvmKernelSide& sampler, const timing::Metho
       if (i < 5) std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
     }
   } catch (const Error& e) {
-    notes.push_back(std::string(e.what()) + (options.enabled()
-                                                 ? ": recording without method timing there"
-                                                 : ": recording without the waits of its virtual threads"));
-    std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
-  }
-}
-
-void sampleAllocations(JvmConnection& jvm, JvmKernelSide& sampler, uint64_t intervalBytes, uint32_t samplesPerSecond,
-                       std::vector<std::string>& notes) {
-  try {
-    jvm.startAllocations(sampler, intervalBytes, samplesPerSecond, kTimingTimeout);
-    const std::optional<jvm::JavaModel::AllocationStatusInfo>& status = jvm.model().allocationStatus();
-    if (status && !status->weightFromCounters) {
-      notes.push_back("JVM " + std::to_string(jvm.pid()) + ": its threads' allocation counters are not in VMStructs: "
-                      "each allocation sample weighs the sampling interval, as in JFR");
-      std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
-    }
-  } catch (const Error& e) {
-    notes.push_back(std::string(e.what()) + ": recording without allocation samples there");
-    std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
-  }
-}
-
-void profileLocks(JvmConnection& jvm, JvmKernelSide& sampler, int64_t thresholdNs, std::vector<std::string>& notes) {
-  try {
-    jvm.startLocks(sampler, static_cast<uint64_t>(thresholdNs), kTimingTimeout);
-    const std::optional<jvm::JavaModel::LockStatusInfo>& status = jvm.model().lockStatus();
-    if (status && !status->parks) {
-      notes.push_back("JVM " + std::to_string(jvm.pid()) + ": parks are not recorded (" + status->message +
-                      "): monitors only");
-      std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
-    }
-  } catch (const Error& e) {
-    notes.push_back(std::string(e.what()) + ": recording without lock events there");
+    notes.push_back(std::string(e.what()) + ": recording without " + request.what() + " there");
     std::fprintf(stderr, "jfrbpf: %s\n", notes.back().c_str());
   }
 }

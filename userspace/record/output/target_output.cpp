@@ -5,20 +5,10 @@
 #include <cstring>
 
 #include "base/debug_options.h"
-#include "jvmsupport/protocol/virtual_thread_records.h"
 #include "userspace/record/user_warning.h"
 
 namespace jfrbpf::record {
 namespace {
-
-std::string_view offCpuStateName(uint16_t state) {
-  switch (state) {
-    case JFRBPF_OFF_CPU_SLEEPING: return "sleeping";
-    case JFRBPF_OFF_CPU_UNINTERRUPTIBLE: return "uninterruptible";
-    case JFRBPF_OFF_CPU_PREEMPTED: return "preempted";
-    default: return "unknown";
-  }
-}
 
 // JFRBPF_DEBUG=truncated: the walker's raw frames (pc, and Method* of interpreted ones) of a truncated stack.
 void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
@@ -39,8 +29,7 @@ void printTruncatedWalk(const jfrbpf_sample_record& record, StackEnd end) {
 
 TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<FileSeries> series,
                            JvmKernelSide& sampler, const symbolize::KernelSymbols& kernel,
-                           symbolize::ProcessSymbolizer& native, int64_t periodNs,
-                           const timing::MethodTimingOptions& timing, bool agentEvents)
+                           symbolize::ProcessSymbolizer& native, int64_t periodNs, const MakeSourceWriters& writers)
     : out_(std::move(out)),
       periodNs_(periodNs),
       threads_(*out_),
@@ -52,22 +41,10 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<Fi
       ledger_(*out_, threads_),
       truncations_(*out_),
       eventThreads_(*out_, threads_, jvms_, stacks_),
-      printTruncatedWalks_(debugOption("truncated")),
-      timingOptions_(timing) {
+      printTruncatedWalks_(debugOption("truncated")) {
   if (series) files_.rotateThrough(std::move(*series));
-  if (agentEvents) {
-    agentEvents_ = std::make_unique<AgentEventWriter>(*out_, eventThreads_);
-  }
-  if (!timing.enabled()) return;
-  timing_ = std::make_unique<timing::MethodTimingWriter>(
-      *out_,
-      [this](const jfrbpf_sample_record& record, std::vector<jfr::StackFrame>& frames) {
-        ResolvedStack stack = eventThreads_.stackOf(record);
-        frames.assign(stack.frames.begin(), stack.frames.end());
-        return stack.truncated();
-      },
-      [this](const jfrbpf_sample_record& record) { return eventThreads_.of(record); });
-  nextTimingBatch_ = timing.timingPeriodNs > 0 ? jfr::Recording::now() + timing.timingPeriodNs : INT64_MAX;
+  if (writers) writers_ = writers(OutputParts{*out_, eventThreads_, jvms_, stacks_, truncations_});
+  for (const auto& writer : writers_) writerSampleFlags_ |= writer->sampleFlags();
 }
 
 void TargetOutput::note(const char* level, const std::string& text) { out_->note(jfr::Recording::now(), level, text); }
@@ -75,8 +52,7 @@ void TargetOutput::note(const char* level, const std::string& text) { out_->note
 void TargetOutput::addJvm(JvmConnection& jvm) {
   jvms_.add(jvm);
   stacks_.setJavaModel(jvm.pid(), &jvm.model());
-  if (timing_) timing_->addJvm(jvm.pid(), jvm.model());
-  if (agentEvents_) agentEvents_->addJvm(jvm.pid(), jvm.model());
+  for (const auto& writer : writers_) writer->addJvm(jvm.pid(), jvm.model());
 }
 
 void TargetOutput::endTarget(jfr::Ticks now, pid_t pid, const ThreadCpuTimes& end) {
@@ -89,23 +65,16 @@ void TargetOutput::forgetProcess(pid_t pid) {
   stacks_.forgetProcess(pid);
 }
 
-void TargetOutput::writeMethodTimings(jfr::Ticks now) {
-  timing_->writeTimings(now, [this](uint32_t slot) { return jvms_.timingStats(slot); });
-}
-
 void TargetOutput::addCountsTo(RecordSummary& summary) const {
   summary.javaFramesDropped += javaFramesDropped_;
   summary.samples += samples();
-  summary.offCpuSamples += offCpuSamples_.load(std::memory_order_relaxed);
-  summary.offCpuNs += offCpuNs_.load(std::memory_order_relaxed);
-  summary.virtualThreadWaits += virtualWaits_.load(std::memory_order_relaxed);
-  summary.virtualThreadWaitNs += virtualWaitNs_.load(std::memory_order_relaxed);
   summary.offCpuLost += ledger_.offCpuLost();
   summary.sampledCpuNs += cpuNs_.load(std::memory_order_relaxed);
   summary.failedStacks += failed_.load(std::memory_order_relaxed);
   summary.lost += ledger_.attributed();  // the unattributed ones once, by the pipeline
   summary.threads += threads_.everSeen();
   for (const auto& [cause, count] : ledger_.byCause()) summary.lostByCause[cause] += count;
+  summary.stacks += truncations_.total();
   summary.truncatedStacks += truncations_.truncated();
   for (size_t i = 0; i < static_cast<size_t>(StackEnd::kCount); ++i) {
     auto end = static_cast<StackEnd>(i);
@@ -113,27 +82,11 @@ void TargetOutput::addCountsTo(RecordSummary& summary) const {
       summary.truncatedByCause[std::string(stackEndCause(end))] += truncations_.samples(end);
     }
   }
-  if (agentEvents_) {
-    summary.allocationSamples += agentEvents_->allocations().events;
-    summary.allocatedBytes += agentEvents_->allocations().amount;
-    summary.monitorEnters += agentEvents_->monitorEnters().events;
-    summary.monitorEnterNs += agentEvents_->monitorEnters().amount;
-    summary.monitorWaits += agentEvents_->monitorWaits().events;
-    summary.monitorWaitNs += agentEvents_->monitorWaits().amount;
-    summary.parks += agentEvents_->parks().events;
-    summary.parkNs += agentEvents_->parks().amount;
-  }
-  if (timing_) {
-    summary.timedMethods += timing_->timedMethodsWritten();
-    summary.timedInvocations += timing_->invocationsWritten();
-    summary.tracesWritten += timing_->traceCounters().written;
-    summary.tracesUnknown += timing_->traceCounters().unknownMethod;
-  }
 }
 
 void TargetOutput::serviceJvms(jfr::Ticks now) {
   for (const auto& [pid, why] : jvms_.service(now)) dropJavaFrames(pid, now, why);
-  writeVirtualThreadWaits();
+  for (const auto& writer : writers_) writer->afterAgents(now);
   if (!waitingSamples_.empty()) retryWaitingSamples(now, /*all=*/false);
 }
 
@@ -151,8 +104,7 @@ std::vector<std::pair<pid_t, size_t>> TargetOutput::heldBytes() const {
   std::vector<std::pair<pid_t, size_t>> held = jvms_.modelBytes();
   for (auto& [pid, bytes] : held) {
     bytes += waitingSamples_.bytesOf(pid);
-    if (timing_) bytes += timing_->pendingBytesOf(pid);
-    if (agentEvents_) bytes += agentEvents_->pendingBytesOf(pid);
+    for (const auto& writer : writers_) bytes += writer->pendingBytesOf(pid);
   }
   return held;
 }
@@ -178,9 +130,10 @@ void TargetOutput::retryWaitingSamples(jfr::Ticks now, bool all) {
 }
 
 void TargetOutput::writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
-  if (record.flags & JFRBPF_SAMPLE_OFF_CPU) {
-    writeOffCpuSample(record, stack);
-    return;
+  if ((record.flags & writerSampleFlags_) != 0) {
+    for (const auto& writer : writers_) {
+      if ((record.flags & writer->sampleFlags()) != 0) return writer->writeSample(record, stack);
+    }
   }
   const bool failed = (record.flags & JFRBPF_SAMPLE_USER_STACK_FAILED) != 0 && stack.frames.empty();
   // A record stands for whole sampling periods of the thread's CPU time, by the kernel's accounting: one
@@ -199,57 +152,16 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record, const Resolve
   if (failed) failed_.fetch_add(count, std::memory_order_relaxed);
 }
 
-void TargetOutput::writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack) {
-  // A carrier that waits with a virtual thread mounted (pinned, or preempted while it ran) waits for it.
-  const ResolvedStack written = eventThreads_.ownStack(record, stack);
-  truncations_.count(written.end);
-  const auto weight = static_cast<jfr::Ticks>(record.cpu_time_ns);
-  out_->offCpuSample(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(record.off_cpu_ns),
-                     eventThreads_.of(record), written.frames, written.truncated(), weight,
-                     offCpuStateName(record.off_cpu_state), static_cast<jfr::Ticks>(record.run_delay_ns));
-  offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
-  offCpuNs_.fetch_add(static_cast<uint64_t>(weight), std::memory_order_relaxed);
-}
-
-void TargetOutput::writeVirtualThreadWaits() {
-  jvms_.takeVirtualThreadWaits([this](pid_t pid, jvm::JavaModel::VirtualThreadWaitInfo& wait) {
-    const StackEnd end = (wait.flags & protocol::kWaitStackNotTaken) != 0   ? StackEnd::kNotTaken
-                         : (wait.flags & protocol::kWaitStackTruncated) != 0 ? StackEnd::kDepthLimit
-                                                                              : StackEnd::kRoot;
-    const ResolvedStack stack = stacks_.jvmWalkedStack(pid, wait.frames, wait.startTicks, end);
-    truncations_.count(stack.end);
-    // Thread.yield unmounts too: a virtual thread that yielded waits for a carrier, as a preempted thread
-    // waits for a CPU.
-    const jvm::JavaModel* model = stacks_.javaModel(pid);
-    const jvm::JavaMethod* site = model != nullptr && !wait.frames.empty()
-                                      ? model->methods().byId(wait.frames.front().first, wait.startTicks)
-                                      : nullptr;
-    const std::string_view state = site != nullptr && site->name == "tryYield" ? "yielded" : "parked";
-    // The JVM names virtual threads to the agent only here: from now on, the thread's events carry it.
-    if (!wait.name.empty()) out_->nameVirtualThread(wait.threadId, wait.name);
-    out_->offCpuSample(static_cast<jfr::Ticks>(wait.startTicks), static_cast<jfr::Ticks>(wait.durationNs),
-                       jfr::EventThread::virtualThread(wait.threadId), stack.frames, stack.truncated(),
-                       static_cast<jfr::Ticks>(wait.weightNs), state, 0);
-    offCpuSamples_.fetch_add(1, std::memory_order_relaxed);
-    offCpuNs_.fetch_add(wait.weightNs, std::memory_order_relaxed);
-    virtualWaits_.fetch_add(1, std::memory_order_relaxed);
-    virtualWaitNs_.fetch_add(wait.weightNs, std::memory_order_relaxed);
-  });
-}
-
 void TargetOutput::onTrace(const void* data, size_t size) {
   jfrbpf_trace_head head{};
   if (size >= sizeof head) std::memcpy(&head, data, sizeof head);
-  if (AgentEventWriter::takes(head.hook_index)) {
-    if (agentEvents_) agentEvents_->onRecord(data, size);
-  } else if (timing_) {
-    timing_->onTrace(data, size);
+  for (const auto& writer : writers_) {
+    if (writer->takesTrace(head.hook_index)) return writer->onTrace(data, size);
   }
 }
 
 void TargetOutput::afterTraces() {
-  if (timing_) timing_->retryPending();
-  if (agentEvents_) agentEvents_->retryPending();
+  for (const auto& writer : writers_) writer->afterTraces();
 }
 
 void TargetOutput::flushIfDue(jfr::Ticks now) {
@@ -263,20 +175,14 @@ void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& l
   jvms_.nameThreads(threads_);
   ledger_.reportThreadLosses(now, losses);
   truncations_.report(now);
-  if (timing_) {
-    jvms_.reportInstrumentation(now);
-    if (now >= nextTimingBatch_) {
-      writeMethodTimings(now);
-      nextTimingBatch_ = now + timingOptions_.timingPeriodNs;
-    }
-  }
+  for (const auto& writer : writers_) writer->periodicWork(now);
 }
 
 void TargetOutput::continueInNextFile(jfr::Ticks now) {
   truncations_.report(now);
   jvms_.nameThreads(threads_);
   cpuTimes_.endFile(now);
-  if (timing_) writeMethodTimings(now);  // JFR's endChunk values, cumulative, so that each file has them
+  for (const auto& writer : writers_) writer->endFile(now);
   files_.nextFile(now);
 }
 
@@ -293,11 +199,10 @@ void TargetOutput::samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const
 void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   serviceJvms(now);  // the agents' last records first: they may name what waiting samples ran
   retryWaitingSamples(now, /*all=*/true);
+  for (const auto& writer : writers_) writer->drain(finalTraces);
   truncations_.report(now);
-  if (timing_ && finalTraces) timing_->retryPending(/*final=*/true);
-  if (agentEvents_) agentEvents_->retryPending(/*final=*/true);
   jvms_.nameThreads(threads_);
-  if (timing_) writeMethodTimings(now);  // JFR's endChunk: the recording's last chunk ends here
+  for (const auto& writer : writers_) writer->endFile(now);  // the recording's last chunk ends here
   out_->close();
   files_.checkComplete();
 }

@@ -1,10 +1,11 @@
 #pragma once
 // One output of a recording: the file (or --rotate's series of files) that some targets' records become
-// events in. It turns sample and trace records into events, with their stacks (the resolver's method ids
-// belong to its writer) and threads, and keeps the file's accounting (losses, truncated stacks, counts).
-// Its parts each have their own concern: the JVMs whose Java frames it shows (TargetJvms), the files it
-// writes one after the other (FileRotation), the threads' CPU time per file (ThreadCpuAccounting), and who
-// each record is written as (EventThreads), which the writers of the agents' events ask directly.
+// events in. It turns CPU sample records into events, with their stacks (the resolver's method ids belong to
+// its writer) and threads, hands the records of the event sources to their writers (SourceWriter), and keeps
+// the file's accounting (losses, truncated stacks, counts). Its parts each have their own concern: the JVMs
+// whose Java frames it shows (TargetJvms), the files it writes one after the other (FileRotation), the
+// threads' CPU time per file (ThreadCpuAccounting), and who each record is written as (EventThreads), which
+// the sources' writers ask directly.
 // `jfrbpf record -p` has one output; `record --all` one per JVM.
 #include <sys/types.h>
 
@@ -22,25 +23,23 @@
 #include "userspace/record/jvm/jvm_connection.h"
 #include "userspace/record/jvm/target_jvms.h"
 #include "userspace/record/jvm/thread_registry.h"
-#include "userspace/record/output/agent_event_writer.h"
 #include "userspace/record/output/event_threads.h"
 #include "userspace/record/output/loss_ledger.h"
+#include "userspace/record/output/source_writer.h"
 #include "userspace/record/output/stack_resolver.h"
 #include "userspace/record/output/thread_cpu_accounting.h"
 #include "userspace/record/output/truncation_ledger.h"
 #include "userspace/record/sampling/jvm_kernel_side.h"
 #include "userspace/record/summary.h"
-#include "userspace/timing/method_timing_options.h"
-#include "userspace/timing/method_timing_writer.h"
 
 namespace jfrbpf::record {
 
 class TargetOutput {
  public:
-  // With `series` (--rotate), `out` is the first of its files.
+  // With `series` (--rotate), `out` is the first of its files. `writers` makes the event sources' writers.
   TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<FileSeries> series, JvmKernelSide& sampler,
                const symbolize::KernelSymbols& kernel, symbolize::ProcessSymbolizer& native, int64_t periodNs,
-               const timing::MethodTimingOptions& timing, bool agentEvents);  // --alloc or --lock
+               const MakeSourceWriters& writers = {});
 
   // A jfrbpf.Note in the file now: `level` "info" or "warning".
   void note(const char* level, const std::string& text);
@@ -55,7 +54,8 @@ class TargetOutput {
   // model, and its records waiting for the agent's).
   std::vector<std::pair<pid_t, size_t>> heldBytes() const;
 
-  // `jvm` (alive as long as this output) is a JVM of this output: its Java frames named, its methods timed.
+  // `jvm` (alive as long as this output) is a JVM of this output: its Java frames named, and the sources'
+  // writers know its code and classes.
   void addJvm(JvmConnection& jvm);
   // Process `pid` is a JVM whose samples come without Java frames for now (`why`: kJavaFramesPending) or
   // for good (kJavaFramesUnavailable): its stacks that stop short say so (StackResolver::setJavaFramesMissing).
@@ -69,7 +69,7 @@ class TargetOutput {
   void forgetProcess(pid_t pid);
 
   void onSample(const jfrbpf_sample_record& record);
-  // A record of the traces ring: a traced call, an allocation sample or a lock wait.
+  // A record of the traces ring (a traced call, an allocation sample, a lock wait): its source's writer's.
   void onTrace(const void* data, size_t size);
   // After a batch of traces: those that waited for their method's or class's metadata are tried again.
   void afterTraces();
@@ -81,7 +81,7 @@ class TargetOutput {
   bool dropJavaFrames(pid_t pid, jfr::Ticks now, const std::string& why);
   void dropCaches() { stacks_.dropCaches(); }
 
-  // Once a turn: thread names, losses, truncation counts, instrumentation notes, method timings when due.
+  // Once a turn: thread names, losses, truncation counts, and the sources' writers' own work.
   void periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
   // --max-rate changed the sampling period: the file's settings follow, and a note says why.
@@ -92,10 +92,10 @@ class TargetOutput {
   // with that sample is written.
   void flushIfDue(jfr::Ticks now);
   bool fileDue(jfr::Ticks now) const { return files_.due(now); }
-  // Finishes the current file with what is per file (the threads' CPU time and the method timings over it)
-  // and goes on in the next one. Losses up to `now` must have been reported (periodicWork) before.
+  // Finishes the current file with what is per file (the threads' CPU time, and the writers' per file
+  // events) and goes on in the next one. Losses up to `now` must have been reported (periodicWork) before.
   void continueInNextFile(jfr::Ticks now);
-  // Drains what is left of the agents, writes the last timings and closes the file. Throws jfrbpf::Error
+  // Drains what is left of the agents and the writers, and closes the file. Throws jfrbpf::Error
   // when this or an earlier file of the recording could not be written whole.
   void finish(jfr::Ticks now, bool finalTraces);
   void abandon() { out_->abandon(); }
@@ -103,20 +103,15 @@ class TargetOutput {
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint64_t lost() const { return ledger_.total(); }
   const LossLedger& ledger() const { return ledger_; }
-  // Adds this output's samples, losses, truncated stacks, threads and method timing to the summary.
+  // Adds this output's samples, losses, stacks and threads to the summary (the sources count their own).
   void addCountsTo(RecordSummary& summary) const;
 
  private:
-  // Writes `record` with its stack as resolved.
+  // Writes `record` with its stack as resolved: a CPU sample, or a source's record (SourceWriter::sampleFlags).
   void writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
-  void writeOffCpuSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
-  // The waits of virtual threads the agents sent (protocol/virtual_thread_records.h): off-CPU samples of
-  // those virtual threads, as the scheduler hooks' are of OS threads.
-  void writeVirtualThreadWaits();
   // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
   // writes every one of them as it resolves now.
   void retryWaitingSamples(jfr::Ticks now, bool all);
-  void writeMethodTimings(jfr::Ticks now);
 
   std::unique_ptr<jfr::Recording> out_;
   int64_t periodNs_;
@@ -134,15 +129,9 @@ class TargetOutput {
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> failed_{0};
   std::atomic<uint64_t> cpuNs_{0};
-  std::atomic<uint64_t> offCpuSamples_{0};
-  std::atomic<uint64_t> offCpuNs_{0};
-  std::atomic<uint64_t> virtualWaits_{0};    // of those, waits of virtual threads
-  std::atomic<uint64_t> virtualWaitNs_{0};
 
-  timing::MethodTimingOptions timingOptions_;
-  std::unique_ptr<timing::MethodTimingWriter> timing_;  // null without method timing
-  std::unique_ptr<AgentEventWriter> agentEvents_;      // null without --alloc and --lock
-  jfr::Ticks nextTimingBatch_ = 0;
+  SourceWriters writers_;
+  uint32_t writerSampleFlags_ = 0;  // the sample flags some writer takes: CPU samples have none of them
 };
 
 }  // namespace jfrbpf::record

@@ -19,4 +19,10 @@ uint64_t TruncationLedger::truncated() const {
   return total;
 }
 
+uint64_t TruncationLedger::total() const {
+  uint64_t total = 0;
+  for (uint64_t count : counts_) total += count;
+  return total;
+}
+
 }  // namespace jfrbpf::record

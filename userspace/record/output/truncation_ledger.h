@@ -19,6 +19,7 @@ class TruncationLedger {
 
   uint64_t samples(StackEnd end) const { return counts_[static_cast<size_t>(end)]; }
   uint64_t truncated() const;  // every end but kRoot
+  uint64_t total() const;      // every stack counted
 
  private:
   static constexpr size_t kEnds = static_cast<size_t>(StackEnd::kCount);

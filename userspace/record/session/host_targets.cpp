@@ -64,7 +64,7 @@ bool HostTargets::takeAttached() {
       host->jvm = std::move(jvm);
       std::vector<std::string> notes;
       host->slotBase = session_.prepareJvm(*host->jvm, notes);
-      session_.startJvmEvents(*host->jvm, notes);
+      session_.startSources(*host->jvm, notes);
       session_.joinLateJvm(*host->jvm, *attachment, *host->output, std::move(notes));
     } else {
       session_.refuseLateJvm(*attachment, *host->output);
@@ -199,7 +199,7 @@ void HostTargets::begin(HostJvm& host, std::vector<std::string> notes, StackEnd 
   }
   if (host.jvm) {
     std::vector<std::string> eventNotes;
-    session_.startJvmEvents(*host.jvm, eventNotes);
+    session_.startSources(*host.jvm, eventNotes);
     for (const std::string& note : eventNotes) host.output->note("warning", note);
   }
   session_.tell("recording JVM " + std::to_string(pid) + " (" + discovery::printableText(host.mainClass) + ") into " +

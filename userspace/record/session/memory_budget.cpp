@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/number_text.h"
+
 namespace jfrbpf::record {
 
 size_t residentSetBytes() {
@@ -18,8 +20,6 @@ size_t residentSetBytes() {
   if (fields != 2) return 0;
   return static_cast<size_t>(residentPages) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
-
-std::string mebibytes(size_t bytes) { return std::to_string((bytes + (size_t{1} << 19)) >> 20) + " MiB"; }
 
 MemoryBudget::MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes)
     : limit_(limitBytes), residentBytes_(std::move(residentBytes)) {}

@@ -64,7 +64,4 @@ class MemoryBudget {
   uint64_t sheds_ = 0;
 };
 
-// "256 MiB": for notes and messages.
-std::string mebibytes(size_t bytes);
-
 }  // namespace jfrbpf::record

@@ -149,7 +149,7 @@ void ProcessTargets::joinAttached(RecordingSession& session) {
     if (auto jvm = attachment->takeConnection()) {
       std::vector<std::string> notes;
       session.prepareJvm(*jvm, notes);
-      session.startJvmEvents(*jvm, notes);
+      session.startSources(*jvm, notes);
       session.joinLateJvm(*jvm, *attachment, *output_, std::move(notes));
       jvms_.push_back(std::move(jvm));
     } else if (!attachment->jvmExited()) {
@@ -165,7 +165,7 @@ void ProcessTargets::abandon() {
   if (output_) output_->abandon();
 }
 
-void ProcessTargets::addTo(RecordSummary& summary, const RecordingSession& session) {
+void ProcessTargets::addTo(RecordSummary& summary, RecordingSession& session) {
   summary.outputPath = config_.rotation.enabled() ? output_->path() : config_.outputPath;
   summary.fileCount = output_->fileCount();
   output_->addCountsTo(summary);

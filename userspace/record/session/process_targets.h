@@ -50,7 +50,7 @@ class ProcessTargets {
   void finish();
   void abandon();
   // What the targets did, into `summary` (the session's own counts are added by the session).
-  void addTo(RecordSummary& summary, const RecordingSession& session);
+  void addTo(RecordSummary& summary, RecordingSession& session);
 
   // "pid 123", "pids 1,2", or the launched command.
   std::string describe() const;

@@ -9,7 +9,6 @@
 
 #include "base/error.h"
 #include "base/startup_marks.h"
-#include "jvmsupport/protocol/timing_records.h"
 #include "userspace/record/jvm/jvm_setup.h"
 #include "userspace/record/session/dump_requests.h"
 #include "userspace/record/session/memory_budget.h"
@@ -21,17 +20,12 @@ namespace {
 // How often the main loop looks at the stop conditions and does its own work.
 constexpr int kTurnMs = 250;
 
-// Whether `jvm` may run virtual threads: JDK 19 and later (JVMTI's major version is the JDK's since JDK 9).
-bool mayRunVirtualThreads(const JvmConnection& jvm) {
-  const std::optional<jvm::AgentInfo>& agent = jvm.model().agent();
-  return agent && ((agent->jvmtiVersion >> 16) & 0x0fff) >= 19;
-}
-
 }  // namespace
 
 RecordingSession::RecordingSession(const RecordConfig& config, std::string outputDirectory, size_t timedJvmsAtOnce,
                                    const std::vector<pid_t>& attachAtStart)
     : config_(config),
+      sources_(eventSourcesOf(config)),
       outputDirectory_(std::move(outputDirectory)),
       tablesLoading_(std::async(std::launch::async,
                                 [this, pids = config.pids] {
@@ -51,7 +45,7 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
         for (pid_t pid : attachAtStart) attachments.push_back(attach(pid));
         return attachments;
       }()),
-      sampler_(samplerConfigOf(config)),
+      sampler_(samplerConfigOf(config, sources_)),
       clocks_(config.clockMode, static_cast<uint64_t>(config.periodNs), sampler_),
       pipeline_(sampler_, clocks_, config.memoryLimitBytes, unwindTables_),
       budget_(config.maxRatePerSecond, config.periodNs, sampler_, clocks_, pipeline_),
@@ -61,10 +55,15 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
 }
 
 std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& path, std::optional<FileSeries> series) {
-  auto output = std::make_unique<TargetOutput>(std::make_unique<jfr::Recording>(recordingOptions(config_, path)),
-                                               std::move(series), sampler_, pipeline_.kernelSymbols(),
-                                               pipeline_.nativeSymbols(), config_.periodNs, config_.methodTiming,
-                                               config_.agentEvents());
+  auto output = std::make_unique<TargetOutput>(
+      std::make_unique<jfr::Recording>(recordingOptions(config_, sources_, path)), std::move(series), sampler_,
+      pipeline_.kernelSymbols(), pipeline_.nativeSymbols(), config_.periodNs, [this](const OutputParts& parts) {
+        SourceWriters writers;
+        for (const auto& source : sources_) {
+          if (std::unique_ptr<SourceWriter> writer = source->writerFor(parts)) writers.push_back(std::move(writer));
+        }
+        return writers;
+      });
   budget_.applyTo(*output, jfr::Recording::now());
   return output;
 }
@@ -74,7 +73,7 @@ std::unique_ptr<JvmAttachment> RecordingSession::attach(pid_t pid) {
 }
 
 bool RecordingSession::asksAgents() const {
-  return config_.methodTiming.enabled() || config_.offCpu || config_.agentEvents();
+  return std::any_of(sources_.begin(), sources_.end(), [](const auto& source) { return source->asksAgents(); });
 }
 
 void RecordingSession::startSampling() {
@@ -93,8 +92,8 @@ void RecordingSession::askAgents(const std::vector<JvmConnection*>& jvms, bool s
     return;
   }
   for (JvmConnection* jvm : jvms) {
-    timeMethods(*jvm, notes);
-    startJvmEvents(*jvm, notes);
+    instrument(*jvm, notes);
+    startSources(*jvm, notes);
   }
   startupMark("agents asked");
 }
@@ -112,7 +111,7 @@ bool RecordingSession::addLaunchedJvm(JvmConnection& jvm, pid_t pid, TargetOutpu
                                kAgentTimeout);
     }
     prepareJvm(jvm, notes);
-    startJvmEvents(jvm, notes);
+    startSources(jvm, notes);
     // The output has the JVM before it goes on: the samples of the threads it then starts are resolved, and
     // their threads named, with the agent's records from the first one on.
     auto taken = std::make_shared<std::promise<void>>();
@@ -154,31 +153,24 @@ void RecordingSession::retireTarget(pid_t pid, std::function<void()> whenDrained
 
 std::optional<uint32_t> RecordingSession::prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes) {
   publishJvm(jvm, sampler_, notes);
-  return timeMethods(jvm, notes);
+  return instrument(jvm, notes);
 }
 
-void RecordingSession::startJvmEvents(JvmConnection& jvm, std::vector<std::string>& notes) {
-  if (config_.allocation.enabled) {
-    sampleAllocations(jvm, sampler_, config_.allocation.intervalBytes, config_.allocation.samplesPerSecond, notes);
-  }
-  if (config_.lock.enabled) profileLocks(jvm, sampler_, config_.lock.thresholdNs, notes);
+void RecordingSession::startSources(JvmConnection& jvm, std::vector<std::string>& notes) {
+  for (const auto& source : sources_) source->startInJvm(jvm, sampler_, notes);
 }
 
-std::optional<uint32_t> RecordingSession::timeMethods(JvmConnection& jvm, std::vector<std::string>& notes) {
-  // --off-cpu: virtual threads wait unmounted, unseen by the scheduler hooks; the same hooks time those waits.
-  // A JVM without them is left as it was.
-  const bool waits = config_.offCpu && mayRunVirtualThreads(jvm);
-  const uint64_t virtualWaits = waits ? static_cast<uint64_t>(std::max<int64_t>(0, config_.offCpuIntervalNs))
-                                      : protocol::kNoVirtualThreadWaits;
-  if (!config_.methodTiming.enabled() && !waits) return std::nullopt;
+std::optional<uint32_t> RecordingSession::instrument(JvmConnection& jvm, std::vector<std::string>& notes) {
+  Instrumentation request;
+  for (const auto& source : sources_) source->addInstrumentation(jvm, request);
+  if (request.empty()) return std::nullopt;
   std::optional<uint32_t> base = slots_.acquire();
   if (!base) {
-    notes.push_back(std::string(config_.methodTiming.enabled() ? "method timing" : "the waits of virtual threads") +
-                    " not started: " + std::to_string(kMethodSlots / slots_.rangeSize()) +
+    notes.push_back(std::string(request.what()) + " not started: " + std::to_string(kMethodSlots / slots_.rangeSize()) +
                     " JVMs are timed already (a JVM's slots serve the next one once its file is finished)");
     return std::nullopt;
   }
-  startTiming(jvm, sampler_, config_.methodTiming, virtualWaits, *base, *base + slots_.rangeSize(), notes);
+  record::instrument(jvm, sampler_, request, *base, *base + slots_.rangeSize(), notes);
   return base;
 }
 
@@ -269,14 +261,13 @@ void RecordingSession::endRecording(RecordSummary& summary, int64_t startNs) {
   summary.counters = counters;
   summary.sampleCosts = sampler_.readSampleCosts();
   summary.traceCounters = sampler_.readTimerCounters();  // traces and allocation samples alike
+  for (const auto& source : sources_) summary.sources.push_back(source->report());
 }
 
-void RecordingSession::addJvmsTo(RecordSummary& summary, const std::vector<const JvmConnection*>& jvms) const {
+void RecordingSession::addJvmsTo(RecordSummary& summary, const std::vector<const JvmConnection*>& jvms) {
   summary.javaProcesses += jvms.size();
-  if (!config_.methodTiming.enabled()) return;
   for (const JvmConnection* jvm : jvms) {
-    summary.timedJvms += jvm->timingStarted() ? 1 : 0;
-    if (const timing::TimingTableView* table = jvm->timingTable()) summary.stubCounters += table->counters();
+    for (const auto& source : sources_) source->jvmEnded(*jvm);
   }
 }
 

@@ -1,16 +1,17 @@
 #pragma once
-// One recording, whatever its targets: the BPF sampler and its clocks, the pipeline that turns samples into
-// events, the rate budget, retention, the dump socket, the watch on the output directory, the progress line,
-// the attach permits and the method-timing slots. Its callers decide which processes are targets and which
-// file each is written into: `record -p` and launch mode (process_targets.h: one file for all their targets)
-// and `record --all` (host_targets.h: a file per JVM, JVMs coming and going). The session runs what every
-// target and every JVM needs in one order, the main loop's own work, and the stop in named phases:
+// One recording, whatever its targets: its event sources (sources/), the BPF sampler and its clocks, the
+// pipeline that turns samples into events, the rate budget, retention, the dump socket, the watch on the
+// output directory, the progress line, the attach permits and the instrumentation slots. Its callers decide
+// which processes are targets and which file each is written into: `record -p` and launch mode
+// (process_targets.h: one file for all their targets) and `record --all` (host_targets.h: a file per JVM,
+// JVMs coming and going). The session runs what every target and every JVM needs in one order, the main
+// loop's own work, and the stop in named phases:
 //
 //   RecordingSession session(config, ...);
 //   auto output = session.openOutput(path);            // a file (or series) targets are written into
 //   session.beginTarget(pid, *output);                  // sampled from now on
-//   session.prepareJvm(jvm, notes); output->addJvm(jvm) // its Java frames, its methods timed
-//   session.startJvmEvents(jvm, notes);                // once it is a target: its allocations and locks
+//   session.prepareJvm(jvm, notes); output->addJvm(jvm) // its Java frames, what the sources hook in its code
+//   session.startSources(jvm, notes);                  // once it is a target: what else the sources start
 //   session.startSampling(); session.askAgents(jvms, ...); session.startConsumer();
 //   reason = session.run(stop, what, startNs, turn, outputs); // until the duration, a signal, the targets end
 //   session.endSampling();                              // 1. nothing more is sampled; all is drained
@@ -40,6 +41,7 @@
 #include "userspace/record/session/sample_pipeline.h"
 #include "userspace/record/session/slot_ranges.h"
 #include "userspace/record/session/stop_conditions.h"
+#include "userspace/record/sources/registry.h"
 #include "userspace/record/summary.h"
 #include "userspace/unwind/process_maps.h"
 #include "userspace/unwind/table_cache.h"
@@ -64,8 +66,8 @@ class RecordingSession {
 
   // Sampling begins: the clocks run.
   void startSampling();
-  // Once sampling runs, what the recording asks of `jvms`' agents (method timing, --off-cpu's virtual-thread
-  // waits, --alloc and --lock), unless a stop is already pending. Before startConsumer(), which then reads
+  // Once sampling runs, what the event sources ask of `jvms`' agents (instrument() and startSources()), unless
+  // a stop is already pending. Before startConsumer(), which then reads
   // the JVMs' records.
   void askAgents(const std::vector<JvmConnection*>& jvms, bool stopPending, std::vector<std::string>& notes);
   // The consumer thread begins to turn the rings into events.
@@ -89,14 +91,16 @@ class RecordingSession {
   // in the rings (its output may be finished there).
   void retireTarget(pid_t pid, std::function<void()> whenDrained = {});
 
-  // What a JVM needs before its Java frames can be recorded: its walker tables in BPF, then timeMethods().
+  // What a JVM needs before its Java frames can be recorded: its walker tables in BPF, then instrument().
   std::optional<uint32_t> prepareJvm(JvmConnection& jvm, std::vector<std::string>& notes);
-  // With --alloc and --lock, the JVM's own events switched on: after beginTarget, so that the stacks of the
-  // first ones already find the process's native unwind tables in BPF.
-  void startJvmEvents(JvmConnection& jvm, std::vector<std::string>& notes);
-  // With --method-timing or --method-trace, the JVM's methods instrumented, in a range of slots of its own.
-  // Returns that range's first slot, to be given back with releaseTimingSlots() once its file is finished.
-  std::optional<uint32_t> timeMethods(JvmConnection& jvm, std::vector<std::string>& notes);
+  // What the event sources start in the JVM's agent besides its instrumentation (--alloc's heap sampler,
+  // --lock's monitor events): after beginTarget, so that the stacks of the first events already find the
+  // process's native unwind tables in BPF.
+  void startSources(JvmConnection& jvm, std::vector<std::string>& notes);
+  // What the event sources ask of the JVM's code (methods timed and traced, the waits of virtual threads),
+  // instrumented in a range of slots of its own. Returns that range's first slot, to be given back with
+  // releaseTimingSlots() once its file is finished.
+  std::optional<uint32_t> instrument(JvmConnection& jvm, std::vector<std::string>& notes);
   void releaseTimingSlots(uint32_t base) { slots_.release(base); }
   // A JVM being recorded whose agent attached late (`attachment`; prepared already): `output` gets its Java
   // frames from its next samples on, and `notes` with one that says since when.
@@ -122,20 +126,21 @@ class RecordingSession {
   void endSampling();
   // Phase 3, once the caller finished its outputs (phase 2): retention swept a last time, and what the
   // session counted (sampler, trace probe, losses no file owns, memory, the period in force, the seconds
-  // since `startNs`) into `summary`.
+  // since `startNs`) and the event sources' reports into `summary`.
   void endRecording(RecordSummary& summary, int64_t startNs);
-  // What `jvms` did for the summary: how many took the agent, and their method timing.
-  void addJvmsTo(RecordSummary& summary, const std::vector<const JvmConnection*>& jvms) const;
+  // `jvms`' part of the recording is over: how many took the agent, and what the sources count of them.
+  void addJvmsTo(RecordSummary& summary, const std::vector<const JvmConnection*>& jvms);
   // After a failure: sampling stops, nothing more is drained.
   void abandon() { pipeline_.abandon(); }
 
  private:
   // Once the kernel's symbols turn out unreadable: says so on stderr and in every file (the frames stay unnamed).
   void tellIfKernelFramesUnnamed(const std::vector<TargetOutput*>& outputs);
-  // Whether the recording asks the JVMs' agents for more than their frames once sampling runs.
+  // Whether the event sources ask the JVMs' agents for more than their frames once sampling runs.
   bool asksAgents() const;
 
   const RecordConfig& config_;
+  EventSources sources_;  // before the sampler: they say what it loads
   std::string outputDirectory_;
   // While the BPF programs load, so do the native unwind tables of the targets named at the start (0.1 s for a
   // JVM's libjvm), kept alive in `prefetchedTables_` until the main loop starts, by when beginTarget has

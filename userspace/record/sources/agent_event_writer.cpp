@@ -1,4 +1,4 @@
-#include "userspace/record/output/agent_event_writer.h"
+#include "userspace/record/sources/agent_event_writer.h"
 
 #include "jvmsupport/protocol/allocation_records.h"
 #include "jvmsupport/protocol/lock_records.h"
@@ -11,8 +11,11 @@ static_assert(protocol::kHookAllocation == JFRBPF_HOOK_ALLOCATION && protocol::k
               protocol::kHookLockWait == JFRBPF_HOOK_LOCK_WAIT && protocol::kHookLockTimedOut == JFRBPF_HOOK_LOCK_TIMED_OUT &&
               protocol::kHookLockPark == JFRBPF_HOOK_LOCK_PARK && protocol::kHookLockUntil == JFRBPF_HOOK_LOCK_UNTIL);
 
-AgentEventWriter::AgentEventWriter(jfr::Recording& out, EventThreads& threads)
-    : out_(out), threads_(threads),
+AgentEventWriter::AgentEventWriter(const OutputParts& output, uint32_t hooks, AgentEventCounts& counts)
+    : out_(output.out),
+      threads_(output.threads),
+      hooks_(hooks),
+      counts_(counts),
       record_(std::make_unique<jfrbpf_sample_record>()) {}
 
 const jvm::JavaModel* AgentEventWriter::modelOf(pid_t pid) const {
@@ -22,9 +25,9 @@ const jvm::JavaModel* AgentEventWriter::modelOf(pid_t pid) const {
   return nullptr;
 }
 
-void AgentEventWriter::onRecord(const void* data, size_t size) {
+void AgentEventWriter::onTrace(const void* data, size_t size) {
   const Outcome outcome = write(data, size, /*lastChance=*/!pending_.hasRoom(size));
-  if (outcome == Outcome::kMalformed) ++malformed_;
+  if (outcome == Outcome::kMalformed) ++counts_.malformed;
   if (outcome == Outcome::kRetry) pending_.keep(data, size, jfr::Recording::now(), static_cast<pid_t>(record_->tgid));
 }
 
@@ -55,7 +58,7 @@ AgentEventWriter::Outcome AgentEventWriter::write(const void* data, size_t size,
                              : out_.internClass("[unknown]");
   const auto time = static_cast<jfr::Ticks>(record.time_ns);
   const auto duration = static_cast<jfr::Ticks>(head.duration_ns);
-  Written* written = &allocations_;
+  AgentEventsWritten* written = &counts_.allocations;
   if ((head.hook_index & JFRBPF_HOOK_ALLOCATION) != 0) {
     out_.objectAllocationSample(time, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                                 static_cast<int64_t>(head.duration_ns));
@@ -65,16 +68,16 @@ AgentEventWriter::Outcome AgentEventWriter::write(const void* data, size_t size,
     const bool until = (head.hook_index & JFRBPF_HOOK_LOCK_UNTIL) != 0;
     out_.threadPark(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                     detail != 0 && !until ? detail : INT64_MIN, until ? detail : INT64_MIN, head.address);
-    written = &parks_;
+    written = &counts_.parks;
   } else if ((head.hook_index & JFRBPF_HOOK_LOCK_WAIT) != 0) {
     out_.javaMonitorWait(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                          static_cast<int64_t>(head.detail), (head.hook_index & JFRBPF_HOOK_LOCK_TIMED_OUT) != 0,
                          head.address);
-    written = &monitorWaits_;
+    written = &counts_.monitorWaits;
   } else {
     out_.javaMonitorEnter(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                           head.address);
-    written = &monitorEnters_;
+    written = &counts_.monitorEnters;
   }
   ++written->events;
   written->amount += head.duration_ns;
