@@ -40,6 +40,7 @@ constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jfrbpf.ThreadCPUTime", kThreadCpuTimeEvent},
     {"jfrbpf.OffCPUSample", kOffCpuSampleEvent},
     {"jfrbpf.OffCPUSamplesLost", kOffCpuSamplesLostEvent},
+    {"jfrbpf.ProcessContext", kProcessContextEvent},
 };
 
 std::string eventName(TypeId id) {
@@ -415,6 +416,20 @@ void addJfrbpfEvents(Element& metadata) {
                    field("severity", kStringType, {label("Severity"), description("info or warning")}),
                    stringField("message", "Message"), category({"jfrbpf"}), label("Profiler Note"),
                    description("Something the profiler reports about this recording, e.g. frames it could not see")}));
+  metadata.child(eventType(
+      kProcessContextEvent,
+      {enabledSetting("true"), startTime(), field("pid", kLongType, {label("Process Id")}),
+       stringField("serviceName", "Service Name"),
+       field("resource", kStringType,
+             {label("Resource"), description("The process's OpenTelemetry resource attributes, key=value, comma "
+                                             "separated (service.instance.id, deployment.environment.name, ...)")}),
+       field("attributes", kStringType, {label("Attributes"), description("Its other published attributes")}),
+       field("threadContext", kStringType,
+             {label("Thread Context"), description("The schema its threads publish their context in, and the "
+                                                   "names of its attribute keys by index, or empty")}),
+       category({"jfrbpf"}), label("Process Context"),
+       description("The OpenTelemetry process context a target published (OTEP 4719), when it became a target and "
+                   "whenever it published another")}));
   metadata.child(eventType(
       kTruncatedStacksEvent,
       {enabledSetting("true"), startTime(),

@@ -388,6 +388,24 @@ void Recording::note(Ticks startTime, std::string_view severity, std::string_vie
   s.recorded(kNoteEvent, startTime);
 }
 
+void Recording::processContext(Ticks startTime, int64_t pid, std::string_view serviceName,
+                               std::string_view resource, std::string_view attributes,
+                               std::string_view threadContext) {
+  State& s = *state_;
+  if (s.closed) return;
+  ByteBuffer& out = s.chunk.events();
+  size_t record = out.beginRecord();
+  out.putVarint(kProcessContextEvent);
+  out.putLong(startTime);
+  out.putLong(pid);
+  out.putString(serviceName);
+  out.putString(resource);
+  out.putString(attributes);
+  out.putString(threadContext);
+  out.endRecord(record);
+  s.recorded(kProcessContextEvent, startTime);
+}
+
 void Recording::truncatedStacks(Ticks startTime, std::string_view cause, int64_t samples) {
   State& s = *state_;
   if (s.closed) return;

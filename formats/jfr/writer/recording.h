@@ -88,6 +88,9 @@ class Recording {
                   Ticks lostCpuTime = 0);
   // severity: "info" or "warning".
   void note(Ticks startTime, std::string_view severity, std::string_view message);
+  // The OpenTelemetry process context process `pid` published (texts as the fields' descriptions say).
+  void processContext(Ticks startTime, int64_t pid, std::string_view serviceName, std::string_view resource,
+                      std::string_view attributes, std::string_view threadContext);
   // Samples whose stacks stopped before the thread's outermost frame for `cause`, since the last such event.
   void truncatedStacks(Ticks startTime, std::string_view cause, int64_t samples);
   // The thread's CPU time over the recording, as the kernel accounted it, the span of the recording it was

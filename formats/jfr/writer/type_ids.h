@@ -72,6 +72,8 @@ enum TypeId : uint64_t {
   kPeriodSetting,
   kThrottleSetting,
   kFilterSetting,
+
+  kProcessContextEvent = 100,  // ids 20-39 are taken
 };
 
 }  // namespace jfrbpf::jfr

@@ -21,8 +21,9 @@ std::string processFilePrefix(pid_t pid, std::string_view what, std::string_view
   return prefix;
 }
 
-std::string jvmFilePrefix(const discovery::JvmInfo& jvm) {
-  return processFilePrefix(jvm.pid, jvm.mainClass, jvm.container.known() ? jvm.container.shortId() : "");
+std::string jvmFilePrefix(const discovery::JvmInfo& jvm, std::string_view serviceName) {
+  return processFilePrefix(jvm.pid, serviceName.empty() ? std::string_view(jvm.mainClass) : serviceName,
+                           jvm.container.known() ? jvm.container.shortId() : "");
 }
 
 std::string utcStamp(time_t wall) {

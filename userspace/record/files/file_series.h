@@ -43,8 +43,9 @@ class FileSeries {
 // and the container if any, in characters safe for file names.
 std::string processFilePrefix(pid_t pid, std::string_view what, std::string_view containerShortId);
 
-// processFilePrefix of a discovered JVM: its main class and container.
-std::string jvmFilePrefix(const discovery::JvmInfo& jvm);
+// processFilePrefix of a discovered JVM: the service.name it publishes (its OpenTelemetry process context),
+// else its main class; and its container.
+std::string jvmFilePrefix(const discovery::JvmInfo& jvm, std::string_view serviceName = {});
 
 // "20261124T101500Z" for the UTC time `wall`.
 std::string utcStamp(time_t wall);

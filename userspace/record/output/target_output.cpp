@@ -49,6 +49,27 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<Fi
 
 void TargetOutput::note(const char* level, const std::string& text) { out_->note(jfr::Recording::now(), level, text); }
 
+void TargetOutput::processContext(pid_t pid, const otel::ProcessContext& context) {
+  auto joined = [](const std::vector<otel::Attribute>& attributes) {
+    std::string text;
+    for (const otel::Attribute& attribute : attributes) {
+      text += (text.empty() ? "" : ", ") + attribute.key + "=" + attribute.value;
+    }
+    return text;
+  };
+  std::string threadContext;
+  if (!context.threadSchema.empty()) {
+    threadContext = context.threadSchema + ":";
+    for (size_t i = 0; i < context.threadKeys.size(); ++i) {
+      threadContext += (i == 0 ? " " : ", ") + std::to_string(i) + "=" + context.threadKeys[i];
+    }
+    if (!context.threadKeysProblem.empty()) threadContext += " (" + context.threadKeysProblem + ")";
+  }
+  const std::string* service = context.resourceValue("service.name");
+  out_->processContext(jfr::Recording::now(), pid, service != nullptr ? *service : "", joined(context.resource),
+                       joined(context.attributes), threadContext);
+}
+
 void TargetOutput::addJvm(JvmConnection& jvm) {
   jvms_.add(jvm);
   stacks_.setJavaModel(jvm.pid(), &jvm.model());

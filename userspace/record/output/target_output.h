@@ -18,6 +18,7 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "userspace/jvm/metadata_wait.h"
+#include "userspace/otel/process_context.h"
 #include "userspace/record/config.h"
 #include "userspace/record/files/file_rotation.h"
 #include "userspace/record/jvm/jvm_connection.h"
@@ -43,6 +44,8 @@ class TargetOutput {
 
   // A jfrbpf.Note in the file now: `level` "info" or "warning".
   void note(const char* level, const std::string& text);
+  // The OpenTelemetry process context target `pid` published, as jfrbpf.ProcessContext.
+  void processContext(pid_t pid, const otel::ProcessContext& context);
   // The current file, and how many the output has begun (more than one with --rotate).
   const std::string& path() const { return files_.path(); }
   size_t fileCount() const { return files_.files(); }

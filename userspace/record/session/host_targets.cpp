@@ -8,6 +8,7 @@
 #include "userspace/discovery/display_text.h"
 #include "userspace/record/files/file_series.h"
 #include "userspace/record/jvm/jvm_setup.h"
+#include "userspace/record/session/process_contexts.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -16,6 +17,18 @@ namespace {
 // Java frames; slower ones are recorded with native frames until their agents attach.
 constexpr int64_t kInitialAttachWaitNs = 5'000'000'000;
 constexpr int kAttachPollMs = 20;
+
+// The service.name JVM `pid` publishes in its OpenTelemetry process context, or "" (a context that cannot be
+// read is said in the JVM's file, once it is a target).
+std::string publishedServiceName(pid_t pid) {
+  try {
+    std::optional<otel::ProcessContext> context = readProcessContextOf(pid);
+    const std::string* name = context ? context->resourceValue("service.name") : nullptr;
+    return name != nullptr ? *name : "";
+  } catch (const Error&) {
+    return "";
+  }
+}
 
 }  // namespace
 
@@ -33,7 +46,7 @@ void HostTargets::start(const std::vector<pid_t>& pids) {
     auto host = std::make_unique<HostJvm>();
     host->pid = pid;
     host->mainClass = info->mainClass;
-    host->prefix = jvmFilePrefix(*info);
+    host->prefix = jvmFilePrefix(*info, publishedServiceName(pid));
     if (!config_.rotation.enabled()) {
       host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
     }

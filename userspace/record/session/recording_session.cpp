@@ -140,6 +140,7 @@ void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMap
   output.beginTarget(pid, cpuStart);
   if (codeMapped) pipeline_.addProcess(pid, output);
   sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
+  contexts_.add(pid, output);
   startupMark("target begun");
 }
 
@@ -148,6 +149,7 @@ void RecordingSession::followCode(pid_t pid, TargetOutput& output) { pipeline_.a
 void RecordingSession::retireTarget(pid_t pid, std::function<void()> whenDrained) {
   sampler_.removeTarget(static_cast<uint32_t>(pid));
   clocks_.removeProcess(pid);
+  contexts_.remove(pid);
   pipeline_.retireProcess(pid, std::move(whenDrained));
 }
 
@@ -220,6 +222,7 @@ StopReason RecordingSession::run(StopConditions& stop, const std::string& what, 
   std::optional<StopReason> reason;
   while (!(reason = stop.wait(kTurnMs))) {
     turn();
+    contexts_.poll();
     outputDirectory.check();
     const int64_t now = jfr::Recording::now();
     retention_.sweepIfDue(now);

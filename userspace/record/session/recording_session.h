@@ -36,6 +36,7 @@
 #include "userspace/record/output/target_output.h"
 #include "userspace/record/sampling/bpf_sampler.h"
 #include "userspace/record/sampling/sampling_clocks.h"
+#include "userspace/record/session/process_contexts.h"
 #include "userspace/record/session/progress_line.h"
 #include "userspace/record/session/rate_budget.h"
 #include "userspace/record/session/sample_pipeline.h"
@@ -83,7 +84,8 @@ class RecordingSession {
   std::unique_ptr<TargetOutput> openOutput(const std::string& path, std::optional<FileSeries> series = {});
 
   // `pid` is sampled into `output` from now on: clocks on its threads, their CPU time so far (what its samples
-  // are accounted from), its code's unwind tables and its threads known to BPF. A launched process before
+  // are accounted from), its code's unwind tables, its threads known to BPF, and its OpenTelemetry process
+  // context read. A launched process before
   // it runs its own program (codeMapped false) gets its unwind tables with followCode().
   void beginTarget(pid_t pid, TargetOutput& output, bool codeMapped = true);
   void followCode(pid_t pid, TargetOutput& output);
@@ -154,6 +156,7 @@ class RecordingSession {
   SamplingClocks clocks_;
   SamplePipeline pipeline_;
   RateBudget budget_;
+  ProcessContexts contexts_{pipeline_};
   RetentionSweeper retention_;
   SlotRanges slots_;
   std::optional<ProgressLine> progress_;  // while run() runs
