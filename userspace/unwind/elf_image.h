@@ -29,6 +29,7 @@ struct ElfSegment {
   uint64_t vaddr = 0;
   uint64_t fileSize = 0;
   uint64_t memSize = 0;
+  uint64_t align = 0;
 };
 
 class ElfImage {
