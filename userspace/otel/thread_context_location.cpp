@@ -49,10 +49,9 @@ std::optional<ThreadContextSymbol> findThreadContextSymbol(const unwind::ElfImag
   ThreadContextSymbol symbol;
   const std::optional<uint32_t> index = symbolIndex(elf, symbol);
   if (!index) return std::nullopt;
-  const unwind::ElfSegment* tls = elf.segment(PT_TLS);
-  if (tls == nullptr) return std::nullopt;
-  symbol.tlsMemSize = tls->memSize;
-  symbol.tlsAlign = std::max<uint64_t>(1, tls->align);
+  if (!elf.tlsTemplate()) return std::nullopt;
+  symbol.tlsMemSize = elf.tlsTemplate()->memSize;
+  symbol.tlsAlign = elf.tlsTemplate()->align;
   for (const char* name : {".rela.dyn", ".rela.plt"}) {
     const unwind::ElfSection* section = elf.section(name);
     if (section == nullptr) continue;

@@ -63,7 +63,8 @@ void ElfImage::readProgramHeaders(uint64_t offset, uint32_t count, uint32_t entr
   segments_.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     auto phdr = readStruct<Elf64_Phdr>(source_, offset + uint64_t{i} * entrySize, "program headers");
-    segments_.push_back({phdr.p_type, phdr.p_flags, phdr.p_offset, phdr.p_vaddr, phdr.p_filesz, phdr.p_memsz, phdr.p_align});
+    segments_.push_back({phdr.p_type, phdr.p_flags, phdr.p_offset, phdr.p_vaddr, phdr.p_filesz, phdr.p_memsz});
+    if (phdr.p_type == PT_TLS) tlsTemplate_ = ElfTlsTemplate{phdr.p_memsz, std::max<uint64_t>(1, phdr.p_align)};
   }
 }
 

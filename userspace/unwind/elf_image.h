@@ -29,7 +29,12 @@ struct ElfSegment {
   uint64_t vaddr = 0;
   uint64_t fileSize = 0;
   uint64_t memSize = 0;
-  uint64_t align = 0;
+};
+
+// A module's thread-local template (PT_TLS): each thread's block of it is memSize bytes, aligned so.
+struct ElfTlsTemplate {
+  uint64_t memSize = 0;
+  uint64_t align = 1;
 };
 
 class ElfImage {
@@ -42,6 +47,7 @@ class ElfImage {
   const std::vector<ElfSection>& sections() const { return sections_; }
   const ElfSection* section(std::string_view name) const;
   const ElfSegment* segment(uint32_t type) const;
+  const std::optional<ElfTlsTemplate>& tlsTemplate() const { return tlsTemplate_; }
 
   // A section's contents, decompressed when SHF_COMPRESSED (zlib). Throws when the result would exceed
   // maxBytes, the section lies outside the file, or the compression is unknown. SHT_NOBITS yields nothing.
@@ -64,6 +70,7 @@ class ElfImage {
 
   const ByteSource& source_;
   std::vector<ElfSegment> segments_;
+  std::optional<ElfTlsTemplate> tlsTemplate_;
   std::vector<ElfSection> sections_;
 };
 
