@@ -37,7 +37,10 @@ TEST(ProcessContextE2E, TheFileHasEveryContextTheTargetPublished) {
   EXPECT_NE(printed.output.find("resource = \"service.name=checkout, deployment.environment.name=test\""),
             std::string::npos)
       << printed.output;
-  EXPECT_NE(printed.output.find("threadContext = \"tls_v1: 0=http.route, 1=http.method\""), std::string::npos)
+  // Where its threads keep their context: its own TLS, which it exports.
+  EXPECT_NE(printed.output.find("threadContext = \"tls_v1: 0=http.route, 1=http.method; otel_thread_ctx_v1 in " +
+                                contextPublisher() + ": static TLS at the thread pointer - 0x"),
+            std::string::npos)
       << printed.output;
   EXPECT_NE(printed.output.find("pid = " + std::to_string(publisher.pid())), std::string::npos) << printed.output;
 }

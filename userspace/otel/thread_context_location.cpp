@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -119,6 +120,18 @@ std::optional<ThreadContextLocation> locateThreadContext(const ThreadContextSymb
     return location;
   }
   throw Error("otel_thread_ctx_v1 is exported, but no relocation reaches it (local dynamic is not supported)");
+}
+
+std::string describe(const ThreadContextLocation& location) {
+  char text[96];
+  if (location.kind == ThreadContextLocation::Kind::kStatic) {
+    std::snprintf(text, sizeof text, "static TLS at the thread pointer - 0x%llx",
+                  static_cast<unsigned long long>(-location.tpOffset));
+  } else {
+    std::snprintf(text, sizeof text, "dynamic TLS: module %llu, offset 0x%llx",
+                  static_cast<unsigned long long>(location.moduleId), static_cast<unsigned long long>(location.offset));
+  }
+  return text;
 }
 
 std::optional<ThreadContextLocation> locateThreadContext(pid_t pid, const std::vector<proc::Mapping>& maps) {

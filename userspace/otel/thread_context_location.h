@@ -60,6 +60,9 @@ struct ThreadContextLocation {
 std::optional<ThreadContextLocation> locateThreadContext(const ThreadContextSymbol& symbol, uint64_t bias,
                                                          bool executable, const unwind::MemoryReader& memory);
 
+// "static TLS at the thread pointer - 0x38", "dynamic TLS: module 2, offset 0x0".
+std::string describe(const ThreadContextLocation& location);
+
 // Looks through process `pid`'s modules for the one that exports otel_thread_ctx_v1, and locates it. nullopt
 // when none does (or not yet, as above). Throws jfrbpf::Error when one does but cannot be located.
 std::optional<ThreadContextLocation> locateThreadContext(pid_t pid, const std::vector<proc::Mapping>& maps);

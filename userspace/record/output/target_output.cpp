@@ -49,7 +49,7 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<Fi
 
 void TargetOutput::note(const char* level, const std::string& text) { out_->note(jfr::Recording::now(), level, text); }
 
-void TargetOutput::processContext(pid_t pid, const otel::ProcessContext& context) {
+void TargetOutput::processContext(pid_t pid, const otel::ProcessContext& context, const std::string& threadsAt) {
   auto joined = [](const std::vector<otel::Attribute>& attributes) {
     std::string text;
     for (const otel::Attribute& attribute : attributes) {
@@ -64,6 +64,7 @@ void TargetOutput::processContext(pid_t pid, const otel::ProcessContext& context
       threadContext += (i == 0 ? " " : ", ") + std::to_string(i) + "=" + context.threadKeys[i];
     }
     if (!context.threadKeysProblem.empty()) threadContext += " (" + context.threadKeysProblem + ")";
+    if (!threadsAt.empty()) threadContext += "; " + threadsAt;
   }
   const std::string* service = context.resourceValue("service.name");
   out_->processContext(jfr::Recording::now(), pid, service != nullptr ? *service : "", joined(context.resource),

@@ -44,8 +44,9 @@ class TargetOutput {
 
   // A jfrbpf.Note in the file now: `level` "info" or "warning".
   void note(const char* level, const std::string& text);
-  // The OpenTelemetry process context target `pid` published, as jfrbpf.ProcessContext.
-  void processContext(pid_t pid, const otel::ProcessContext& context);
+  // The OpenTelemetry process context target `pid` published, as jfrbpf.ProcessContext; `threadsAt`: where its
+  // threads keep their own (otel/thread_context_location.h), when it says they publish one.
+  void processContext(pid_t pid, const otel::ProcessContext& context, const std::string& threadsAt);
   // The current file, and how many the output has begun (more than one with --rotate).
   const std::string& path() const { return files_.path(); }
   size_t fileCount() const { return files_.files(); }

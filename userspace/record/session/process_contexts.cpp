@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "base/error.h"
+#include "userspace/otel/thread_context_location.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -10,6 +11,17 @@ namespace {
 // How often the mappings of a target that publishes no context are looked at again: reading a JVM's maps
 // costs a fraction of a millisecond, so that a host of JVMs costs little.
 constexpr std::chrono::seconds kLookAgain{5};
+
+// Where process `pid`'s threads keep their context, for the file: the module and how it is reached.
+std::string threadContextLocation(pid_t pid) {
+  try {
+    const std::optional<otel::ThreadContextLocation> location = otel::locateThreadContext(pid, proc::readMaps(pid));
+    if (!location) return std::string(otel::kThreadContextSymbol) + " not found (yet)";
+    return std::string(otel::kThreadContextSymbol) + " in " + location->module + ": " + otel::describe(*location);
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
 
 }  // namespace
 
@@ -59,6 +71,7 @@ void ProcessContexts::look(pid_t pid, Target& target) {
     }
     context = otel::readProcessContext(unwind::ProcessMemory(pid), *target.header);
   } catch (const Error& e) {
+    target.header.reset();  // looked for again in a while: the process may have exec'd, or be mid-update
     if (target.failureSaid) return;
     target.failureSaid = true;
     const std::string note = "process " + std::to_string(pid) + ": OpenTelemetry " + e.what();
@@ -67,8 +80,10 @@ void ProcessContexts::look(pid_t pid, Target& target) {
   }
   if (!context || context->publishedAtNs == target.publishedAtNs) return;
   target.publishedAtNs = context->publishedAtNs;
-  pipeline_.runOnConsumer([output = target.output, pid, context = std::move(*context)] {
-    output->processContext(pid, context);
+  // As the OTEP says, the threads' variable is looked for once the process context names their schema.
+  const std::string threadsAt = context->publishesThreadContext() ? threadContextLocation(pid) : "";
+  pipeline_.runOnConsumer([output = target.output, pid, context = std::move(*context), threadsAt] {
+    output->processContext(pid, context, threadsAt);
   });
 }
 
