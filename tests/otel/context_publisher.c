@@ -1,9 +1,10 @@
 /* A process that publishes its OpenTelemetry process context (otel_writer.h) and burns CPU until killed, for
- * jfrbpf record's tests: context_publisher SERVICE_NAME [UPDATED_SERVICE_NAME AFTER_MS]. It prints
- * "published" once its context is there, and "updated" after the update. */
+ * jfrbpf record's tests: context_publisher SERVICE_NAME [UPDATED_SERVICE_NAME]. It prints "published" once its
+ * context is there; with a second name, a line on stdin makes it publish that one and print "updated". */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "otel_writer.h"
 
@@ -18,28 +19,23 @@ static void publish(const char* service) {
   }
 }
 
-static double seconds(void) {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 int main(int argc, char** argv) {
-  if (argc != 2 && argc != 4) {
-    fprintf(stderr, "usage: context_publisher SERVICE_NAME [UPDATED_SERVICE_NAME AFTER_MS]\n");
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: context_publisher SERVICE_NAME [UPDATED_SERVICE_NAME]\n");
     return 2;
   }
   publish(argv[1]);
   printf("published\n");
   fflush(stdout);
-  double updateAt = argc == 4 ? seconds() + atof(argv[3]) / 1000 : 0;
+  const char* update = argc == 3 ? argv[2] : NULL;
   for (;;) {
     for (unsigned long i = 0; i < 1000000; i++) sink += i * i;
-    if (updateAt > 0 && seconds() >= updateAt) {
-      publish(argv[2]);
+    struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN};
+    if (update && poll(&input, 1, 0) == 1) {
+      publish(update);
       printf("updated\n");
       fflush(stdout);
-      updateAt = 0;
+      update = NULL;
     }
   }
 }

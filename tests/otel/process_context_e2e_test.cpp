@@ -1,9 +1,12 @@
 // `jfrbpf record -p` of a process that publishes its OpenTelemetry process context (OTEP 4719) through the
-// tests' own writer, and publishes another while it is recorded: the file has both, as jfrbpf.ProcessContext
-// events the JDK's `jfr` prints with their fields.
+// tests' own writer, and publishes another while it is recorded: the recorder says the first, and the file
+// has both, as jfrbpf.ProcessContext events the JDK's `jfr` prints with their fields.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "tests/record/bpf_test_support.h"
@@ -19,13 +22,21 @@ std::string contextPublisher() { return std::string(kBinaryDir) + "/tests/otel/c
 TEST(ProcessContextE2E, TheFileHasEveryContextTheTargetPublished) {
   JFRBPF_REQUIRE_BPF();
   ScratchDir dir("process-context");
-  // It publishes "checkout" at once and "payments" 1.5 s later, while it is recorded.
-  ChildProcess publisher({contextPublisher(), "checkout", "payments", "1500"});
+  // It publishes "checkout" at once, and "payments" when told to, once the recorder has read the first.
+  ChildProcess publisher({contextPublisher(), "checkout", "payments"}, {.writableStdin = true});
   ASSERT_TRUE(publisher.awaitLine("published", 10s).has_value());
   const std::string out = dir.file("context.jfr");
-  const RunResult recorded =
-      run({jfrbpfBinary(), "record", "-p", std::to_string(publisher.pid()), "-d", "4s", "-o", out});
-  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  ChildProcess recorder({jfrbpfBinary(), "record", "-p", std::to_string(publisher.pid()), "-o", out},
+                        {.captureStderr = true});
+  std::string said;
+  ASSERT_TRUE(recorder.readUntil("publishes its OpenTelemetry process context: service checkout", 60s, said)) << said;
+  publisher.writeLine("update");
+  ASSERT_TRUE(publisher.awaitLine("updated", 10s).has_value());
+  recorder.signal(SIGINT);  // the recorder looks at the contexts once more as it stops
+  const std::optional<int> code = recorder.wait(60s);
+  said += recorder.readAll(1s);
+  ASSERT_TRUE(code.has_value());
+  ASSERT_EQ(*code, 0) << said;
 
   const RunResult printed = run({jdkTool("jfr"), "print", "--events", "jfrbpf.ProcessContext", out});
   ASSERT_EQ(printed.exitCode, 0) << printed.output;

@@ -79,6 +79,11 @@ void ProcessContexts::look(pid_t pid, Target& target) {
     return;
   }
   if (!context || context->publishedAtNs == target.publishedAtNs) return;
+  if (target.publishedAtNs == 0) {
+    const std::string* service = context->resourceValue("service.name");
+    tell_("process " + std::to_string(pid) + " publishes its OpenTelemetry process context" +
+          (service != nullptr ? ": service " + *service : ""));
+  }
   target.publishedAtNs = context->publishedAtNs;
   // As the OTEP says, the threads' variable is looked for once the process context names their schema.
   const std::string threadsAt = context->publishesThreadContext() ? threadContextLocation(pid) : "";

@@ -1,15 +1,18 @@
 #pragma once
 // The OpenTelemetry process contexts (OTEP 4719, userspace/otel/process_context.h) of a recording's targets:
 // read when a process becomes a target and again whenever it publishes another, each written into its
-// target's output as jfrbpf.ProcessContext. A target that publishes none yet is looked at again now and
-// then (its SDK may start after it); one whose context cannot be read is said once, in its file.
+// target's output as jfrbpf.ProcessContext (the first of each target is said on the terminal too). A target
+// that publishes none yet is looked at again now and then (its SDK may start after it); one whose context
+// cannot be read is said once, in its file.
 #include <sys/types.h>
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "userspace/otel/process_context.h"
 #include "userspace/record/output/target_output.h"
@@ -23,7 +26,9 @@ std::optional<otel::ProcessContext> readProcessContextOf(pid_t pid);
 
 class ProcessContexts {
  public:
-  explicit ProcessContexts(SamplePipeline& pipeline) : pipeline_(pipeline) {}
+  // `tell` says a line on the terminal.
+  ProcessContexts(SamplePipeline& pipeline, std::function<void(std::string)> tell)
+      : pipeline_(pipeline), tell_(std::move(tell)) {}
 
   // `pid` is a target of `output` from now on: its context, if any, goes into the output.
   void add(pid_t pid, TargetOutput& output);
@@ -42,6 +47,7 @@ class ProcessContexts {
   void look(pid_t pid, Target& target);
 
   SamplePipeline& pipeline_;
+  std::function<void(std::string)> tell_;
   std::mutex mutex_;
   std::map<pid_t, Target> targets_;
 };

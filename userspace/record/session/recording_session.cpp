@@ -234,6 +234,7 @@ StopReason RecordingSession::run(StopConditions& stop, const std::string& what, 
                       pipeline_.samples(), pipeline_.lost());
   }
   progress_.reset();
+  contexts_.poll();  // a context published since the last turn is in the files too
   return *reason;
 }
 
