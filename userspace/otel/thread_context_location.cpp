@@ -16,8 +16,9 @@
 namespace jfrbpf::otel {
 namespace {
 
-// The largest .dynsym, .dynstr or .rela.dyn read: far more than any real module's.
-constexpr uint64_t kMaxTableBytes = 64u << 20;
+// The largest .dynsym, .dynstr or relocation table read, so that a hostile module costs the recorder little
+// memory: libjvm.so's largest, .rela.dyn, is 3 MiB.
+constexpr uint64_t kMaxTableBytes = 16u << 20;
 // A static TLS offset is the size of the static TLS area at most: glibc's default surplus plus the initial
 // modules' blocks, a few MiB in any real process.
 constexpr int64_t kMaxStaticTlsBytes = 64 << 20;
@@ -155,7 +156,12 @@ std::optional<ThreadContextLocation> locateThreadContext(pid_t pid, const std::v
     } catch (const Error&) {
       continue;  // not an ELF file
     }
-    std::optional<ThreadContextSymbol> symbol = findThreadContextSymbol(*elf);
+    std::optional<ThreadContextSymbol> symbol;
+    try {
+      symbol = findThreadContextSymbol(*elf);
+    } catch (const Error&) {
+      continue;  // tables past the bound, or outside the file: not the writer's module
+    }
     if (!symbol) continue;
     uint64_t firstLoad = UINT64_MAX;
     for (const unwind::ElfSegment& segment : elf->segments()) {
