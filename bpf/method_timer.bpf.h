@@ -11,6 +11,7 @@
 #include "method_timer_abi.h"
 #include "sampler_maps.bpf.h"
 #include "stack_walk.bpf.h"
+#include "thread_context.bpf.h"
 #include "virtual_threads.bpf.h"
 #include "walker_state.bpf.h"
 
@@ -68,7 +69,8 @@ static __always_inline void send_trace(struct pt_regs* ctx, __u32 hook, __u64 st
   s->trace.reserved = 0;
   s->trace.detail = detail;
   s->trace.address = address;
-  __u64 size = JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_RECORD_SIZE(udepth, 0);
+  read_thread_context(bpf_get_current_task_btf(), rec, udepth * 2);
+  __u64 size = JFRBPF_TRACE_HEAD_SIZE + JFRBPF_SAMPLE_RECORD_SIZE(udepth, 0, rec->context_size);
   if (size > sizeof(s->trace) + sizeof(s->record)) size = sizeof(s->trace) + sizeof(s->record);
   if (bpf_ringbuf_output(&traces, &s->trace, size, ringbuf_wakeup_flags(&traces, w->seq)) != 0) {
     timer_count(JFRBPF_TIMER_TRACES_LOST_RINGBUF_FULL, 1);

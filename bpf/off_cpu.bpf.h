@@ -31,6 +31,7 @@
 
 #include "sampler_maps.bpf.h"
 #include "stack_walk.bpf.h"
+#include "thread_context.bpf.h"
 #include "thread_cpu_time.bpf.h"
 #include "virtual_threads.bpf.h"
 #include "walker_state.bpf.h"
@@ -192,8 +193,9 @@ static __always_inline bool has_rseq(struct task_struct* task) {
 /* Builds the record of `task`'s picked interval (in `t`) in scratch `s` after its user frames (`udepth` of
  * them), and sends it; the interval is no longer pending either way. Its run delay is what the kernel
  * counted since the thread's last record sent: a lost record's goes with the next one. */
+/* `in_its_process`: the current address space is `task`'s, so that its thread context can be read. */
 static __always_inline void send_off_cpu(struct task_struct* task, struct sampler_scratch* s, struct off_cpu_thread* t,
-                                         __u32 udepth) {
+                                         __u32 udepth, bool in_its_process) {
   struct jfrbpf_sample_record* rec = &s->record;
   rec->flags |= JFRBPF_SAMPLE_OFF_CPU | JFRBPF_SAMPLE_IN_KERNEL;
   rec->off_cpu_state = (__u16)t->pending_state;
@@ -209,8 +211,13 @@ static __always_inline void send_off_cpu(struct task_struct* task, struct sample
     rec->flags |= JFRBPF_SAMPLE_KERNEL_STACK_FAILED;
   }
   rec->kernel_depth = kdepth;
+  if (in_its_process) {
+    read_thread_context(task, rec, udepth * 2 + kdepth);
+  } else {
+    skip_thread_context(rec);
+  }
   t->pending = 0;
-  __u64 size = JFRBPF_SAMPLE_RECORD_SIZE(udepth, kdepth);
+  __u64 size = JFRBPF_SAMPLE_RECORD_SIZE(udepth, kdepth, rec->context_size);
   if (size > sizeof(*rec)) size = sizeof(*rec);
   if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
     count(JFRBPF_COUNTER_OFF_CPU_LOST_RINGBUF_FULL);
@@ -246,7 +253,7 @@ static __always_inline void send_without_user_stack(struct task_struct* task, st
   s->record.user_depth = 0;
   s->record.walk_end = JFRBPF_WALK_NOT_TAKEN;
   count(JFRBPF_COUNTER_OFF_CPU_NO_USER_STACK);
-  send_off_cpu(task, s, t, 0);
+  send_off_cpu(task, s, t, 0, false);
   s->walk.busy = 0;
 }
 
@@ -362,7 +369,7 @@ static __always_inline void send_with_user_stack(struct task_struct* task, struc
   note_continuation(s);  /* a carrier that waits with a virtual thread mounted (pinned, or preempted) */
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(w->end);
-  send_off_cpu(task, s, t, udepth);
+  send_off_cpu(task, s, t, udepth, true);
   w->busy = 0;
 }
 

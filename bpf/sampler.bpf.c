@@ -20,6 +20,7 @@
 #include "off_cpu.bpf.h"
 #include "sampler_maps.bpf.h"
 #include "stack_walk.bpf.h"
+#include "thread_context.bpf.h"
 #include "thread_cpu_time.bpf.h"
 #include "virtual_threads.bpf.h"
 
@@ -101,8 +102,9 @@ int on_cpu_clock(struct bpf_perf_event_data* ctx) {
   }
   if (kdepth > JFRBPF_MAX_KERNEL_FRAMES) kdepth = JFRBPF_MAX_KERNEL_FRAMES;
   rec->kernel_depth = kdepth;
+  read_thread_context(bpf_get_current_task_btf(), rec, udepth * 2 + kdepth);
 
-  __u64 size = JFRBPF_SAMPLE_RECORD_SIZE(udepth, kdepth);
+  __u64 size = JFRBPF_SAMPLE_RECORD_SIZE(udepth, kdepth, rec->context_size);
   if (size > sizeof(*rec)) size = sizeof(*rec);
   if (bpf_ringbuf_output(&samples, rec, size, ringbuf_wakeup_flags(&samples, s->walk.seq)) != 0) {
     count(JFRBPF_COUNTER_LOST_RINGBUF_FULL);

@@ -79,6 +79,32 @@ enum jfrbpf_off_cpu_state {
  * then. */
 #define JFRBPF_SAMPLE_IN_CONTINUATION (1u << 6)
 
+/* The thread's OpenTelemetry context (OTEP 4947) as a record carries it: where the process's threads keep one
+ * (thread_context_locations), the thread's variable otel_thread_ctx_v1 points to its context record, whose
+ * 28-byte header (trace id, span id, valid, trace flags, attributes' size) and attributes the record copies
+ * as they are. The OTEP bounds a context record at 640 bytes. */
+#define JFRBPF_CONTEXT_HEADER_SIZE 28
+#define JFRBPF_CONTEXT_MAX_SIZE 640
+
+enum jfrbpf_context_status {
+  JFRBPF_CONTEXT_NONE = 0,     /* the process keeps none, or the thread was outside one (no record, or not valid) */
+  JFRBPF_CONTEXT_READ = 1,     /* context_size bytes of its context record follow the stacks */
+  JFRBPF_CONTEXT_NOT_READ,     /* not read: an off-CPU record sent from another process's context */
+  JFRBPF_CONTEXT_TLS_FAULT,    /* the thread's variable (or its DTV entry) could not be read */
+  JFRBPF_CONTEXT_RECORD_FAULT, /* the record it points to could not be read */
+  JFRBPF_CONTEXT_ATTRS_FAULT,  /* the record's attributes could not be read */
+  JFRBPF_CONTEXT_TOO_LARGE,    /* its attributes are over the bound: only its header follows the stacks */
+  JFRBPF_CONTEXT_STATUS_COUNT
+};
+
+/* Value of thread_context_locations: where the threads of a process keep otel_thread_ctx_v1, found in
+ * userspace (userspace/otel/thread_context_location.h). */
+struct jfrbpf_thread_context_location {
+  __s64 tp_offset;  /* static TLS: at the thread pointer + tp_offset */
+  __u64 module_id;  /* nonzero: dynamic TLS, at the block the thread's DTV holds for this module, + offset */
+  __u64 offset;
+};
+
 /* Ring-buffer record of a CPU sample or (JFRBPF_SAMPLE_OFF_CPU) an off-CPU interval: this header, then `data`: user_depth user frames (leaf first) as (pc, method) pairs,
  * then kernel_depth kernel pcs (leaf first). For an interpreted Java frame `method` is the Method* and `pc`
  * holds the bcp (so the bytecode index follows); for every other frame `method` is 0 and `pc` is the code
@@ -109,14 +135,18 @@ struct jfrbpf_sample_record {
   /* With it, where the walker's layout has JavaThread::_vthread: the address of that thread's Thread object
    * then, for userspace to read its name (checked by its id: a collector may move it). 0 if unknown. */
   __u64 current_thread_object;
-  __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES];
+  __u16 context_status; /* enum jfrbpf_context_status: the thread's OpenTelemetry context then */
+  __u16 context_size;   /* the bytes of its context record that follow the stacks (JFRBPF_CONTEXT_READ) */
+  __u32 reserved;
+  __u64 data[2 * JFRBPF_MAX_USER_FRAMES + JFRBPF_MAX_KERNEL_FRAMES + JFRBPF_CONTEXT_MAX_SIZE / 8];
 };
 
-#define JFRBPF_SAMPLE_HEADER_SIZE 80
-/* The bytes of a record with these stack depths: the header, then two words per user frame and one per
- * kernel frame. */
-#define JFRBPF_SAMPLE_RECORD_SIZE(user_depth, kernel_depth) \
-  (JFRBPF_SAMPLE_HEADER_SIZE + (2 * (__u64)(user_depth) + (__u64)(kernel_depth)) * 8)
+#define JFRBPF_SAMPLE_HEADER_SIZE 88
+/* The bytes of a record with these stack depths and context: the header, then two words per user frame and
+ * one per kernel frame, then the context record padded to whole words. */
+#define JFRBPF_SAMPLE_RECORD_SIZE(user_depth, kernel_depth, context_size)                  \
+  (JFRBPF_SAMPLE_HEADER_SIZE + (2 * (__u64)(user_depth) + (__u64)(kernel_depth)) * 8 + \
+   (((__u64)(context_size) + 7) & ~7ull))
 #ifdef __cplusplus
 static_assert(__builtin_offsetof(struct jfrbpf_sample_record, data) == JFRBPF_SAMPLE_HEADER_SIZE);
 #else

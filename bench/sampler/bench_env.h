@@ -23,6 +23,7 @@ struct BenchEnv {
   std::string javaClasses;                    // directory holding SamplerWorkload.class
   std::string nativeChain;                    // native workload without frame pointers
   std::string nativeChainFp;                  // the same with frame pointers, for the reference sampler
+  std::string contextSwitcher;                // tests/otel's threads that switch OpenTelemetry contexts
   std::string unwindTableReport;              // tests/unwind's tool; "" when not built
   std::vector<std::string> googleBenchmarks;  // Google Benchmark executables to run and report
   std::string timingBench;  // bench/timing's method-timing benchmark (prints its own table); "" when not built

@@ -30,7 +30,7 @@ Options:
   --quick              CI-sized: 2 runs per figure, short windows, a 60-s memory run instead of 10 minutes
   --repeats N          runs per figure (default 5; 2 with --quick)
   --only LIST          comma-separated subset of:
-                       micro,cost,loader,rate,startup,sample-cost,slowdown,alloc-slowdown,lock-slowdown,
+                       micro,cost,loader,rate,startup,sample-cost,context-cost,slowdown,alloc-slowdown,lock-slowdown,
                        timing,memory
   --keep               keep the scratch directory (recordings, logs) and print its path
   --jfrbpf PATH        the jfrbpf binary to measure (default: the one built with this benchmark)
@@ -50,6 +50,7 @@ struct Scenario {
 constexpr Scenario kScenarios[] = {
     {"micro", benchMicro},     {"cost", benchBpfCost},    {"loader", benchLoaderCpu},
     {"rate", benchMaxRate},    {"startup", benchStartup}, {"sample-cost", benchSampleCost},
+    {"context-cost", benchContextCost},
     {"slowdown", benchSlowdown}, {"alloc-slowdown", benchAllocationSlowdown}, {"lock-slowdown", benchLockSlowdown},
     {"timing", benchTiming},     {"memory", benchMemory},
 };
@@ -75,6 +76,7 @@ int run(int argc, char** argv) {
   env.javaClasses = JFRBPF_BENCH_JAVA_CLASSES;
   env.nativeChain = JFRBPF_BENCH_NATIVE_CHAIN;
   env.nativeChainFp = JFRBPF_BENCH_NATIVE_CHAIN_FP;
+  env.contextSwitcher = JFRBPF_BENCH_CONTEXT_SWITCHER;
   env.unwindTableReport = JFRBPF_BENCH_UNWIND_TABLE_REPORT;
   env.googleBenchmarks = splitList(JFRBPF_BENCH_GOOGLE_BENCHMARKS, ':');
   env.timingBench = JFRBPF_BENCH_TIMING_BENCH;

@@ -29,6 +29,8 @@ void benchStartup(const BenchEnv& env, Report& report);
 // 7. CPU per sample at 1 kHz and 10 kHz per thread, split into the sampled threads' side, BPF and the loader,
 //    beside the floor (the same perf events with an empty BPF program).
 void benchSampleCost(const BenchEnv& env, Report& report);
+// 8. BPF time per sample of the OpenTelemetry thread context read: none published, a null variable, a record.
+void benchContextCost(const BenchEnv& env, Report& report);
 // Google Benchmark executables (hot paths of the loader and the JFR writer).
 void benchMicro(const BenchEnv& env, Report& report);
 // bench/timing's method-timing benchmark, whose own table becomes a section of the report.

@@ -15,7 +15,7 @@ void AllocationCollector::add(const jfr::reader::RecordedEvent& event) {
   uint32_t node = builder_.onTop(sample->node, builder_.allocatedClass(event.getObject("objectClass")));
   // A weight is a count of bytes: a negative one is corrupt, and counts for nothing.
   int64_t bytes = std::max<int64_t>(0, event.getLong("weight"));
-  builder_.addSample(sample->thread, node, event.startTimeNanos(), bytes);
+  builder_.addSample(sample->thread, node, event.startTimeNanos(), bytes, sample->context);
 }
 
 Profile AllocationCollector::finish() {

@@ -55,7 +55,7 @@ void LockCollector::add(const jfr::reader::RecordedEvent& event) {
   uint32_t node = builder_.onTop(sample->node, builder_.lockClass(event.getObject(info.classField), info.noClass));
   // A wait lasts its duration; a negative one is corrupt and counts for nothing.
   int64_t nanos = std::max<int64_t>(0, event.durationNanos());
-  builder_.addSample(sample->thread, node, event.startTimeNanos(), nanos);
+  builder_.addSample(sample->thread, node, event.startTimeNanos(), nanos, sample->context);
   if (!info.ownerField.empty()) addOwner(event, info.ownerField, nanos);
 }
 

@@ -48,7 +48,7 @@ void OffCpuCollector::add(const jfr::reader::RecordedEvent& event) {
     if (!onCpuFrame_) onCpuFrame_ = builder_.syntheticFrame(kOnCpuFrame);
     node = builder_.onTop(node, *onCpuFrame_);
   }
-  builder_.addSample(sample->thread, node, event.startTimeNanos(), nanos);
+  builder_.addSample(sample->thread, node, event.startTimeNanos(), nanos, sample->context);
 }
 
 Profile OffCpuCollector::finish() {

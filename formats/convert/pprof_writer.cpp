@@ -55,6 +55,17 @@ class ProtoBuilder {
       auto* id = sample->add_label();
       id->set_key(threadIdKey);
       id->set_num(thread.osThreadId);
+      // The OpenTelemetry context, under the names OpenTelemetry's profiling signal links spans with.
+      const ProfileContext& context = profile_.contexts[group.context];
+      auto label = [&](const std::string& key, const std::string& value) {
+        if (value.empty()) return;
+        auto* l = sample->add_label();
+        l->set_key(string(key));
+        l->set_str(string(value));
+      };
+      label("trace_id", context.traceId);
+      label("span_id", context.spanId);
+      for (const auto& [key, value] : context.attributes) label(key, value);
     }
     return std::move(proto_);
   }

@@ -48,9 +48,24 @@ struct TimeCount {
   int64_t nanos = 0;
 };
 
+// The OpenTelemetry context samples were taken in, as jfrbpf writes it on events (traceIdHi, traceIdLo,
+// spanId, contextAttributes).
+struct ProfileContext {
+  std::string traceId;  // 32 hex digits; "" outside a trace
+  std::string spanId;   // 16 hex digits; "" outside a span
+  std::vector<std::pair<std::string, std::string>> attributes;  // as written: values escaped (no control bytes)
+
+  // "trace", "span" or an attribute's key -> its value here; "" when it has none.
+  std::string_view value(std::string_view key) const;
+};
+
+// contextAttributes ("k=v, k2=a\\,b") split into (key, value) pairs at the separators jfrbpf does not escape.
+std::vector<std::pair<std::string, std::string>> splitContextAttributes(std::string_view text);
+
 struct SampleGroup {
   uint32_t thread = 0;  // index into Profile::threads
   uint32_t node = 0;    // leaf of the stack in the call tree
+  uint32_t context = 0;  // index into Profile::contexts (0: none)
   uint64_t samples = 0;
   // What the samples represent: CPU time (sum of samplingPeriod), or as timeKind says (bytes for allocations,
   // wait time for lock waits).
@@ -113,6 +128,7 @@ class Profile {
   std::vector<ProfileFrame> frames;
   std::vector<StackNode> nodes;  // nodes[0] is the root
   std::vector<ProfileThread> threads;
+  std::vector<ProfileContext> contexts;  // [0] is no context
   std::vector<SampleGroup> groups;
 
   uint64_t totalSamples = 0;  // after filtering

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 
 #include "formats/convert/saturating.h"
 
@@ -35,6 +36,8 @@ ProfileBuilder::ProfileBuilder(SampleFilter filter, int64_t gridStartNanos, int6
   profile_.gridNanos = std::max<int64_t>(1, gridNanos);
   profile_.nodes.push_back(StackNode{});
   nodeSelected_.push_back(filter_.method.empty());
+  profile_.contexts.emplace_back();
+  contextSelected_.push_back(filter_.context.empty());
 }
 
 void ProfileBuilder::beginChunk() {
@@ -225,13 +228,58 @@ std::optional<ProfileBuilder::Selected> ProfileBuilder::select(const jfr::reader
   if (!threadSelected(t)) return std::nullopt;
   uint32_t node = stack(event.get("stackTrace"));
   if (!stackSelected(node)) return std::nullopt;
-  return Selected{t, node};
+  uint32_t c = context(event);
+  if (!contextSelected(c)) return std::nullopt;
+  if (!filter_.contextFrame.empty()) {
+    const std::string_view value = profile_.contexts[c].value(filter_.contextFrame);
+    const std::string name = "[" + filter_.contextFrame + (value.empty() ? ": none" : "=" + std::string(value)) + "]";
+    node = rebase(node, child(0, syntheticFrame(name)));
+  }
+  return Selected{t, node, c};
 }
 
-void ProfileBuilder::addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos) {
-  uint64_t key = (static_cast<uint64_t>(thread) << 32) | node;
+uint32_t ProfileBuilder::context(const jfr::reader::RecordedObject& event) {
+  const auto hi = static_cast<uint64_t>(event.getLong("traceIdHi"));
+  const auto lo = static_cast<uint64_t>(event.getLong("traceIdLo"));
+  const auto span = static_cast<uint64_t>(event.getLong("spanId"));
+  const std::string_view attributes = event.getString("contextAttributes");
+  if (hi == 0 && lo == 0 && span == 0 && attributes.empty()) return 0;
+  char ids[50];
+  std::snprintf(ids, sizeof ids, "%016llx%016llx/%016llx", static_cast<unsigned long long>(hi),
+                static_cast<unsigned long long>(lo), static_cast<unsigned long long>(span));
+  std::string key = std::string(ids) + '/' + std::string(attributes);
+  auto [it, inserted] = contextsByKey_.try_emplace(std::move(key), static_cast<uint32_t>(profile_.contexts.size()));
+  if (!inserted) return it->second;
+  ProfileContext c;
+  if (hi != 0 || lo != 0) c.traceId = std::string(ids, 32);
+  if (span != 0) c.spanId = std::string(ids + 33, 16);
+  c.attributes = splitContextAttributes(attributes);
+  bool selected = filter_.context.empty();
+  if (!selected) {
+    const size_t equals = filter_.context.find('=');
+    selected = equals != std::string::npos &&
+               c.value(std::string_view(filter_.context).substr(0, equals)) == filter_.context.substr(equals + 1);
+  }
+  contextSelected_.push_back(selected);
+  profile_.contexts.push_back(std::move(c));
+  return it->second;
+}
+
+bool ProfileBuilder::contextSelected(uint32_t context) const {
+  return context < contextSelected_.size() && contextSelected_[context];
+}
+
+uint32_t ProfileBuilder::rebase(uint32_t node, uint32_t parent) {
+  std::vector<uint32_t> frames;
+  for (uint32_t n = node; n != 0; n = profile_.nodes[n].parent) frames.push_back(profile_.nodes[n].frame);
+  for (size_t i = frames.size(); i-- > 0;) parent = child(parent, frames[i]);
+  return parent;
+}
+
+void ProfileBuilder::addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos, uint32_t context) {
+  GroupKey key{thread, node, context};
   auto [it, inserted] = groupsByKey_.try_emplace(key, static_cast<uint32_t>(profile_.groups.size()));
-  if (inserted) profile_.groups.push_back(SampleGroup{thread, node, 0, 0, {}});
+  if (inserted) profile_.groups.push_back(SampleGroup{thread, node, context, 0, 0, {}});
   SampleGroup& group = profile_.groups[it->second];
   group.samples += 1;
   group.cpuNanos = saturatingAdd(group.cpuNanos, cpuNanos);
@@ -271,6 +319,42 @@ Profile ProfileBuilder::finish() {
   }
   profile_.gridSlots = slots;
   return std::move(profile_);
+}
+
+std::string_view ProfileContext::value(std::string_view key) const {
+  if (key == "trace") return traceId;
+  if (key == "span") return spanId;
+  for (const auto& [name, value] : attributes) {
+    if (name == key) return value;
+  }
+  return {};
+}
+
+std::vector<std::pair<std::string, std::string>> splitContextAttributes(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> attributes;
+  std::string key, value;
+  bool inValue = false;
+  auto finish = [&] {
+    if (!key.empty() || !value.empty()) attributes.emplace_back(std::move(key), std::move(value));
+    key.clear();
+    value.clear();
+    inValue = false;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    std::string& into = inValue ? value : key;
+    if (text[i] == '\\' && i + 1 < text.size() && (text[i + 1] == '\\' || text[i + 1] == ',')) {
+      into.push_back(text[++i]);
+    } else if (text[i] == ',' && i + 1 < text.size() && text[i + 1] == ' ') {
+      ++i;
+      finish();
+    } else if (text[i] == '=' && !inValue) {
+      inValue = true;
+    } else {
+      into.push_back(text[i]);
+    }
+  }
+  finish();
+  return attributes;
 }
 
 std::vector<uint32_t> Profile::stackLeafFirst(uint32_t node) const {

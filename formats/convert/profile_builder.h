@@ -30,6 +30,12 @@ struct SampleFilter {
   // threads]": a flame graph or a profile of a server that runs a hundred thousand of them needs no root or
   // label for each.
   bool virtualThreadsByName = false;
+  // OpenTelemetry contexts: "KEY=VALUE" keeps the samples whose context has that attribute value ("trace=HEX",
+  // "span=HEX": that trace id or span id); empty keeps every sample.
+  std::string context;
+  // "trace", "span" or an attribute's key: each stack gets an outermost frame that names its value there
+  // ("[http.route=/checkout]", "[http.route: none]"), so that flame graphs and collapsed stacks divide by it.
+  std::string contextFrame;
 };
 
 class ProfileBuilder {
@@ -53,6 +59,7 @@ class ProfileBuilder {
   struct Selected {
     uint32_t thread;
     uint32_t node;
+    uint32_t context;  // index into Profile::contexts
   };
   std::optional<Selected> select(const jfr::reader::RecordedObject& event);
 
@@ -67,8 +74,12 @@ class ProfileBuilder {
   // kind kLockClass; a null class is the frame `absent` ("[no blocker]").
   uint32_t lockClass(const jfr::reader::RecordedObject* type, std::string_view absent);
 
-  // One sample of `thread` with the stack ending at `node`. Filters are the caller's business.
-  void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos);
+  // One sample of `thread` with the stack ending at `node`, in `context`. Filters are the caller's business.
+  void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos, uint32_t context = 0);
+
+  // The context of a sample event (jfrbpf's context fields), interned; 0 when it has none.
+  uint32_t context(const jfr::reader::RecordedObject& event);
+  bool contextSelected(uint32_t context) const;
 
   Profile& profile() { return profile_; }
   const Profile& profile() const { return profile_; }
@@ -97,6 +108,8 @@ class ProfileBuilder {
   // The frame of a class of `kind` (allocatedClass, lockClass), `absent` for a null class.
   uint32_t classFrame(const jfr::reader::RecordedObject* type, FrameKind kind, std::string_view absent);
   uint32_t child(uint32_t parent, uint32_t frame);
+  // The stack ending at `node`, under `parent` instead of the root.
+  uint32_t rebase(uint32_t node, uint32_t parent);
 
   SampleFilter filter_;
   Profile profile_;
@@ -107,7 +120,18 @@ class ProfileBuilder {
   std::unordered_map<FrameKey, uint32_t, FrameKeyHash> framesByKey_;
   std::unordered_map<uint64_t, uint32_t> children_;  // (parent << 32 | frame) -> node
   std::unordered_map<std::string, uint32_t> threadsByKey_;
-  std::unordered_map<uint64_t, uint32_t> groupsByKey_;            // (thread << 32 | node) -> group
+  struct GroupKey {
+    uint32_t thread, node, context;
+    bool operator==(const GroupKey&) const = default;
+  };
+  struct GroupKeyHash {
+    size_t operator()(const GroupKey& k) const {
+      return ((static_cast<size_t>(k.thread) << 32 | k.node) * 0x9E3779B97F4A7C15ull) ^ k.context;
+    }
+  };
+  std::unordered_map<GroupKey, uint32_t, GroupKeyHash> groupsByKey_;
+  std::unordered_map<std::string, uint32_t> contextsByKey_;
+  std::vector<bool> contextSelected_;
   std::map<std::string, uint32_t, std::less<>> syntheticFrames_;  // by name, looked up without a copy
 
   // Per chunk: constants identified by address.

@@ -129,7 +129,7 @@ void SampleCollector::add(const RecordedEvent& event) {
   if (event.getBool("failed")) ++source->failed;
   if (event.getBool("biased")) ++source->biased;
   if (jfr::reader::StackTraceView(event.get("stackTrace")).truncated()) ++source->truncated;
-  source->builder.addSample(sample->thread, sample->node, event.startTimeNanos(), sampleNanos(period));
+  source->builder.addSample(sample->thread, sample->node, event.startTimeNanos(), sampleNanos(period), sample->context);
 }
 
 Profile SampleCollector::finish() {

@@ -190,6 +190,71 @@ TEST(JfrWriterChunks, ExplicitRotationRepeatsConstantsInEachChunk) {
   EXPECT_EQ(throttles, 4);
 }
 
+// Strings events refer to through the chunk's pool (an off-CPU sample's state, a context's attributes) read
+// back as written in every chunk, though each chunk interns its own: the JDK keeps what it resolved for a key
+// in the chunk before, so a key never names two strings.
+TEST(JfrWriterChunks, PooledStringsReadBackInEveryChunk) {
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  test::TempDir dir;
+  std::string path = dir.file("pooled.jfr");
+  const std::vector<std::string> states = {"sleeping", "parked", "preempted", "unknown"};
+  {
+    Recording r({.path = path});
+    ThreadId thread = r.internThread({"waiter", 7, "waiter", 7});
+    for (size_t chunk = 0; chunk < states.size(); ++chunk) {
+      // Each chunk's first string is another one: its key would be 1 in every chunk if keys started afresh.
+      r.offCpuSample(Recording::now(), kMs, thread, {}, false, kMs, states[chunk], 0);
+      r.offCpuSample(Recording::now(), kMs, thread, {}, false, kMs, states[(chunk + 1) % states.size()], 0);
+      r.rotate();
+    }
+    r.close();
+  }
+  auto print = test::runJfr(test::jdk17Home(), {"print", "--json", "--events", "jfrbpf.OffCPUSample", path});
+  ASSERT_EQ(print.exitCode, 0) << print.err;
+  Json doc = Json::parse(print.out);
+  auto waits = test::eventsOfType(doc, "jfrbpf.OffCPUSample");
+  ASSERT_EQ(waits.size(), 2 * states.size());
+  for (size_t i = 0; i < waits.size(); ++i) {
+    const size_t chunk = i / 2;
+    EXPECT_EQ((*waits[i])["state"].string(), states[(chunk + i % 2) % states.size()]) << "event " << i;
+  }
+}
+
+// Events carry the OpenTelemetry context fields from the chunk the first context appears in: the chunk before
+// keeps the metadata its events were written with, and the JDK reads both.
+TEST(JfrWriterChunks, ContextFieldsStartWithTheFirstContext) {
+  if (!haveJdk17()) GTEST_SKIP() << "no jfr tool in " << test::jdk17Home();
+  test::TempDir dir;
+  std::string path = dir.file("context.jfr");
+  {
+    Recording r({.path = path});
+    ClassId cls = r.internClass("com/example/Checkout");
+    MethodId method = r.internMethod(cls, "pay", "()V");
+    ThreadId thread = r.internThread({"worker", 9, "worker", 9});
+    std::vector<StackFrame> frames{{method, 3, 4, FrameType::JitCompiled}};
+    r.cpuSample(Recording::now(), frames, false, thread, false, kMs);
+    r.cpuSample(Recording::now(), frames, false, thread, false, kMs, 1,
+                {.traceIdHi = 0x4bf92f3577b34da6, .traceIdLo = 0x23ce929d0e0e4736, .spanId = 0x00f067aa0ba902b7,
+                 .traceFlags = 1, .attributes = "http.route=/checkout, http.method=POST"});
+    r.cpuSample(Recording::now(), frames, false, thread, false, kMs, 1, {.notRead = "record unreadable"});
+    r.close();
+  }
+  auto print = test::runJfr(test::jdk17Home(), {"print", "--json", "--events", "jdk.CPUTimeSample", path});
+  ASSERT_EQ(print.exitCode, 0) << print.err;
+  Json doc = Json::parse(print.out);
+  auto samples = test::eventsOfType(doc, "jdk.CPUTimeSample");
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_FALSE((*samples[0]).has("spanId")) << "the first chunk has no context fields";
+  EXPECT_EQ((*samples[1])["traceIdHi"].integer(), 0x4bf92f3577b34da6);
+  EXPECT_EQ((*samples[1])["traceIdLo"].integer(), 0x23ce929d0e0e4736);
+  EXPECT_EQ((*samples[1])["spanId"].integer(), 0x00f067aa0ba902b7);
+  EXPECT_EQ((*samples[1])["traceFlags"].integer(), 1);
+  EXPECT_EQ((*samples[1])["contextAttributes"].string(), "http.route=/checkout, http.method=POST");
+  EXPECT_EQ((*samples[2])["spanId"].integer(), 0);
+  EXPECT_EQ((*samples[2])["contextNotRead"].string(), "record unreadable");
+  EXPECT_EQ((*samples[2])["stackTrace"]["frames"][0]["method"]["name"].string(), "pay");
+}
+
 // A long recording in a file per period: each file opens on its own, holds its own constants, settings and
 // the events recorded while it was current, and appears under its name only when finished.
 TEST(JfrWriterChunks, ContinueInFinishesTheFileAndGoesOnInANewOne) {

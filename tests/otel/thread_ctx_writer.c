@@ -14,3 +14,6 @@ __attribute__((visibility("default"))) void thread_ctx_report(char* out, size_t 
   otel_thread_ctx_v1 = (void*)0x5eed;
   snprintf(out, size, "tp=%lx var=%lx", (unsigned long)tp, (unsigned long)(uintptr_t)&otel_thread_ctx_v1);
 }
+
+/* Makes `record` this thread's context (NULL: none), as a writer that swaps the pointer does. */
+__attribute__((visibility("default"))) void thread_ctx_set(void* record) { otel_thread_ctx_v1 = record; }

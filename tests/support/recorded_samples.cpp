@@ -17,6 +17,17 @@ bool readStack(const RecordedEvent& event, std::vector<SampleFrame>& frames) {
   return trace.present() && trace.truncated();
 }
 
+EventContext readContext(const RecordedEvent& event) {
+  EventContext context;
+  context.traceIdHi = static_cast<uint64_t>(event.getLong("traceIdHi"));
+  context.traceIdLo = static_cast<uint64_t>(event.getLong("traceIdLo"));
+  context.spanId = static_cast<uint64_t>(event.getLong("spanId"));
+  context.traceFlags = event.getLong("traceFlags");
+  context.attributes = std::string(event.getString("contextAttributes"));
+  context.notRead = std::string(event.getString("contextNotRead"));
+  return context;
+}
+
 }  // namespace
 
 Recorded readRecording(const std::string& path) {
@@ -38,6 +49,7 @@ Recorded readRecording(const std::string& path) {
       sample.samplingPeriod = period.of(event).asLong();
       out.cpuNsByThread[sample.osThreadId] += sample.samplingPeriod;
       sample.truncated = readStack(event, sample.frames);
+      sample.context = readContext(event);
       out.samples.push_back(std::move(sample));
     } else if (type == "jfrbpf.OffCPUSample") {
       OffCpuSample wait;
@@ -52,6 +64,7 @@ Recorded readRecording(const std::string& path) {
       wait.runDelay = event.getLong("runDelay");
       wait.state = std::string(event.get("state").asString());
       wait.truncated = readStack(event, wait.frames);
+      wait.context = readContext(event);
       out.offCpuSamples.push_back(std::move(wait));
     } else if (type == "jdk.ObjectAllocationSample") {
       AllocationSample allocation;
@@ -62,6 +75,7 @@ Recorded readRecording(const std::string& path) {
         allocation.objectClass = std::string(objectClass->get("name").asString());
       }
       allocation.truncated = readStack(event, allocation.frames);
+      allocation.context = readContext(event);
       out.allocationSamples.push_back(std::move(allocation));
     } else if (type == "jdk.JavaMonitorEnter" || type == "jdk.JavaMonitorWait" || type == "jdk.ThreadPark") {
       LockEvent lock;
@@ -79,6 +93,7 @@ Recorded readRecording(const std::string& path) {
         lock.timedOut = event.getBool("timedOut");
       }
       lock.truncated = readStack(event, lock.frames);
+      lock.context = readContext(event);
       out.lockEvents.push_back(std::move(lock));
     } else if (type == "jfrbpf.OffCPUSamplesLost") {
       if (auto thread = threadOf(event)) out.offCpuLostNsByThread[thread->osThreadId] += event.getLong("lostTime");

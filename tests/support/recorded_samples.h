@@ -15,6 +15,16 @@ struct SampleFrame {
   int32_t line = -1;
 };
 
+// The OpenTelemetry context fields an event carries (all zero and empty where the file has none).
+struct EventContext {
+  uint64_t traceIdHi = 0, traceIdLo = 0, spanId = 0;
+  int64_t traceFlags = 0;
+  std::string attributes;
+  std::string notRead;
+
+  bool none() const { return traceIdHi == 0 && traceIdLo == 0 && spanId == 0 && attributes.empty() && notRead.empty(); }
+};
+
 struct Sample {
   int64_t osThreadId = 0;
   std::string threadName;      // OS name
@@ -23,6 +33,7 @@ struct Sample {
   bool truncated = false;
   int64_t samplingPeriod = 0;
   std::vector<SampleFrame> frames;  // leaf first
+  EventContext context;
 };
 
 // A jfrbpf.OffCPUSample.
@@ -37,6 +48,7 @@ struct OffCpuSample {
   std::string state;
   bool truncated = false;
   std::vector<SampleFrame> frames;  // leaf first: kernel, native, Java
+  EventContext context;
 };
 
 // A jdk.ObjectAllocationSample.
@@ -47,6 +59,7 @@ struct AllocationSample {
   int64_t weight = 0;
   bool truncated = false;
   std::vector<SampleFrame> frames;  // leaf first: the allocation site first
+  EventContext context;
 };
 
 // A jdk.JavaMonitorEnter, jdk.JavaMonitorWait or jdk.ThreadPark.
@@ -61,6 +74,7 @@ struct LockEvent {
   bool timedOut = false;
   bool truncated = false;
   std::vector<SampleFrame> frames;  // leaf first: the wait's site first
+  EventContext context;
 };
 
 struct Recorded {

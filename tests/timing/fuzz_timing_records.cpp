@@ -70,7 +70,8 @@ struct TraceFixture {
           for (uint32_t i = 0; i < record.user_depth; ++i) frames.push_back({any, -1, -1, jfr::FrameType::Native});
           return record.walk_end != JFRBPF_WALK_ROOT;
         },
-        [](const jfrbpf_sample_record&) { return jfr::ThreadId{0}; });
+        [](const jfrbpf_sample_record&) { return jfr::ThreadId{0}; },
+        [](const jfrbpf_sample_record&) { return jfr::TraceContext{}; });
     writer->addJvm(4242, model);
   }
   ~TraceFixture() {

@@ -80,6 +80,11 @@ Options:
                            trace only calls that take at least TIME (JFR's threshold; default 0 ms)
       --timing-period TIME write jdk.MethodTiming every TIME as well (JFR's period; default: once, when the
                            recording ends, like JFR's endChunk); the values are cumulative, as in the JDK
+      --context-only[=sampled]
+                           keep only the CPU samples a thread took in an OpenTelemetry context (of a
+                           process that publishes them: docs/otel-context.md), or with `sampled` in a
+                           sampled trace; the others are left out and counted (JFR's
+                           record-only-on-context)
       --off-cpu[=INTERVAL] where threads wait as well: jfrbpf.OffCPUSample events with the stack a thread
                            left the CPU with (Java, native and kernel frames), how long it was off, its
                            state (sleeping, uninterruptible, preempted) and its wait for a CPU (run
@@ -215,6 +220,25 @@ void printTruncatedStacks(const record::RecordSummary& s) {
   std::printf(")\n");
 }
 
+// Only when some target's threads publish OpenTelemetry contexts: how many events were taken in one, and
+// how many could not read their thread's, and why.
+void printContexts(const record::RecordSummary& s) {
+  const record::ContextCounts& c = s.contexts;
+  if (c.read() == 0 && c.notRead() == 0) return;
+  std::printf("  context  %s events in an OpenTelemetry context", groupThousands(c.read()).c_str());
+  if (c.notRead() > 0) {
+    std::printf(", %s not read (", groupThousands(c.notRead()).c_str());
+    const char* separator = "";
+    for (uint32_t status = 0; status < c.byStatus.size(); ++status) {
+      if (c.byStatus[status] == 0 || *record::contextNotReadCause(status) == '\0') continue;
+      std::printf("%s%s %s", separator, groupThousands(c.byStatus[status]).c_str(), record::contextNotReadCause(status));
+      separator = ", ";
+    }
+    std::printf(")");
+  }
+  std::printf("\n");
+}
+
 // Said when the budget had to act, and always with JFRBPF_DEBUG.
 void printMemory(const record::RecordSummary& s) {
   if (s.memorySheds == 0 && s.javaFramesDropped == 0 && !std::getenv("JFRBPF_DEBUG")) return;
@@ -246,9 +270,14 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
     for (const auto& [cause, count] : s.lostByCause) std::printf(" %s %s", groupThousands(count).c_str(), cause.c_str());
     std::printf(")");
   }
+  if (s.leftOutOfContext > 0) {
+    std::printf("\n  left out %s outside an OpenTelemetry context (--context-only)",
+                groupThousands(s.leftOutOfContext).c_str());
+  }
   std::printf("\n  threads  %s\n", groupThousands(s.threads).c_str());
   printSources(s);
   printTruncatedStacks(s);
+  printContexts(s);
   printMemory(s);
   if (std::getenv("JFRBPF_DEBUG")) {
     static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
@@ -378,6 +407,15 @@ int runRecordCommand(Arguments& args) {
       if (!value.empty()) {
         config.lock.thresholdNs = value == "0" ? 0 : parseDuration(value, "--lock");
         if (config.lock.thresholdNs < 0) throw Error("invalid --lock '" + value + "': a threshold of 0 or more", ErrorKind::Usage);
+      }
+    } else if (args.optionalValue("--context-only", "what it keeps", value)) {
+      if (value.empty()) {
+        config.contextOnly = record::ContextOnly::kInContext;
+      } else if (value == "sampled") {
+        config.contextOnly = record::ContextOnly::kSampledTrace;
+      } else {
+        throw Error("invalid --context-only '" + value + "': give no value (samples in any context) or 'sampled' "
+                    "(samples in sampled traces)", ErrorKind::Usage);
       }
     } else if (args.optionalValue("--off-cpu", "its interval", value)) {
       config.offCpu.enabled = true;

@@ -47,6 +47,10 @@ struct OffCpuOptions {
   int64_t intervalNs = 1'000'000;
 };
 
+// --context-only: which CPU samples are kept by the OpenTelemetry context their thread was in (JFR's
+// "record-only-on-context"); the others are left out, and counted.
+enum class ContextOnly { kOff, kInContext, kSampledTrace };
+
 struct RecordConfig {
   std::vector<pid_t> pids;             // -p (one or more)
   std::vector<std::string> command;    // launch mode: CMD ARGS...
@@ -67,6 +71,7 @@ struct RecordConfig {
   RotationPolicy rotation;             // --rotate, --rotate-size: outputPath is then a directory
   RetentionPolicy retention;           // --max-age, --max-size: of the output directory
   double maxRatePerSecond = 0;         // --max-rate: host-wide samples per second (0: no budget)
+  ContextOnly contextOnly = ContextOnly::kOff;  // --context-only
   OffCpuOptions offCpu;                // --off-cpu
   size_t memoryLimitBytes = kDefaultMemoryLimit;  // --memory-limit (session/memory_budget.h)
   AllocationOptions allocation;        // --alloc

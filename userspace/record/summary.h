@@ -30,6 +30,36 @@ inline const char* describe(StopReason reason) {
 
 struct RecordSummary;
 
+// "thread variable unreadable", …: why a record's context was not read (enum jfrbpf_context_status); "" for
+// none and read.
+inline const char* contextNotReadCause(uint32_t status) {
+  switch (status) {
+    case JFRBPF_CONTEXT_NOT_READ: return "not readable there";
+    case JFRBPF_CONTEXT_TLS_FAULT: return "thread variable unreadable";
+    case JFRBPF_CONTEXT_RECORD_FAULT: return "record unreadable";
+    case JFRBPF_CONTEXT_ATTRS_FAULT: return "attributes unreadable";
+    case JFRBPF_CONTEXT_TOO_LARGE: return "attributes over 612 bytes";
+    default: return "";
+  }
+}
+
+// How many records (samples, traces, events) carried their thread's OpenTelemetry context, and how many could
+// not read it, by cause (enum jfrbpf_context_status).
+struct ContextCounts {
+  std::array<uint64_t, JFRBPF_CONTEXT_STATUS_COUNT> byStatus{};
+
+  uint64_t read() const { return byStatus[JFRBPF_CONTEXT_READ]; }
+  uint64_t notRead() const {
+    uint64_t all = 0;
+    for (uint64_t count : byStatus) all += count;
+    return all - byStatus[JFRBPF_CONTEXT_NONE] - byStatus[JFRBPF_CONTEXT_READ];
+  }
+  ContextCounts& operator+=(const ContextCounts& other) {
+    for (size_t i = 0; i < byStatus.size(); ++i) byStatus[i] += other.byStatus[i];
+    return *this;
+  }
+};
+
 // What one event source (sources/) did over the recording: its own counts, and the line of the summary
 // `jfrbpf record` prints for them.
 class SourceReport {
@@ -68,6 +98,8 @@ struct RecordSummary {
   size_t peakResidentBytes = 0;
   uint64_t memorySheds = 0;
   uint64_t javaFramesDropped = 0;      // JVMs that went on with native frames for the budget
+  ContextCounts contexts;              // of every record written
+  uint64_t leftOutOfContext = 0;       // --context-only: sampling ticks left out (samples + lost + these = ticks)
   struct File {                        // record --all: one per JVM
     pid_t pid = 0;
     std::string path;                  // with --rotate: the last of its files

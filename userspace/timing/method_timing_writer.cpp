@@ -8,8 +8,13 @@
 
 namespace jfrbpf::timing {
 
-MethodTimingWriter::MethodTimingWriter(jfr::Recording& out, ResolveStack resolve, ThreadOf threadOf)
-    : out_(out), resolve_(std::move(resolve)), threadOf_(std::move(threadOf)), trimmed_(new jfrbpf_sample_record) {}
+MethodTimingWriter::MethodTimingWriter(jfr::Recording& out, ResolveStack resolve, ThreadOf threadOf,
+                                       ContextOf contextOf)
+    : out_(out),
+      resolve_(std::move(resolve)),
+      threadOf_(std::move(threadOf)),
+      contextOf_(std::move(contextOf)),
+      trimmed_(new jfrbpf_sample_record) {}
 
 void MethodTimingWriter::addJvm(pid_t pid, const jvm::JavaModel& model) { jvms_.push_back({pid, &model}); }
 
@@ -73,11 +78,13 @@ MethodTimingWriter::Outcome MethodTimingWriter::write(const void* data, size_t s
     caller.rawFrames =
         hookFrames(*jvm->model, record, sites ? std::string_view(sites->hookClass) : std::string_view(), now, inlineScratch_);
   }
+  // Before the frames move: the context follows the record's stacks.
+  const jfr::TraceContext context = contextOf_(record);
   dropTopFrames(*trimmed_, caller.rawFrames);
   const bool truncated = resolve_(*trimmed_, frames_);
   frames_.erase(frames_.begin(), frames_.begin() + std::min<size_t>(caller.resolvedFrames, frames_.size()));
   out_.methodTrace(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(head.duration_ns),
-                   threadOf_(*trimmed_), frames_, truncated, methodId(*method));
+                   threadOf_(*trimmed_), frames_, truncated, methodId(*method), context);
   ++counters_.written;
   return Outcome::kWritten;
 }

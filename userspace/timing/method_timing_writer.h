@@ -35,9 +35,11 @@ class MethodTimingWriter {
   // Resolves a record's frames; true when the stack is truncated (it did not reach the thread's root).
   using ResolveStack = std::function<bool(const jfrbpf_sample_record&, std::vector<jfr::StackFrame>&)>;
   using ThreadOf = std::function<jfr::EventThread(const jfrbpf_sample_record&)>;
+  // The thread's context a record carries (its text valid until the next call).
+  using ContextOf = std::function<jfr::TraceContext(const jfrbpf_sample_record&)>;
   using ReadStats = std::function<MethodStats(uint32_t slot)>;
 
-  MethodTimingWriter(jfr::Recording& out, ResolveStack resolve, ThreadOf threadOf);
+  MethodTimingWriter(jfr::Recording& out, ResolveStack resolve, ThreadOf threadOf, ContextOf contextOf);
 
   // The timed methods of JVM `pid` come from `model` (alive as long as this writer).
   void addJvm(pid_t pid, const jvm::JavaModel& model);
@@ -76,6 +78,7 @@ class MethodTimingWriter {
   jfr::Recording& out_;
   ResolveStack resolve_;
   ThreadOf threadOf_;
+  ContextOf contextOf_;
   std::vector<Jvm> jvms_;
   std::unordered_map<const jvm::TimedMethodInfo*, jfr::MethodId> methodIds_;
   uint32_t constantsGeneration_ = 0;  // of out_, when methodIds_ was filled

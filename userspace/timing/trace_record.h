@@ -18,7 +18,8 @@ inline bool decodeTraceRecord(const void* data, size_t size, jfrbpf_trace_head& 
   std::memcpy(&record, static_cast<const uint8_t*>(data) + JFRBPF_TRACE_HEAD_SIZE,
               std::min(recordSize, sizeof(jfrbpf_sample_record)));
   return record.user_depth <= JFRBPF_MAX_USER_FRAMES && record.kernel_depth == 0 &&
-         JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, 0) <= recordSize;
+         record.context_size <= JFRBPF_CONTEXT_MAX_SIZE &&
+         JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, 0, record.context_size) <= recordSize;
 }
 
 }  // namespace jfrbpf::timing

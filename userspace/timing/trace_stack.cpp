@@ -69,7 +69,9 @@ void dropTopFrames(jfrbpf_sample_record& record, uint32_t frames) {
   const uint32_t kernelDepth = std::min<uint32_t>(record.kernel_depth, JFRBPF_MAX_KERNEL_FRAMES);
   frames = std::min(frames, userDepth);
   if (frames == 0) return;
-  const size_t words = 2 * static_cast<size_t>(userDepth - frames) + kernelDepth;
+  // The thread's context, after the stacks, moves with them.
+  const size_t words = 2 * static_cast<size_t>(userDepth - frames) + kernelDepth +
+                       (std::min<size_t>(record.context_size, JFRBPF_CONTEXT_MAX_SIZE) + 7) / 8;
   std::memmove(record.data, record.data + 2 * frames, words * sizeof(uint64_t));
   record.user_depth = static_cast<uint16_t>(userDepth - frames);
   record.kernel_depth = static_cast<uint16_t>(kernelDepth);

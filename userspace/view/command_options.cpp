@@ -49,6 +49,15 @@ bool sampleOption(Arguments& args, convert::SampleOptions& options, std::string_
     options.filter.method = value;
   } else if (takeOption(args, "", "--event", value, command)) {
     options.eventName = value;
+  } else if (takeOption(args, "", "--context", value, command)) {
+    if (value.find('=') == std::string::npos || value.front() == '=') {
+      throw Error("invalid --context '" + value + "': give KEY=VALUE, e.g. http.route=/checkout or trace=" +
+                      std::string(32, '0').replace(0, 4, "4bf9"),
+                  ErrorKind::Usage);
+    }
+    options.filter.context = value;
+  } else if (takeOption(args, "", "--by", value, command)) {
+    options.filter.contextFrame = value;
   } else {
     return false;
   }

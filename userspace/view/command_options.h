@@ -19,7 +19,8 @@ bool takeOption(Arguments& args, std::string_view shortName, std::string_view lo
 // A flag without value.
 bool takeFlag(Arguments& args, std::string_view shortName, std::string_view longName);
 
-// Consumes --thread, --method or --event into `options`; false if the current argument is none of them.
+// Consumes --thread, --method, --event, --context or --by into `options`; false if the current argument is none
+// of them.
 bool sampleOption(Arguments& args, convert::SampleOptions& options, std::string_view command);
 
 // Throws a usage error for an argument the command does not know.

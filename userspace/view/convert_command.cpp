@@ -69,6 +69,10 @@ Options:
       --method TEXT       only samples with a frame whose name contains TEXT
       --event NAME        the CPU sample event to use, e.g. jdk.ExecutionSample (not with --off-cpu, --wall,
                           --alloc, --lock)
+      --context KEY=VALUE only samples taken in this OpenTelemetry context: an attribute's value
+                          (http.route=/checkout), or trace=ID or span=ID in hex
+      --by KEY            each stack starts with a frame naming its value of KEY: trace, span or an
+                          attribute (http.route), so that stacks divide by it
   -h, --help              this text
 
 Examples:

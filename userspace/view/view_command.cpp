@@ -28,6 +28,10 @@ Options:
       --method TEXT       only samples with a frame whose name contains TEXT, and only timed or
                           traced methods whose name contains TEXT
       --event NAME        the sample event to use, e.g. jdk.ExecutionSample or jdk.NativeMethodSample
+      --context KEY=VALUE only samples taken in this OpenTelemetry context: an attribute's value
+                          (http.route=/checkout), or trace=ID or span=ID in hex
+      --by KEY            each stack starts with a frame naming its value of KEY: trace, span or an
+                          attribute (http.route), so that stacks divide by it
       --top N             rows per table (default 25, as jfr view)
       --stack-depth N     frames shown per stack in method-traces (default 5)
       --width N           columns of output (default: the terminal's width, else 120)
@@ -44,6 +48,8 @@ Examples:
   jfrbpf view app.jfr off-cpu --thread worker-1
   jfrbpf view app.jfr allocation --top 10
   jfrbpf view app.jfr locks --thread worker-1
+  jfrbpf view app.jfr contexts                     # CPU time by http.route, by trace, ...
+  jfrbpf view app.jfr hot-methods --context http.route=/checkout
 Exit codes: 0 shown; 1 unreadable or corrupt file; 2 bad command line.
 )help";
 

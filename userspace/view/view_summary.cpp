@@ -146,6 +146,7 @@ const std::vector<ViewInfo>& allViews() {
       {"method-timing", "jdk.MethodTiming: invocations, minimum, average, maximum", methodTimingView},
       {"method-traces", "jdk.MethodTrace: time per traced method and the longest calls with stacks", methodTracesView},
       {"threads", "samples and CPU time per thread", threadsView},
+      {"contexts", "CPU time by OpenTelemetry context: by each attribute's values, and by trace", contextsView},
       {"lost", "lost samples by cause and by thread, off-CPU samples too", lostView},
       {"off-cpu", "where threads waited: off-CPU time by method, kernel function, state, thread", offCpuView},
       {"allocation", "what threads allocated: bytes by class, allocation site, thread", allocationView},

@@ -23,6 +23,8 @@ std::string cpuTimeHotMethodsView(const RecordingDigest& digest, const ViewOptio
 std::string methodTimingView(const RecordingDigest& digest, const ViewOptions& options);
 std::string methodTracesView(const RecordingDigest& digest, const ViewOptions& options);
 std::string threadsView(const RecordingDigest& digest, const ViewOptions& options);
+// CPU time by OpenTelemetry context: by each attribute key's values, and by trace.
+std::string contextsView(const RecordingDigest& digest, const ViewOptions& options);
 std::string lostView(const RecordingDigest& digest, const ViewOptions& options);
 // jfrbpf.OffCPUSample by off-CPU time: by method, kernel function, state and thread.
 std::string offCpuView(const RecordingDigest& digest, const ViewOptions& options);

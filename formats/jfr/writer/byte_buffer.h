@@ -45,7 +45,7 @@ inline uint8_t* putBool(uint8_t* p, bool v) {
   return p;
 }
 
-enum StringEncoding : uint8_t { kStringNull = 0, kStringEmpty = 1, kStringUtf8 = 3 };
+enum StringEncoding : uint8_t { kStringNull = 0, kStringEmpty = 1, kStringPooled = 2, kStringUtf8 = 3 };
 
 // Total size of a record with this payload: the leading size varint counts its own bytes.
 inline size_t recordSize(size_t payload) {
@@ -161,6 +161,12 @@ class SmallRecord {
   SmallRecord& longValue(int64_t v) { return p_ = jfr::putLong(p_, v), *this; }
   SmallRecord& intValue(int32_t v) { return p_ = jfr::putInt(p_, v), *this; }
   SmallRecord& boolean(bool v) { return p_ = jfr::putBool(p_, v), *this; }
+  // A string of the chunk's java.lang.String pool (ConstantPools::markString); key 0 is null.
+  SmallRecord& pooledString(uint64_t key) {
+    if (key == 0) return *p_++ = kStringNull, *this;
+    *p_++ = kStringPooled;
+    return varint(key);
+  }
   void commit() {
     *start_ = static_cast<uint8_t>(p_ - start_);
     out_.commit(p_);

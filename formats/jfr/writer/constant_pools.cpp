@@ -244,6 +244,12 @@ uint32_t ConstantPools::writeReferencedPools(ByteBuffer& out) const {
       out.putString(*symbols_[id - 1].text);
     }
   }
+  if (beginPool(kStringType, chunkStrings_.size())) {
+    for (const auto& [text, key] : chunkStrings_) {
+      out.putVarint(key);
+      out.putString(text);
+    }
+  }
   if (beginPool(kFrameTypeType, static_cast<size_t>(std::popcount(frameTypesUsed_)))) {
     for (unsigned type = 0; type < std::size(kFrameTypeNames); ++type) {
       if (!(frameTypesUsed_ & (1u << type))) continue;
@@ -258,6 +264,16 @@ uint32_t ConstantPools::writeReferencedPools(ByteBuffer& out) const {
   return pools;
 }
 
+uint64_t ConstantPools::markString(std::string_view text) {
+  if (text.empty()) return 0;
+  if (auto it = chunkStrings_.find(text); it != chunkStrings_.end()) return it->second;
+  // Keys are never reused: the JDK keeps what it resolved for a key in the previous chunk.
+  const uint64_t key = ++lastStringKey_;
+  chunkStrings_.emplace(std::string(text), key);
+  pendingBytes_ += text.size() + kSymbolOverhead;
+  return key;
+}
+
 void ConstantPools::startNextChunk() {
   ++generation_;
   markedSymbols_.clear();
@@ -266,6 +282,7 @@ void ConstantPools::startNextChunk() {
   markedMethods_.clear();
   markedThreads_.clear();
   retiredThreadKeys_.clear();
+  chunkStrings_ = {};
   virtualThreadKeys_ = {};  // replaced rather than cleared: a chunk of many virtual threads leaves no capacity
   frameTypesUsed_ = 0;
   runnableStateUsed_ = false;

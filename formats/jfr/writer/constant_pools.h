@@ -63,6 +63,10 @@ class ConstantPools {
     return kRunnableStateKey;
   }
 
+  // The pool key of `text` in this chunk's java.lang.String pool (0 for ""): strings events refer to, kept for
+  // the chunk only, so that what they hold is bounded by the chunk's size.
+  uint64_t markString(std::string_view text);
+
   // Upper estimate of the encoded size of this chunk's pools, for size-based rotation.
   uint64_t pendingBytes() const { return pendingBytes_; }
 
@@ -153,10 +157,12 @@ class ConstantPools {
   uint32_t generation_ = 1;
   std::vector<uint32_t> markedSymbols_, markedPackages_, markedClasses_, markedMethods_, markedThreads_;
   std::vector<RetiredThreadKey> retiredThreadKeys_;
+  std::unordered_map<std::string, uint64_t, StringHash, std::equal_to<>> chunkStrings_;  // this chunk's: text -> key
   std::unordered_map<int64_t, uint64_t> virtualThreadKeys_;  // this chunk's: Java thread id -> pool key
   std::unordered_map<int64_t, std::string> virtualThreadNames_;  // the named ones: Java thread id -> name
   size_t virtualThreadNameBytes_ = 0;
   uint64_t lastThreadKey_ = 0;
+  uint64_t lastStringKey_ = 0;
   uint32_t frameTypesUsed_ = 0;
   static constexpr uint64_t kRunnableStateKey = 5;  // JVMTI_JAVA_LANG_THREAD_STATE_RUNNABLE
   bool runnableStateUsed_ = false;

@@ -1,6 +1,8 @@
 #include "formats/jfr/writer/metadata_schema.h"
 
+#include <algorithm>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -504,10 +506,44 @@ int64_t contentHash(const ByteBuffer& body) {
 
 }  // namespace
 
-MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis) {
+// The OpenTelemetry context fields (recording.h, TraceContext), after the event's own. Pyroscope's JFR parser
+// reads spanId by this name and type; the trace id's halves follow the same convention.
+void addTraceContextFields(Element& metadata) {
+  constexpr TypeId kTakenInThread[] = {kCpuTimeSampleEvent,    kExecutionSampleEvent, kMethodTraceEvent,
+                                       kObjectAllocationSampleEvent, kJavaMonitorEnterEvent, kJavaMonitorWaitEvent,
+                                       kThreadParkEvent,       kOffCpuSampleEvent};
+  auto unsignedLong = [](std::string name, std::string text, std::string what) {
+    return field(std::move(name), kLongType,
+                 {annotation(kUnsignedAnnotation), label(std::move(text)), description(std::move(what))});
+  };
+  for (Element& type : metadata.children) {
+    const std::string id = [&] {
+      for (const auto& [key, value] : type.attributes)
+        if (key == "id") return value;
+      return std::string();
+    }();
+    if (std::none_of(std::begin(kTakenInThread), std::end(kTakenInThread),
+                     [&](TypeId event) { return idString(event) == id; })) {
+      continue;
+    }
+    type.child(unsignedLong("traceIdHi", "Trace Id High",
+                            "The OpenTelemetry trace id's first 8 bytes, big-endian (its first 16 hex digits); 0 outside a trace"));
+    type.child(unsignedLong("traceIdLo", "Trace Id Low", "The trace id's last 8 bytes, big-endian"));
+    type.child(unsignedLong("spanId", "Span Id", "The OpenTelemetry span id, big-endian; 0 outside a span"));
+    type.child(field("traceFlags", kIntType, {label("Trace Flags"), description("W3C trace flags: 1 = sampled")}));
+    type.child(field("contextAttributes", kStringType,
+                     {label("Context Attributes"),
+                      description("The thread context's attributes, as key=value, comma separated")}));
+    type.child(field("contextNotRead", kStringType,
+                     {label("Context Not Read"), description("Why the thread's context could not be read")}));
+  }
+}
+
+MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis, bool traceContext) {
   Element metadata("metadata");
   addJdkEvents(metadata);
   addJfrbpfEvents(metadata);
+  if (traceContext) addTraceContextFields(metadata);
   addPrimitives(metadata);
   addValueTypes(metadata);
   addAnnotationTypes(metadata);

@@ -16,8 +16,13 @@ struct MetadataSchema {
   int64_t id = 0;
 };
 
-// gmtOffsetMillis goes into the metadata's region element (the JDK requires one).
-MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis);
+// gmtOffsetMillis goes into the metadata's region element (the JDK requires one). With `traceContext`, the
+// events taken in a thread (samples, traces, allocation samples, lock events, off-CPU samples) end with the
+// OpenTelemetry context fields (kTraceContextFields), in this order.
+MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis, bool traceContext = false);
+
+// traceIdHi, traceIdLo, spanId (long), traceFlags (int), contextAttributes, contextNotRead (String).
+inline constexpr int kTraceContextFields = 6;
 
 // The declared event type with this name ("jdk.CPUTimeSample"), for jdk.ActiveSetting's id.
 std::optional<TypeId> eventTypeByName(std::string_view eventName);

@@ -93,26 +93,47 @@ struct Recording::State {
   }
 
   void cpuTimeSample(Ticks startTime, uint64_t stackTrace, uint64_t thread, bool failed, Ticks samplingPeriod,
-                     bool biased) {
-    SmallRecord(chunk.events(), kCpuTimeSampleEvent)
+                     bool biased, const TraceContext& context) {
+    commitWithContext(SmallRecord(chunk.events(), kCpuTimeSampleEvent)
         .longValue(startTime)
         .varint(stackTrace)
         .varint(thread)
         .boolean(failed)
         .longValue(samplingPeriod)
-        .boolean(biased)
-        .commit();
+        .boolean(biased),
+                      context);
     recorded(kCpuTimeSampleEvent, startTime);
   }
 
-  void executionSample(Ticks startTime, uint64_t stackTrace, uint64_t thread) {
-    SmallRecord(chunk.events(), kExecutionSampleEvent)
+  void executionSample(Ticks startTime, uint64_t stackTrace, uint64_t thread, const TraceContext& context) {
+    commitWithContext(SmallRecord(chunk.events(), kExecutionSampleEvent)
         .longValue(startTime)
         .varint(thread)
         .varint(stackTrace)
-        .varint(pools.markRunnableState())
-        .commit();
+        .varint(pools.markRunnableState()),
+                      context);
     recorded(kExecutionSampleEvent, startTime);
+  }
+
+  // Events carry the context fields from the first chunk a context appears in on: the chunk before is finished
+  // with the metadata its events were written by. Called before the event takes its chunk's keys.
+  void prepareContext(const TraceContext& context) {
+    if (contextFields || context.empty()) return;
+    if (chunk.bufferedBytes() > 0) finishChunk(false);
+    schema = buildMetadataSchema(localGmtOffsetMillis(), /*traceContext=*/true);
+    contextFields = true;
+    updateChunkOverhead();
+  }
+  void commitWithContext(SmallRecord& record, const TraceContext& context) {
+    if (contextFields) {
+      record.longValue(static_cast<int64_t>(context.traceIdHi))
+          .longValue(static_cast<int64_t>(context.traceIdLo))
+          .longValue(static_cast<int64_t>(context.spanId))
+          .intValue(context.traceFlags)
+          .pooledString(pools.markString(context.attributes))
+          .pooledString(pools.markString(context.notRead));
+    }
+    record.commit();
   }
 
   void recorded(TypeId type, Ticks startTime) {
@@ -164,6 +185,7 @@ struct Recording::State {
   std::string firstWriteError;
   uint64_t chunksLost = 0;  // of the current file
   uint64_t fileChunks = 0;  // written to the current file
+  bool contextFields = false;  // the metadata declares kTraceContextFields, and events write them
   bool closed = false;
 };
 
@@ -206,23 +228,27 @@ void Recording::setJvmInformation(JvmInformation jvm) {
 }
 
 void Recording::cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread,
-                              bool failed, Ticks samplingPeriod, bool biased) {
+                              bool failed, Ticks samplingPeriod, bool biased, const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
-  s.cpuTimeSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread), failed, samplingPeriod, biased);
+  s.prepareContext(context);
+  s.cpuTimeSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread), failed, samplingPeriod, biased,
+                  context);
 }
 
 void Recording::executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated,
-                                EventThread thread) {
+                                EventThread thread, const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
-  s.executionSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread));
+  s.prepareContext(context);
+  s.executionSample(startTime, s.stackTraceKey(frames, truncated), s.threadKey(thread), context);
 }
 
 void Recording::cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread,
-                          bool failed, Ticks samplingPeriod, uint32_t count) {
+                          bool failed, Ticks samplingPeriod, uint32_t count, const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
+  s.prepareContext(context);
   // The stack is looked up once for all the events, unless a chunk ends between them (keys are per chunk).
   uint64_t chunk = s.chunkSerial;
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
@@ -236,9 +262,9 @@ void Recording::cpuSample(Ticks startTime, std::span<const StackFrame> frames, b
   const SampleEvents events = s.options.sampleEvents;
   for (uint32_t i = 0; i < count; ++i) {
     if (events != SampleEvents::kExecution) {
-      s.cpuTimeSample(startTime, keyNow(), s.threadKey(thread), failed, samplingPeriod, /*biased=*/false);
+      s.cpuTimeSample(startTime, keyNow(), s.threadKey(thread), failed, samplingPeriod, /*biased=*/false, context);
     }
-    if (events != SampleEvents::kCpuTime) s.executionSample(startTime, keyNow(), s.threadKey(thread));
+    if (events != SampleEvents::kCpuTime) s.executionSample(startTime, keyNow(), s.threadKey(thread), context);
   }
 }
 
@@ -269,62 +295,68 @@ void Recording::methodTiming(Ticks startTime, MethodId method, int64_t invocatio
 }
 
 void Recording::methodTrace(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
-                            bool truncated, MethodId method) {
+                            bool truncated, MethodId method, const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
+  s.prepareContext(context);
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
-  SmallRecord(s.chunk.events(), kMethodTraceEvent)
+  s.commitWithContext(SmallRecord(s.chunk.events(), kMethodTraceEvent)
       .longValue(startTime)
       .longValue(duration)
       .varint(s.threadKey(thread))
       .varint(stackTrace)
-      .varint(s.methodKey(method))
-      .commit();
+      .varint(s.methodKey(method)),
+                      context);
   s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
   s.recorded(kMethodTraceEvent, startTime);
 }
 
 void Recording::objectAllocationSample(Ticks startTime, EventThread thread, std::span<const StackFrame> frames,
-                                       bool truncated, ClassId objectClass, int64_t weight) {
+                                       bool truncated, ClassId objectClass, int64_t weight,
+                                       const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
+  s.prepareContext(context);
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
-  SmallRecord(s.chunk.events(), kObjectAllocationSampleEvent)
+  s.commitWithContext(SmallRecord(s.chunk.events(), kObjectAllocationSampleEvent)
       .longValue(startTime)
       .varint(s.threadKey(thread))
       .varint(stackTrace)
       .varint(s.pools.isClass(objectClass) ? s.pools.markClassKey(objectClass) : 0)
-      .longValue(weight)
-      .commit();
+      .longValue(weight),
+                      context);
   s.recorded(kObjectAllocationSampleEvent, startTime);
 }
 
 void Recording::javaMonitorEnter(Ticks startTime, Ticks duration, EventThread thread,
                                  std::span<const StackFrame> frames, bool truncated, ClassId monitorClass,
-                                 uint64_t address) {
+                                 uint64_t address, const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
+  s.prepareContext(context);
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
-  SmallRecord(s.chunk.events(), kJavaMonitorEnterEvent)
+  s.commitWithContext(SmallRecord(s.chunk.events(), kJavaMonitorEnterEvent)
       .longValue(startTime)
       .longValue(duration)
       .varint(s.threadKey(thread))
       .varint(stackTrace)
       .varint(s.pools.isClass(monitorClass) ? s.pools.markClassKey(monitorClass) : 0)
       .varint(0)  // previousOwner: unknown
-      .longValue(static_cast<int64_t>(address))
-      .commit();
+      .longValue(static_cast<int64_t>(address)),
+                      context);
   s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
   s.recorded(kJavaMonitorEnterEvent, startTime);
 }
 
 void Recording::javaMonitorWait(Ticks startTime, Ticks duration, EventThread thread,
                                 std::span<const StackFrame> frames, bool truncated, ClassId monitorClass,
-                                int64_t timeoutMillis, bool timedOut, uint64_t address) {
+                                int64_t timeoutMillis, bool timedOut, uint64_t address,
+                                const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
+  s.prepareContext(context);
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
-  SmallRecord(s.chunk.events(), kJavaMonitorWaitEvent)
+  s.commitWithContext(SmallRecord(s.chunk.events(), kJavaMonitorWaitEvent)
       .longValue(startTime)
       .longValue(duration)
       .varint(s.threadKey(thread))
@@ -333,19 +365,20 @@ void Recording::javaMonitorWait(Ticks startTime, Ticks duration, EventThread thr
       .varint(0)  // notifier: unknown
       .longValue(timeoutMillis)
       .boolean(timedOut)
-      .longValue(static_cast<int64_t>(address))
-      .commit();
+      .longValue(static_cast<int64_t>(address)),
+                      context);
   s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
   s.recorded(kJavaMonitorWaitEvent, startTime);
 }
 
 void Recording::threadPark(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
                            bool truncated, ClassId parkedClass, int64_t timeoutNanos, int64_t untilMillis,
-                           uint64_t address) {
+                           uint64_t address, const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
+  s.prepareContext(context);
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
-  SmallRecord(s.chunk.events(), kThreadParkEvent)
+  s.commitWithContext(SmallRecord(s.chunk.events(), kThreadParkEvent)
       .longValue(startTime)
       .longValue(duration)
       .varint(s.threadKey(thread))
@@ -353,8 +386,8 @@ void Recording::threadPark(Ticks startTime, Ticks duration, EventThread thread, 
       .varint(s.pools.isClass(parkedClass) ? s.pools.markClassKey(parkedClass) : 0)
       .longValue(timeoutNanos)
       .longValue(untilMillis)
-      .longValue(static_cast<int64_t>(address))
-      .commit();
+      .longValue(static_cast<int64_t>(address)),
+                      context);
   s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
   s.recorded(kThreadParkEvent, startTime);
 }
@@ -435,21 +468,21 @@ void Recording::threadCpuTime(Ticks startTime, ThreadId thread, Ticks cpuTime, T
 }
 
 void Recording::offCpuSample(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
-                             bool truncated, Ticks weight, std::string_view state, Ticks runDelay) {
+                             bool truncated, Ticks weight, std::string_view state, Ticks runDelay,
+                             const TraceContext& context) {
   State& s = *state_;
   if (s.closed) return;
+  s.prepareContext(context);
   uint64_t stackTrace = s.stackTraceKey(frames, truncated);
-  ByteBuffer& out = s.chunk.events();
-  size_t record = out.beginRecord();
-  out.putVarint(kOffCpuSampleEvent);
-  out.putLong(startTime);
-  out.putLong(duration);
-  out.putVarint(s.threadKey(thread));
-  out.putVarint(stackTrace);
-  out.putLong(weight);
-  out.putString(state);
-  out.putLong(runDelay);
-  out.endRecord(record);
+  s.commitWithContext(SmallRecord(s.chunk.events(), kOffCpuSampleEvent)
+                          .longValue(startTime)
+                          .longValue(duration)
+                          .varint(s.threadKey(thread))
+                          .varint(stackTrace)
+                          .longValue(weight)
+                          .pooledString(s.pools.markString(state))
+                          .longValue(runDelay),
+                      context);
   s.chunk.observe(startTime + std::max<Ticks>(duration, 0));
   s.recorded(kOffCpuSampleEvent, startTime);
 }

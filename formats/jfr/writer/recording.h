@@ -50,38 +50,42 @@ class Recording {
   // Events. Stack frames are leaf first. Unknown ids never corrupt the file: an unknown ThreadId is
   // written as no thread, an unknown MethodId as the method "[unknown].[unknown]".
   // An empty `frames` writes no stack trace (JDK 25 does the same for failed samples).
-  // The sample, trace, allocation and lock events take a virtual thread too (EventThread).
+  // The sample, trace, allocation and lock events take a virtual thread too (EventThread), and the context the
+  // thread was in (TraceContext).
   void cpuTimeSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread,
-                     bool failed, Ticks samplingPeriod, bool biased);
+                     bool failed, Ticks samplingPeriod, bool biased, const TraceContext& context = {});
   // jdk.ExecutionSample with the state the JDK writes for it (STATE_RUNNABLE).
-  void executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread);
+  void executionSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread,
+                       const TraceContext& context = {});
   // `count` CPU samples of `thread` at `startTime` with one stack, each standing for samplingPeriod of its CPU
   // time, written as the options' sampleEvents say (an ExecutionSample has no `failed`: such a sample is one
   // without a stack trace there too).
   void cpuSample(Ticks startTime, std::span<const StackFrame> frames, bool truncated, EventThread thread, bool failed,
-                 Ticks samplingPeriod, uint32_t count = 1);
+                 Ticks samplingPeriod, uint32_t count = 1, const TraceContext& context = {});
   void cpuTimeSamplesLost(Ticks startTime, int32_t lostSamples, ThreadId thread);
   // jdk.ObjectAllocationSample: `thread` allocated an `objectClass` at `startTime` with `frames` on its stack (from
   // the allocating method), standing for `weight` bytes of what it allocated.
   void objectAllocationSample(Ticks startTime, EventThread thread, std::span<const StackFrame> frames, bool truncated,
-                              ClassId objectClass, int64_t weight);
+                              ClassId objectClass, int64_t weight, const TraceContext& context = {});
   // jdk.JavaMonitorEnter: `thread` waited from `startTime` for `duration` to enter a monitor of `monitorClass`
   // (whose object was at `address`), with `frames` on its stack from the monitor's site.
   void javaMonitorEnter(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
-                        bool truncated, ClassId monitorClass, uint64_t address);
+                        bool truncated, ClassId monitorClass, uint64_t address, const TraceContext& context = {});
   // jdk.JavaMonitorWait: `thread` called Object.wait(timeoutMillis; 0: none) on a `monitorClass` object.
   void javaMonitorWait(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
-                       bool truncated, ClassId monitorClass, int64_t timeoutMillis, bool timedOut, uint64_t address);
+                       bool truncated, ClassId monitorClass, int64_t timeoutMillis, bool timedOut, uint64_t address,
+                       const TraceContext& context = {});
   // jdk.ThreadPark: `thread` parked (LockSupport.park) on a `parkedClass` blocker (0: none) at `address`, with
   // a timeout in ns or a deadline in ms since the epoch (Long.MIN_VALUE where there is none, as the JDK writes).
   void threadPark(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
-                  bool truncated, ClassId parkedClass, int64_t timeoutNanos, int64_t untilMillis, uint64_t address);
+                  bool truncated, ClassId parkedClass, int64_t timeoutNanos, int64_t untilMillis, uint64_t address,
+                  const TraceContext& context = {});
   // minimum/average/maximum in ticks (ns); Long.MIN_VALUE where unknown, as the JDK writes them.
   void methodTiming(Ticks startTime, MethodId method, int64_t invocations, int64_t minimum, int64_t average,
                     int64_t maximum);
   // frames: the caller's stack (JDK 25 starts a MethodTrace stack at the caller of `method`).
   void methodTrace(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
-                   bool truncated, MethodId method);
+                   bool truncated, MethodId method, const TraceContext& context = {});
   // thread 0 = not attributable to a thread. lostCpuTime: the CPU time the lost samples stood for (0 where
   // the next sample of the thread stands for it).
   void sampleLoss(Ticks startTime, ThreadId thread, std::string_view cause, int64_t lostSamples,
@@ -100,7 +104,8 @@ class Recording {
   // on its stack, and waited runDelay for a CPU after its wake-up; the event stands for `weight` of its
   // off-CPU time.
   void offCpuSample(Ticks startTime, Ticks duration, EventThread thread, std::span<const StackFrame> frames,
-                    bool truncated, Ticks weight, std::string_view state, Ticks runDelay);
+                    bool truncated, Ticks weight, std::string_view state, Ticks runDelay,
+                    const TraceContext& context = {});
   void offCpuSamplesLost(Ticks startTime, ThreadId thread, int64_t lostSamples, Ticks lostTime);
 
   // A setting changed while recording (e.g. the sampling period under a rate budget): the chunk being built

@@ -47,6 +47,20 @@ struct EventThread {
   }
 };
 
+// The OpenTelemetry context (OTEP 4947) the thread was in when an event was taken: its trace and span (W3C
+// bytes as big-endian integers) and attributes, or why it could not be read. Events written with a non-empty
+// one carry the context fields (metadata_schema.h) from the chunk it first appears in on.
+struct TraceContext {
+  uint64_t traceIdHi = 0, traceIdLo = 0, spanId = 0;
+  uint8_t traceFlags = 0;
+  std::string_view attributes;  // "http.route=/checkout, http.method=GET"; empty: none
+  std::string_view notRead;     // why the thread's context could not be read; empty: it was, or there is none
+
+  bool empty() const {
+    return traceIdHi == 0 && traceIdLo == 0 && spanId == 0 && traceFlags == 0 && attributes.empty() && notRead.empty();
+  }
+};
+
 struct ThreadInfo {
   std::string osName;        // empty = unknown (written as null)
   int64_t osThreadId = 0;    // Linux TID; distinct per thread (JMC identifies threads by it)

@@ -21,6 +21,8 @@ class EventThreads {
       : out_(out), threads_(threads), jvms_(jvms), stacks_(stacks) {}
 
   jfr::EventThread of(const jfrbpf_sample_record& record);
+  // The OS thread that took the record (a virtual thread's carrier): whose CPU time it stands for.
+  jfr::ThreadId osThreadOf(const jfrbpf_sample_record& record);
   // `stack`, resolved from `record`, as its event's thread's.
   ResolvedStack ownStack(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   // The record's stack resolved from `start`, as its event's thread's.
@@ -29,7 +31,6 @@ class EventThreads {
   }
 
  private:
-  jfr::ThreadId osThreadOf(const jfrbpf_sample_record& record);
   // The Java id of the virtual thread a sample ran in (taken inside its continuation on a carrier); 0 when it
   // ran in its OS thread's own Java thread, or its JVM's threads are not known.
   int64_t virtualThreadOf(const jfrbpf_sample_record& record) const;

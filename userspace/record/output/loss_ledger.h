@@ -22,6 +22,9 @@ inline constexpr const char* kCauseProcessLetGo = "process let go before its sam
 // running; what it used after its last sample is charged when it ends (bpf/thread_cpu_time.bpf.h).
 inline constexpr const char* kCauseUnsampledAtEnd = "no per-CPU clock caught the thread before it ended";
 
+// Not a loss: --context-only left these samples out (the thread was outside a context, or a sampled trace).
+inline constexpr const char* kCauseLeftOutOfContext = "left out: outside an OpenTelemetry context (--context-only)";
+
 class LossLedger {
  public:
   LossLedger(jfr::Recording& out, ThreadRegistry& threads) : out_(out), threads_(threads) {}

@@ -18,18 +18,20 @@
 #include "userspace/record/jvm/target_jvms.h"
 #include "userspace/record/output/event_threads.h"
 #include "userspace/record/output/stack_resolver.h"
+#include "userspace/record/output/thread_contexts.h"
 #include "userspace/record/output/truncation_ledger.h"
 
 namespace jfrbpf::record {
 
 // The parts of one output a writer writes through: its file, who each record is written as, the JVMs whose
-// Java frames it shows, their stacks, and the count of stacks by how they ended.
+// Java frames it shows, their stacks, the count of stacks by how they ended, and the threads' contexts.
 struct OutputParts {
   jfr::Recording& out;
   EventThreads& threads;
   TargetJvms& jvms;
   StackResolver& stacks;
   TruncationLedger& truncations;
+  ThreadContexts& contexts;
 };
 
 class SourceWriter {

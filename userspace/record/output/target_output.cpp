@@ -43,7 +43,7 @@ TargetOutput::TargetOutput(std::unique_ptr<jfr::Recording> out, std::optional<Fi
       eventThreads_(*out_, threads_, jvms_, stacks_),
       printTruncatedWalks_(debugOption("truncated")) {
   if (series) files_.rotateThrough(std::move(*series));
-  if (writers) writers_ = writers(OutputParts{*out_, eventThreads_, jvms_, stacks_, truncations_});
+  if (writers) writers_ = writers(OutputParts{*out_, eventThreads_, jvms_, stacks_, truncations_, contexts_});
   for (const auto& writer : writers_) writerSampleFlags_ |= writer->sampleFlags();
 }
 
@@ -66,6 +66,7 @@ void TargetOutput::processContext(pid_t pid, const otel::ProcessContext& context
     if (!context.threadKeysProblem.empty()) threadContext += " (" + context.threadKeysProblem + ")";
     if (!threadsAt.empty()) threadContext += "; " + threadsAt;
   }
+  contexts_.setKeyNames(pid, context.threadKeys);
   const std::string* service = context.resourceValue("service.name");
   out_->processContext(jfr::Recording::now(), pid, service != nullptr ? *service : "", joined(context.resource),
                        joined(context.attributes), threadContext);
@@ -85,11 +86,14 @@ void TargetOutput::endTarget(jfr::Ticks now, pid_t pid, const ThreadCpuTimes& en
 void TargetOutput::forgetProcess(pid_t pid) {
   retryWaitingSamples(jfr::Recording::now(), /*all=*/true);
   stacks_.forgetProcess(pid);
+  contexts_.forgetProcess(pid);
 }
 
 void TargetOutput::addCountsTo(RecordSummary& summary) const {
   summary.javaFramesDropped += javaFramesDropped_;
+  summary.contexts += contexts_.counts();
   summary.samples += samples();
+  summary.leftOutOfContext += leftOutTotal_.load(std::memory_order_relaxed);
   summary.offCpuLost += ledger_.offCpuLost();
   summary.sampledCpuNs += cpuNs_.load(std::memory_order_relaxed);
   summary.failedStacks += failed_.load(std::memory_order_relaxed);
@@ -133,7 +137,7 @@ std::vector<std::pair<pid_t, size_t>> TargetOutput::heldBytes() const {
 
 void TargetOutput::onSample(const jfrbpf_sample_record& record) {
   ResolvedStack stack = stacks_.resolve(record);
-  const size_t size = JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth);
+  const size_t size = JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth, record.context_size);
   if (!stack.complete && waitingSamples_.hasRoom(size)) {
     waitingSamples_.keep(&record, size, jfr::Recording::now(), static_cast<pid_t>(record.tgid));
     return;
@@ -167,11 +171,37 @@ void TargetOutput::writeSample(const jfrbpf_sample_record& record, const Resolve
   const ResolvedStack written = eventThreads_.ownStack(record, stack);
   truncations_.count(written.end, count);
   if (written.truncated() && printTruncatedWalks_) printTruncatedWalk(record, written.end);
+  const jfr::TraceContext context = contexts_.of(record);
+  if (!kept(context)) {
+    LeftOut& left = leftOut_[eventThreads_.osThreadOf(record)];
+    left.samples += count;
+    left.cpuNs += static_cast<uint64_t>(each) * count;
+    leftOutTotal_.fetch_add(count, std::memory_order_relaxed);
+    return;
+  }
   out_->cpuSample(static_cast<jfr::Ticks>(record.time_ns), written.frames, written.truncated(), eventThreads_.of(record),
-                  failed, each, count);
+                  failed, each, count, context);
   samples_.fetch_add(count, std::memory_order_relaxed);
   cpuNs_.fetch_add(static_cast<uint64_t>(each) * count, std::memory_order_relaxed);
   if (failed) failed_.fetch_add(count, std::memory_order_relaxed);
+}
+
+void TargetOutput::reportLeftOut(jfr::Ticks now) {
+  for (const auto& [thread, left] : leftOut_) {
+    out_->sampleLoss(now, thread, kCauseLeftOutOfContext, static_cast<int64_t>(left.samples),
+                     static_cast<jfr::Ticks>(left.cpuNs));
+  }
+  leftOut_.clear();
+}
+
+bool TargetOutput::kept(const jfr::TraceContext& context) const {
+  switch (contextOnly_) {
+    case ContextOnly::kOff: return true;
+    case ContextOnly::kInContext: return context.traceIdHi != 0 || context.traceIdLo != 0 || context.spanId != 0 ||
+                                         !context.attributes.empty();
+    case ContextOnly::kSampledTrace: return (context.traceFlags & 1) != 0;
+  }
+  return true;
 }
 
 void TargetOutput::onTrace(const void* data, size_t size) {
@@ -196,12 +226,14 @@ void TargetOutput::flushIfDue(jfr::Ticks now) {
 void TargetOutput::periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses) {
   jvms_.nameThreads(threads_);
   ledger_.reportThreadLosses(now, losses);
+  reportLeftOut(now);
   truncations_.report(now);
   for (const auto& writer : writers_) writer->periodicWork(now);
 }
 
 void TargetOutput::continueInNextFile(jfr::Ticks now) {
   truncations_.report(now);
+  reportLeftOut(now);
   jvms_.nameThreads(threads_);
   cpuTimes_.endFile(now);
   for (const auto& writer : writers_) writer->endFile(now);
@@ -223,6 +255,7 @@ void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   retryWaitingSamples(now, /*all=*/true);
   for (const auto& writer : writers_) writer->drain(finalTraces);
   truncations_.report(now);
+  reportLeftOut(now);
   jvms_.nameThreads(threads_);
   for (const auto& writer : writers_) writer->endFile(now);  // the recording's last chunk ends here
   out_->close();

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "userspace/record/output/loss_ledger.h"
 #include "userspace/record/output/source_writer.h"
 #include "userspace/record/output/stack_resolver.h"
+#include "userspace/record/output/thread_contexts.h"
 #include "userspace/record/output/thread_cpu_accounting.h"
 #include "userspace/record/output/truncation_ledger.h"
 #include "userspace/record/sampling/jvm_kernel_side.h"
@@ -88,6 +90,9 @@ class TargetOutput {
   // Once a turn: thread names, losses, truncation counts, and the sources' writers' own work.
   void periodicWork(jfr::Ticks now, const std::vector<ThreadLoss>& losses);
   void reportUnattributed(jfr::Ticks now, const char* cause, uint64_t count);
+  // --context-only: CPU samples outside a context (or a sampled trace) are left out from now on, each thread's
+  // reported once a turn as a jfrbpf.SampleLoss of kCauseLeftOutOfContext.
+  void keepOnly(ContextOnly which) { contextOnly_ = which; }
   // --max-rate changed the sampling period: the file's settings follow, and a note says why.
   void samplingPeriodChanged(jfr::Ticks now, int64_t periodNs, const std::string& why);
   // Writes the chunk being built out to the file once it is --flush old: what a crash can lose.
@@ -111,6 +116,10 @@ class TargetOutput {
   void addCountsTo(RecordSummary& summary) const;
 
  private:
+  // Whether --context-only keeps a CPU sample in `context`.
+  bool kept(const jfr::TraceContext& context) const;
+  // The samples left out since the last report, as jfrbpf.SampleLoss events of their threads.
+  void reportLeftOut(jfr::Ticks now);
   // Writes `record` with its stack as resolved: a CPU sample, or a source's record (SourceWriter::sampleFlags).
   void writeSample(const jfrbpf_sample_record& record, const ResolvedStack& stack);
   // Samples in Java code the agent has not described yet wait for its records, up to a bound; `all`
@@ -127,12 +136,21 @@ class TargetOutput {
   LossLedger ledger_;
   TruncationLedger truncations_;
   EventThreads eventThreads_;
+  ThreadContexts contexts_;
   bool printTruncatedWalks_;
   uint64_t javaFramesDropped_ = 0;  // JVMs whose Java frames the memory budget took away
   jvm::MetadataWait waitingSamples_;  // raw records whose Java frames were not all known yet
   std::atomic<uint64_t> samples_{0};
   std::atomic<uint64_t> failed_{0};
   std::atomic<uint64_t> cpuNs_{0};
+
+  ContextOnly contextOnly_ = ContextOnly::kOff;
+  struct LeftOut {
+    uint64_t samples = 0;
+    uint64_t cpuNs = 0;
+  };
+  std::map<jfr::ThreadId, LeftOut> leftOut_;  // since the last report
+  std::atomic<uint64_t> leftOutTotal_{0};
 
   SourceWriters writers_;
   uint32_t writerSampleFlags_ = 0;  // the sample flags some writer takes: CPU samples have none of them

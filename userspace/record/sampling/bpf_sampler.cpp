@@ -422,9 +422,18 @@ void BpfSampler::codeBlobsChanged() { __atomic_fetch_add(&skel_->bss->code_epoch
 
 void BpfSampler::forgetProcess(uint32_t tgid) {
   forgetHotspot(tgid);
+  bpf_map__delete_elem(skel_->maps.thread_context_locations, &tgid, sizeof(tgid), 0);
   bpf_map__delete_elem(skel_->maps.unwind_processes, &tgid, sizeof(tgid), 0);
   unwindMapsChanged();
   removeTarget(tgid);
+}
+
+void BpfSampler::setThreadContextLocation(uint32_t tgid, const jfrbpf_thread_context_location& location) {
+  if (bpf_map__update_elem(skel_->maps.thread_context_locations, &tgid, sizeof(tgid), &location, sizeof(location),
+                           BPF_ANY) != 0) {
+    throw Error(std::string("cannot say where process ") + std::to_string(tgid) +
+                " keeps its OpenTelemetry thread context: " + std::strerror(errno));
+  }
 }
 
 void BpfSampler::forgetHotspot(uint32_t tgid) {

@@ -105,6 +105,9 @@ class BpfSampler final : public JvmKernelSide {
   void forgetJavaThread(uint32_t tid) override;
   bool watchCodeFrees(uint32_t tgid, const std::string& libjvmPath, std::string& whyNot) override;
   void forgetProcess(uint32_t tgid);
+  // Where process `tgid`'s threads keep their OpenTelemetry context: every record of it carries its thread's
+  // from now on (bpf/thread_context.bpf.h).
+  void setThreadContextLocation(uint32_t tgid, const jfrbpf_thread_context_location& location);
 
   int ringBufferMapFd() const;
   // The native unwind tables (bpf/unwind_abi.h): rows are copied into the row array at `firstRow`.

@@ -12,15 +12,18 @@ namespace {
 // costs a fraction of a millisecond, so that a host of JVMs costs little.
 constexpr std::chrono::seconds kLookAgain{5};
 
-// Where process `pid`'s threads keep their context, for the file: the module and how it is reached.
-std::string threadContextLocation(pid_t pid) {
-  try {
-    const std::optional<otel::ThreadContextLocation> location = otel::locateThreadContext(pid, proc::readMaps(pid));
-    if (!location) return std::string(otel::kThreadContextSymbol) + " not found (yet)";
-    return std::string(otel::kThreadContextSymbol) + " in " + location->module + ": " + otel::describe(*location);
-  } catch (const Error& e) {
-    return e.what();
+// How often a variable not located yet is looked for: a lazy TLSDESC is resolved as its thread first uses it.
+constexpr std::chrono::seconds kLocateAgain{1};
+
+jfrbpf_thread_context_location kernelSide(const otel::ThreadContextLocation& location) {
+  jfrbpf_thread_context_location at{};
+  if (location.kind == otel::ThreadContextLocation::Kind::kStatic) {
+    at.tp_offset = location.tpOffset;
+  } else {
+    at.module_id = location.moduleId;
+    at.offset = location.offset;
   }
+  return at;
 }
 
 }  // namespace
@@ -34,7 +37,7 @@ std::optional<otel::ProcessContext> readProcessContextOf(pid_t pid) {
 
 void ProcessContexts::add(pid_t pid, TargetOutput& output) {
   std::lock_guard lock(mutex_);
-  Target& target = targets_[pid] = Target{&output, std::nullopt, 0, {}, false};
+  Target& target = targets_[pid] = Target{&output, std::nullopt, 0, {}, {}, false, false};
   look(pid, target);
 }
 
@@ -47,16 +50,23 @@ void ProcessContexts::poll() {
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   for (auto& [pid, target] : targets_) {
-    if (target.header) {
-      // Eight bytes a turn: only a new timestamp is worth a read of the whole context.
-      const std::optional<uint64_t> publishedAt = otel::readPublishedAt(unwind::ProcessMemory(pid), *target.header);
-      if (publishedAt && *publishedAt != 0 && *publishedAt == target.publishedAtNs) continue;
-      if (!publishedAt) target.header.reset();  // unmapped: look for it again
-    } else if (now < target.nextLook) {
-      continue;
+    if (published(pid, target, now)) look(pid, target);
+    if (target.threadsPending && now >= target.nextLocate) {
+      const std::string threadsAt = locateThreads(pid, target);
+      if (target.threadsPending) continue;
+      const std::string note = "process " + std::to_string(pid) + ": " + threadsAt;
+      pipeline_.runOnConsumer([output = target.output, note] { output->note("info", note); });
     }
-    look(pid, target);
   }
+}
+
+bool ProcessContexts::published(pid_t pid, Target& target, std::chrono::steady_clock::time_point now) {
+  if (!target.header) return now >= target.nextLook;
+  // Eight bytes a turn: only a new timestamp is worth a read of the whole context.
+  const std::optional<uint64_t> publishedAt = otel::readPublishedAt(unwind::ProcessMemory(pid), *target.header);
+  if (publishedAt && *publishedAt != 0 && *publishedAt == target.publishedAtNs) return false;
+  if (!publishedAt) target.header.reset();  // unmapped: look for it again
+  return true;
 }
 
 void ProcessContexts::look(pid_t pid, Target& target) {
@@ -86,10 +96,26 @@ void ProcessContexts::look(pid_t pid, Target& target) {
   }
   target.publishedAtNs = context->publishedAtNs;
   // As the OTEP says, the threads' variable is looked for once the process context names their schema.
-  const std::string threadsAt = context->publishesThreadContext() ? threadContextLocation(pid) : "";
+  const std::string threadsAt = context->publishesThreadContext() ? locateThreads(pid, target) : "";
   pipeline_.runOnConsumer([output = target.output, pid, context = std::move(*context), threadsAt] {
     output->processContext(pid, context, threadsAt);
   });
+}
+
+std::string ProcessContexts::locateThreads(pid_t pid, Target& target) {
+  target.nextLocate = std::chrono::steady_clock::now() + kLocateAgain;
+  target.threadsPending = false;
+  try {
+    const std::optional<otel::ThreadContextLocation> location = otel::locateThreadContext(pid, proc::readMaps(pid));
+    if (!location) {
+      target.threadsPending = true;
+      return std::string(otel::kThreadContextSymbol) + " not found (yet)";
+    }
+    sampler_.setThreadContextLocation(static_cast<uint32_t>(pid), kernelSide(*location));
+    return std::string(otel::kThreadContextSymbol) + " in " + location->module + ": " + otel::describe(*location);
+  } catch (const Error& e) {
+    return e.what();
+  }
 }
 
 }  // namespace jfrbpf::record

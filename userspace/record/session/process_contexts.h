@@ -3,7 +3,9 @@
 // read when a process becomes a target and again whenever it publishes another, each written into its
 // target's output as jfrbpf.ProcessContext (the first of each target is said on the terminal too). A target
 // that publishes none yet is looked at again now and then (its SDK may start after it); one whose context
-// cannot be read is said once, in its file.
+// cannot be read is said once, in its file. Once a context says the threads publish theirs (OTEP 4947), where
+// they keep it goes to the sampler, whose records carry each thread's from then on; a variable the dynamic
+// linker has not resolved yet (a lazy TLSDESC) is looked for again until it is.
 #include <sys/types.h>
 
 #include <chrono>
@@ -16,6 +18,7 @@
 
 #include "userspace/otel/process_context.h"
 #include "userspace/record/output/target_output.h"
+#include "userspace/record/sampling/bpf_sampler.h"
 #include "userspace/record/session/sample_pipeline.h"
 
 namespace jfrbpf::record {
@@ -27,8 +30,8 @@ std::optional<otel::ProcessContext> readProcessContextOf(pid_t pid);
 class ProcessContexts {
  public:
   // `tell` says a line on the terminal.
-  ProcessContexts(SamplePipeline& pipeline, std::function<void(std::string)> tell)
-      : pipeline_(pipeline), tell_(std::move(tell)) {}
+  ProcessContexts(SamplePipeline& pipeline, BpfSampler& sampler, std::function<void(std::string)> tell)
+      : pipeline_(pipeline), sampler_(sampler), tell_(std::move(tell)) {}
 
   // `pid` is a target of `output` from now on: its context, if any, goes into the output.
   void add(pid_t pid, TargetOutput& output);
@@ -42,11 +45,18 @@ class ProcessContexts {
     std::optional<uint64_t> header;  // the context's address, once found
     uint64_t publishedAtNs = 0;      // of the one written last
     std::chrono::steady_clock::time_point nextLook;
+    std::chrono::steady_clock::time_point nextLocate;
     bool failureSaid = false;
+    bool threadsPending = false;     // its threads publish contexts, not located yet
   };
+  // Whether `target` may have published a context since it was last looked at.
+  bool published(pid_t pid, Target& target, std::chrono::steady_clock::time_point now);
   void look(pid_t pid, Target& target);
+  // Where `pid`'s threads keep their contexts, for the file; the sampler is told when it is found.
+  std::string locateThreads(pid_t pid, Target& target);
 
   SamplePipeline& pipeline_;
+  BpfSampler& sampler_;
   std::function<void(std::string)> tell_;
   std::mutex mutex_;
   std::map<pid_t, Target> targets_;

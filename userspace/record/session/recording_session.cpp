@@ -65,6 +65,7 @@ std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& pa
         return writers;
       });
   budget_.applyTo(*output, jfr::Recording::now());
+  output->keepOnly(config_.contextOnly);
   return output;
 }
 
@@ -135,12 +136,13 @@ bool RecordingSession::addLaunchedJvm(JvmConnection& jvm, pid_t pid, TargetOutpu
 
 void RecordingSession::beginTarget(pid_t pid, TargetOutput& output, bool codeMapped) {
   if (tablesLoading_.valid()) prefetchedTables_ = tablesLoading_.get();  // before the cache is used here
+  // Before its clocks start: where its threads keep their contexts is known by its first sample.
+  contexts_.add(pid, output);
   clocks_.addProcess(pid);
   const ThreadCpuTimes cpuStart = readThreadCpuTimes(pid);
   output.beginTarget(pid, cpuStart);
   if (codeMapped) pipeline_.addProcess(pid, output);
   sampler_.addTarget(static_cast<uint32_t>(pid), cpuStart);
-  contexts_.add(pid, output);
   startupMark("target begun");
 }
 

@@ -156,7 +156,7 @@ class RecordingSession {
   SamplingClocks clocks_;
   SamplePipeline pipeline_;
   RateBudget budget_;
-  ProcessContexts contexts_{pipeline_, [this](std::string line) { tell(std::move(line)); }};
+  ProcessContexts contexts_{pipeline_, sampler_, [this](std::string line) { tell(std::move(line)); }};
   RetentionSweeper retention_;
   SlotRanges slots_;
   std::optional<ProgressLine> progress_;  // while run() runs

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "bpf/method_timer_abi.h"
+#include "userspace/record/output/thread_contexts.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -19,7 +20,7 @@ constexpr auto kAgentFlushTimeout = std::chrono::seconds(2);
 bool wellFormed(const jfrbpf_sample_record& record, size_t size) {
   if (size < JFRBPF_SAMPLE_HEADER_SIZE) return false;
   if (record.user_depth > JFRBPF_MAX_USER_FRAMES || record.kernel_depth > JFRBPF_MAX_KERNEL_FRAMES) return false;
-  return JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth) <= size;
+  return contextFits(record, size);
 }
 
 // The CPU samples a record stands for: one per sampling period of CPU time; none in an off-CPU record.

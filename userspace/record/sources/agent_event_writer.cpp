@@ -14,6 +14,7 @@ static_assert(protocol::kHookAllocation == JFRBPF_HOOK_ALLOCATION && protocol::k
 AgentEventWriter::AgentEventWriter(const OutputParts& output, uint32_t hooks, AgentEventCounts& counts)
     : out_(output.out),
       threads_(output.threads),
+      contexts_(output.contexts),
       hooks_(hooks),
       counts_(counts),
       record_(std::make_unique<jfrbpf_sample_record>()) {}
@@ -57,26 +58,27 @@ AgentEventWriter::Outcome AgentEventWriter::write(const void* data, size_t size,
       : park && classId == 0 ? jfr::ClassId{}
                              : out_.internClass("[unknown]");
   const auto time = static_cast<jfr::Ticks>(record.time_ns);
+  const jfr::TraceContext context = contexts_.of(record);
   const auto duration = static_cast<jfr::Ticks>(head.duration_ns);
   AgentEventsWritten* written = &counts_.allocations;
   if ((head.hook_index & JFRBPF_HOOK_ALLOCATION) != 0) {
     out_.objectAllocationSample(time, threads_.of(record), stack.frames, stack.truncated(), eventClass,
-                                static_cast<int64_t>(head.duration_ns));
+                                static_cast<int64_t>(head.duration_ns), context);
   } else if (park) {
     // Unsafe.park's time: 0 for none, else a timeout in ns or (absolute) a deadline in ms.
     const auto detail = static_cast<int64_t>(head.detail);
     const bool until = (head.hook_index & JFRBPF_HOOK_LOCK_UNTIL) != 0;
     out_.threadPark(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
-                    detail != 0 && !until ? detail : INT64_MIN, until ? detail : INT64_MIN, head.address);
+                    detail != 0 && !until ? detail : INT64_MIN, until ? detail : INT64_MIN, head.address, context);
     written = &counts_.parks;
   } else if ((head.hook_index & JFRBPF_HOOK_LOCK_WAIT) != 0) {
     out_.javaMonitorWait(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
                          static_cast<int64_t>(head.detail), (head.hook_index & JFRBPF_HOOK_LOCK_TIMED_OUT) != 0,
-                         head.address);
+                         head.address, context);
     written = &counts_.monitorWaits;
   } else {
     out_.javaMonitorEnter(time, duration, threads_.of(record), stack.frames, stack.truncated(), eventClass,
-                          head.address);
+                          head.address, context);
     written = &counts_.monitorEnters;
   }
   ++written->events;

@@ -59,6 +59,7 @@ class AgentEventWriter : public SourceWriter {
 
   jfr::Recording& out_;
   EventThreads& threads_;
+  ThreadContexts& contexts_;
   uint32_t hooks_;
   AgentEventCounts& counts_;
   std::vector<Jvm> jvms_;

@@ -20,7 +20,8 @@ class MethodTimingOutput : public SourceWriter {
               frames.assign(stack.frames.begin(), stack.frames.end());
               return stack.truncated();
             },
-            [threads = &output.threads](const jfrbpf_sample_record& record) { return threads->of(record); }),
+            [threads = &output.threads](const jfrbpf_sample_record& record) { return threads->of(record); },
+            [contexts = &output.contexts](const jfrbpf_sample_record& record) { return contexts->of(record); }),
         nextBatch_(periodNs_ > 0 ? jfr::Recording::now() + periodNs_ : INT64_MAX) {}
 
   bool takesTrace(uint32_t hookIndex) const override { return (hookIndex & JFRBPF_HOOK_TRACED) != 0; }

@@ -38,7 +38,8 @@ class OffCpuWriter : public SourceWriter {
     const auto weight = static_cast<jfr::Ticks>(record.cpu_time_ns);
     output_.out.offCpuSample(static_cast<jfr::Ticks>(record.time_ns), static_cast<jfr::Ticks>(record.off_cpu_ns),
                              output_.threads.of(record), written.frames, written.truncated(), weight,
-                             offCpuStateName(record.off_cpu_state), static_cast<jfr::Ticks>(record.run_delay_ns));
+                             offCpuStateName(record.off_cpu_state), static_cast<jfr::Ticks>(record.run_delay_ns),
+                             output_.contexts.of(record));
     ++counts_.samples;
     counts_.ns += static_cast<uint64_t>(weight);
   }

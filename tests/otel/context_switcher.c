@@ -1,0 +1,174 @@
+/* A process whose threads switch OpenTelemetry thread contexts (OTEP 4947) every SWITCH_US microseconds, for
+ * the tests of what jfrbpf's samples carry, and for the cost of reading them:
+ * context_switcher [--null|--unpublished] THREADS SECONDS SWITCH_US [LIBRARY].
+ *
+ * It publishes its process context (service "switcher", schema tls_v1, keys http.route and thread), then each
+ * thread t (named "switch-t") loops over contexts k = 0, 1, 2: it points its otel_thread_ctx_v1 at its record
+ * for k and burns CPU in spin_ctx<k> for SWITCH_US, then clears it and burns in spin_outside for as long. So a
+ * sample's frames say which context it must carry:
+ *   trace id  10+t, k, then 14 bytes of 5a;   span id  20+t, k, then 6 bytes of 33;
+ *   flags     1 (sampled) for even k, else 0; attributes  http.route=/route/k, thread=t<t>;
+ * and none in spin_outside. The variable is defined where it was linked (thread_ctx_set linked in), or in
+ * LIBRARY, loaded with dlopen. It prints "switching" once every thread has set a context, and runs SECONDS.
+ * --null: the threads never set a context (their variable stays null); --unpublished: they do, but the process
+ * publishes no process context, so that a reader does not look for their variable. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "otel_writer.h"
+
+typedef void (*set_fn)(void*);
+static set_fn set_context;
+
+#ifdef THREAD_CTX_LINKED
+void thread_ctx_set(void* record);
+#endif
+
+enum { kContexts = 3, kMaxThreads = 16 };
+
+/* OTEP 4947's record: 28 bytes of header, then (key, length, value) entries. */
+struct __attribute__((packed)) context_record {
+  uint8_t trace_id[16];
+  uint8_t span_id[8];
+  uint8_t valid;
+  uint8_t trace_flags;
+  uint16_t attrs_size;
+  uint8_t attrs[64];
+};
+
+static struct context_record records[kMaxThreads][kContexts] __attribute__((aligned(8)));
+static long switch_ns;
+static volatile unsigned long sink;
+static int threads_set;
+static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
+static int never_set;
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void burn(void) {
+  uint64_t until = now_ns() + (uint64_t)switch_ns;
+  while (now_ns() < until) {
+    for (int i = 0; i < 200; i++) sink += (unsigned long)i * i;
+  }
+}
+
+__attribute__((noinline)) void spin_ctx0(void) { burn(); __asm__ volatile(""); }
+__attribute__((noinline)) void spin_ctx1(void) { burn(); __asm__ volatile(""); }
+__attribute__((noinline)) void spin_ctx2(void) { burn(); __asm__ volatile(""); }
+__attribute__((noinline)) void spin_outside(void) { burn(); __asm__ volatile(""); }
+
+static void add_attribute(struct context_record* r, uint8_t key, const char* value) {
+  size_t length = strlen(value);
+  r->attrs[r->attrs_size] = key;
+  r->attrs[r->attrs_size + 1] = (uint8_t)length;
+  memcpy(&r->attrs[r->attrs_size + 2], value, length);
+  r->attrs_size = (uint16_t)(r->attrs_size + 2 + length);
+}
+
+static void fill(int t, int k) {
+  struct context_record* r = &records[t][k];
+  memset(r, 0, sizeof *r);
+  memset(r->trace_id, 0x5a, sizeof r->trace_id);
+  r->trace_id[0] = (uint8_t)(0x10 + t);
+  r->trace_id[1] = (uint8_t)k;
+  memset(r->span_id, 0x33, sizeof r->span_id);
+  r->span_id[0] = (uint8_t)(0x20 + t);
+  r->span_id[1] = (uint8_t)k;
+  r->valid = 1;
+  r->trace_flags = k % 2 == 0 ? 1 : 0;
+  char value[32];
+  snprintf(value, sizeof value, "/route/%d", k);
+  add_attribute(r, 0, value);
+  snprintf(value, sizeof value, "t%d", t);
+  add_attribute(r, 1, value);
+}
+
+static void* run(void* arg) {
+  int t = (int)(intptr_t)arg;
+  char name[16];
+  snprintf(name, sizeof name, "switch-%d", t);
+  pthread_setname_np(pthread_self(), name);
+  void (*spin[kContexts])(void) = {spin_ctx0, spin_ctx1, spin_ctx2};
+  set_context(&records[t][0]);
+  set_context(NULL);
+  pthread_mutex_lock(&set_lock);
+  threads_set++;
+  pthread_mutex_unlock(&set_lock);
+  for (;;) {
+    for (int k = 0; k < kContexts; k++) {
+      if (!never_set) set_context(&records[t][k]);
+      spin[k]();
+      set_context(NULL);
+      spin_outside();
+    }
+  }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  int publish = 1;
+  if (argc > 1 && strcmp(argv[1], "--null") == 0) {
+    never_set = 1;
+    argc--, argv++;
+  } else if (argc > 1 && strcmp(argv[1], "--unpublished") == 0) {
+    publish = 0;
+    argc--, argv++;
+  }
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: context_switcher [--null|--unpublished] THREADS SECONDS SWITCH_US [LIBRARY]\n");
+    return 2;
+  }
+  int threads = atoi(argv[1]);
+  int seconds = atoi(argv[2]);
+  switch_ns = atol(argv[3]) * 1000;
+  if (threads < 1 || threads > kMaxThreads || seconds < 1 || switch_ns < 1000) return 2;
+#ifdef THREAD_CTX_LINKED
+  set_context = thread_ctx_set;
+#else
+  if (argc != 5) {
+    fprintf(stderr, "context_switcher: LIBRARY is needed\n");
+    return 2;
+  }
+  void* library = dlopen(argv[4], RTLD_NOW);
+  if (!library) {
+    fprintf(stderr, "%s\n", dlerror());
+    return 1;
+  }
+  set_context = (set_fn)dlsym(library, "thread_ctx_set");
+  if (!set_context) return 1;
+#endif
+  const char* resource[] = {"service.name", "switcher"};
+  const char* keys[] = {"http.route", "thread"};
+  if (publish && otel_writer_publish(resource, 1, "tls_v1", keys, 2) != 0) {
+    perror("otel_writer_publish");
+    return 1;
+  }
+  for (int t = 0; t < threads; t++) {
+    for (int k = 0; k < kContexts; k++) fill(t, k);
+  }
+  pthread_t ids[kMaxThreads];
+  for (int t = 0; t < threads; t++) pthread_create(&ids[t], NULL, run, (void*)(intptr_t)t);
+  for (;;) {
+    pthread_mutex_lock(&set_lock);
+    int ready = threads_set;
+    pthread_mutex_unlock(&set_lock);
+    if (ready == threads) break;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, NULL);
+  }
+  printf("switching\n");
+  fflush(stdout);
+  struct timespec rest = {seconds, 0};
+  nanosleep(&rest, NULL);
+  return 0;
+}
