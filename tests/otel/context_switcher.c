@@ -4,11 +4,8 @@
  *
  * It publishes its process context (service "switcher", schema tls_v1, keys http.route and thread), then each
  * thread t (named "switch-t") loops over contexts k = 0, 1, 2: it points its otel_thread_ctx_v1 at its record
- * for k and burns CPU in spin_ctx<k> for SWITCH_US, then clears it and burns in spin_outside for as long. So a
- * sample's frames say which context it must carry:
- *   trace id  10+t, k, then 14 bytes of 5a;   span id  20+t, k, then 6 bytes of 33;
- *   flags     1 (sampled) for even k, else 0; attributes  http.route=/route/k, thread=t<t>;
- * and none in spin_outside. The variable is defined where it was linked (thread_ctx_set linked in), or in
+ * for k (switch_records.h) and burns CPU in spin_ctx<k> for SWITCH_US, then clears it and burns in spin_outside
+ * for as long. So a sample's frames say which context it must carry, and none in spin_outside. The variable is defined where it was linked (thread_ctx_set linked in), or in
  * LIBRARY, loaded with dlopen. It prints "switching" once every thread has set a context, and runs SECONDS.
  * --null: the threads never set a context (their variable stays null); --unpublished: they do, but the process
  * publishes no process context, so that a reader does not look for their variable. */
@@ -22,6 +19,7 @@
 #include <time.h>
 
 #include "otel_writer.h"
+#include "switch_records.h"
 
 typedef void (*set_fn)(void*);
 static set_fn set_context;
@@ -32,17 +30,7 @@ void thread_ctx_set(void* record);
 
 enum { kContexts = 3, kMaxThreads = 16 };
 
-/* OTEP 4947's record: 28 bytes of header, then (key, length, value) entries. */
-struct __attribute__((packed)) context_record {
-  uint8_t trace_id[16];
-  uint8_t span_id[8];
-  uint8_t valid;
-  uint8_t trace_flags;
-  uint16_t attrs_size;
-  uint8_t attrs[64];
-};
-
-static struct context_record records[kMaxThreads][kContexts] __attribute__((aligned(8)));
+static struct switch_record records[kMaxThreads][kContexts] __attribute__((aligned(8)));
 static long switch_ns;
 static volatile unsigned long sink;
 static int threads_set;
@@ -66,32 +54,6 @@ __attribute__((noinline)) void spin_ctx0(void) { burn(); __asm__ volatile(""); }
 __attribute__((noinline)) void spin_ctx1(void) { burn(); __asm__ volatile(""); }
 __attribute__((noinline)) void spin_ctx2(void) { burn(); __asm__ volatile(""); }
 __attribute__((noinline)) void spin_outside(void) { burn(); __asm__ volatile(""); }
-
-static void add_attribute(struct context_record* r, uint8_t key, const char* value) {
-  size_t length = strlen(value);
-  r->attrs[r->attrs_size] = key;
-  r->attrs[r->attrs_size + 1] = (uint8_t)length;
-  memcpy(&r->attrs[r->attrs_size + 2], value, length);
-  r->attrs_size = (uint16_t)(r->attrs_size + 2 + length);
-}
-
-static void fill(int t, int k) {
-  struct context_record* r = &records[t][k];
-  memset(r, 0, sizeof *r);
-  memset(r->trace_id, 0x5a, sizeof r->trace_id);
-  r->trace_id[0] = (uint8_t)(0x10 + t);
-  r->trace_id[1] = (uint8_t)k;
-  memset(r->span_id, 0x33, sizeof r->span_id);
-  r->span_id[0] = (uint8_t)(0x20 + t);
-  r->span_id[1] = (uint8_t)k;
-  r->valid = 1;
-  r->trace_flags = k % 2 == 0 ? 1 : 0;
-  char value[32];
-  snprintf(value, sizeof value, "/route/%d", k);
-  add_attribute(r, 0, value);
-  snprintf(value, sizeof value, "t%d", t);
-  add_attribute(r, 1, value);
-}
 
 static void* run(void* arg) {
   int t = (int)(intptr_t)arg;
@@ -154,7 +116,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (int t = 0; t < threads; t++) {
-    for (int k = 0; k < kContexts; k++) fill(t, k);
+    for (int k = 0; k < kContexts; k++) switch_record_fill(&records[t][k], t, k);
   }
   pthread_t ids[kMaxThreads];
   for (int t = 0; t < threads; t++) pthread_create(&ids[t], NULL, run, (void*)(intptr_t)t);

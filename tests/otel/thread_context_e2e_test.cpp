@@ -160,6 +160,70 @@ TEST_P(JvmThreadContextE2E, EverySampleCarriesTheContextItsThreadWasIn) {
   EXPECT_NE(contexts.output.find("serviceName = \"switcher\""), std::string::npos) << contexts.output;
 }
 
+// Waits, lock events and traces carry the context too: OtelSwitchApp's threads wait in their contexts
+// (waitCtx<k> blocks on a monitor and sleeps holding it), recorded with --off-cpu, --lock=0 and a trace of
+// waitCtx1.
+class JvmWaitsContextE2E : public ::testing::TestWithParam<int> {};
+
+TEST_P(JvmWaitsContextE2E, WaitsLockEventsAndTracesCarryTheContextTheirThreadWasIn) {
+  JFRBPF_REQUIRE_BPF();
+  const int jdk = GetParam();
+  const std::string home = jdk == 25 ? jdk25Home() : jdk17Home();
+  if (home.empty()) GTEST_SKIP() << "no JDK " << jdk << " installed (a Temurin 25 in /usr/lib/jvm)";
+  ScratchDir dir("jvm-thread-context-waits");
+  ChildProcess jvm({home + "/bin/java", "-cp", OTEL_JAVA_CLASSES, "OtelSwitchApp", OTEL_WRITER_JNI,
+                    std::to_string(kThreads), "300", "waits"});
+  ASSERT_TRUE(jvm.awaitLine("switching", 30s).has_value());
+  const std::string out = dir.file("waits.jfr");
+  const RunResult recorded =
+      run({jfrbpfBinary(), "record", "-p", std::to_string(jvm.pid()), "--off-cpu", "--lock=0", "--method-trace",
+           "OtelSwitchApp::waitCtx1", "-d", "4s", "-o", out});
+  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  const Recorded recording = readRecording(out);
+
+  // The events of a "switch-t" thread with waitCtx<k> on their stacks, against thread t's context k.
+  struct Tally {
+    size_t events = 0, exact = 0;
+    std::string firstWrong;
+    void check(const std::string& thread, const std::vector<SampleFrame>& frames, const EventContext& context) {
+      if (thread.rfind("switch-", 0) != 0) return;
+      const int t = std::stoi(thread.substr(7));
+      for (int k = 0; k < kContexts; ++k) {
+        if (!hasFrame(frames, "waitCtx" + std::to_string(k))) continue;
+        ++events;
+        if (same(context, expected(t, k))) {
+          ++exact;
+        } else if (firstWrong.empty()) {
+          firstWrong = describe(context) + ", not " + describe(expected(t, k));
+        }
+      }
+    }
+  };
+  Tally waits, locks, traces;
+  for (const OffCpuSample& wait : recording.offCpuSamples) waits.check(wait.threadName, wait.frames, wait.context);
+  for (const LockEvent& lock : recording.lockEvents) {
+    if (!lock.wait && !lock.park) locks.check(lock.threadName, lock.frames, lock.context);
+  }
+  for (const MethodTraceEvent& trace : recording.methodTraces) {
+    if (trace.methodName != "waitCtx1") continue;
+    // A trace's stack starts at the traced method's caller: its own frame is the event's method.
+    traces.check(trace.threadName, {SampleFrame{"OtelSwitchApp", "waitCtx1", "", -1}}, trace.context);
+  }
+  std::printf("[ figure ] exact contexts: %zu of %zu off-CPU samples, %zu of %zu monitor enters, %zu of %zu traces\n",
+              waits.exact, waits.events, locks.exact, locks.events, traces.exact, traces.events);
+  // Each thread waits ~2 ms per call and ~100 calls a second: hundreds of each in 4 s; 20 is a floor that a
+  // busy machine still clears.
+  for (const auto& [what, tally] : {std::pair<const char*, const Tally*>{"off-CPU samples", &waits},
+                                   {"monitor enters", &locks}, {"traces", &traces}}) {
+    ASSERT_GE(tally->events, 20u) << what << "\n" << recorded.output;
+    EXPECT_GE(static_cast<double>(tally->exact), 0.995 * static_cast<double>(tally->events))
+        << what << ": the first wrong: " << tally->firstWrong;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Jdks, JvmWaitsContextE2E, ::testing::Values(17, 25),
+                         [](const auto& info) { return "Jdk" + std::to_string(info.param); });
+
 INSTANTIATE_TEST_SUITE_P(Jdks, JvmThreadContextE2E,
                          ::testing::Combine(::testing::Values(17, 25), ::testing::Values("10ms", "1ms")),
                          [](const auto& info) {

@@ -55,6 +55,7 @@ Recorded readRecording(const std::string& path) {
       OffCpuSample wait;
       if (auto thread = threadOf(event)) {
         wait.osThreadId = thread->osThreadId;
+        wait.threadName = std::string(thread->osName);
         wait.javaThreadId = thread->javaThreadId;
         wait.virtualThread = thread->virtualThread;
       }
@@ -81,7 +82,10 @@ Recorded readRecording(const std::string& path) {
       LockEvent lock;
       lock.wait = type == "jdk.JavaMonitorWait";
       lock.park = type == "jdk.ThreadPark";
-      if (auto thread = threadOf(event)) lock.osThreadId = thread->osThreadId;
+      if (auto thread = threadOf(event)) {
+        lock.osThreadId = thread->osThreadId;
+        lock.threadName = std::string(thread->osName);
+      }
       lock.startTime = event.getLong("startTime");
       lock.duration = event.getLong("duration");
       if (const RecordedObject* monitorClass = event.get(lock.park ? "parkedClass" : "monitorClass").asObject()) {
@@ -95,6 +99,18 @@ Recorded readRecording(const std::string& path) {
       lock.truncated = readStack(event, lock.frames);
       lock.context = readContext(event);
       out.lockEvents.push_back(std::move(lock));
+    } else if (type == "jdk.MethodTrace") {
+      MethodTraceEvent trace;
+      if (auto thread = threadOf(event)) {
+        trace.osThreadId = thread->osThreadId;
+        trace.threadName = std::string(thread->osName);
+      }
+      if (const RecordedObject* method = event.get("method").asObject()) {
+        trace.methodName = std::string(method->get("name").asString());
+      }
+      trace.duration = event.getLong("duration");
+      trace.context = readContext(event);
+      out.methodTraces.push_back(std::move(trace));
     } else if (type == "jfrbpf.OffCPUSamplesLost") {
       if (auto thread = threadOf(event)) out.offCpuLostNsByThread[thread->osThreadId] += event.getLong("lostTime");
     } else if (type == "jdk.CPUTimeSamplesLost") {

@@ -39,6 +39,7 @@ struct Sample {
 // A jfrbpf.OffCPUSample.
 struct OffCpuSample {
   int64_t osThreadId = 0;
+  std::string threadName;  // OS name
   int64_t javaThreadId = 0;
   bool virtualThread = false;
   int64_t startTime = 0;  // ticks
@@ -67,6 +68,7 @@ struct LockEvent {
   bool wait = false;  // JavaMonitorWait
   bool park = false;  // ThreadPark
   int64_t osThreadId = 0;
+  std::string threadName;  // OS name
   int64_t startTime = 0;  // ticks
   int64_t duration = 0;
   std::string monitorClass;  // internal form; a park's blocker's
@@ -77,8 +79,18 @@ struct LockEvent {
   EventContext context;
 };
 
+// A jdk.MethodTrace.
+struct MethodTraceEvent {
+  int64_t osThreadId = 0;
+  std::string threadName;  // OS name
+  std::string methodName;  // the traced method's
+  int64_t duration = 0;
+  EventContext context;
+};
+
 struct Recorded {
   std::vector<Sample> samples;
+  std::vector<MethodTraceEvent> methodTraces;
   std::vector<OffCpuSample> offCpuSamples;
   std::vector<AllocationSample> allocationSamples;
   std::vector<LockEvent> lockEvents;
