@@ -1,6 +1,6 @@
 /* A process whose threads switch OpenTelemetry thread contexts (OTEP 4947) every SWITCH_US microseconds, for
  * the tests of what jfrbpf's samples carry, and for the cost of reading them:
- * context_switcher [--null|--unpublished] THREADS SECONDS SWITCH_US [LIBRARY].
+ * context_switcher [--null|--unpublished|--hostile] THREADS SECONDS SWITCH_US [LIBRARY].
  *
  * It publishes its process context (service "switcher", schema tls_v1, keys http.route and thread), then each
  * thread t (named "switch-t") loops over contexts k = 0, 1, 2: it points its otel_thread_ctx_v1 at its record
@@ -8,7 +8,10 @@
  * for as long. So a sample's frames say which context it must carry, and none in spin_outside. The variable is defined where it was linked (thread_ctx_set linked in), or in
  * LIBRARY, loaded with dlopen. It prints "switching" once every thread has set a context, and runs SECONDS.
  * --null: the threads never set a context (their variable stays null); --unpublished: they do, but the process
- * publishes no process context, so that a reader does not look for their variable. */
+ * publishes no process context, so that a reader does not look for their variable; --hostile: after each
+ * context, the threads point their variable at memory that is not mapped (in spin_unmapped), at a record whose
+ * attributes' size is over the OTEP's bound (spin_too_large), and at one whose value holds a terminal escape
+ * and invalid UTF-8 (spin_escaped). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -54,6 +57,23 @@ __attribute__((noinline)) void spin_ctx0(void) { burn(); __asm__ volatile(""); }
 __attribute__((noinline)) void spin_ctx1(void) { burn(); __asm__ volatile(""); }
 __attribute__((noinline)) void spin_ctx2(void) { burn(); __asm__ volatile(""); }
 __attribute__((noinline)) void spin_outside(void) { burn(); __asm__ volatile(""); }
+__attribute__((noinline)) void spin_unmapped(void) { burn(); __asm__ volatile(""); }
+__attribute__((noinline)) void spin_too_large(void) { burn(); __asm__ volatile(""); }
+__attribute__((noinline)) void spin_escaped(void) { burn(); __asm__ volatile(""); }
+
+static int hostile;
+static struct switch_record too_large, escaped;
+
+/* After context k of thread t: what a hostile writer sets. */
+static void hostile_round(void) {
+  set_context((void*)16);  /* the first page is never mapped */
+  spin_unmapped();
+  set_context(&too_large);
+  spin_too_large();
+  set_context(&escaped);
+  spin_escaped();
+  set_context(NULL);
+}
 
 static void* run(void* arg) {
   int t = (int)(intptr_t)arg;
@@ -72,6 +92,7 @@ static void* run(void* arg) {
       spin[k]();
       set_context(NULL);
       spin_outside();
+      if (hostile) hostile_round();
     }
   }
   return NULL;
@@ -85,9 +106,12 @@ int main(int argc, char** argv) {
   } else if (argc > 1 && strcmp(argv[1], "--unpublished") == 0) {
     publish = 0;
     argc--, argv++;
+  } else if (argc > 1 && strcmp(argv[1], "--hostile") == 0) {
+    hostile = 1;
+    argc--, argv++;
   }
   if (argc != 4 && argc != 5) {
-    fprintf(stderr, "usage: context_switcher [--null|--unpublished] THREADS SECONDS SWITCH_US [LIBRARY]\n");
+    fprintf(stderr, "usage: context_switcher [--null|--unpublished|--hostile] THREADS SECONDS SWITCH_US [LIBRARY]\n");
     return 2;
   }
   int threads = atoi(argv[1]);
@@ -118,6 +142,13 @@ int main(int argc, char** argv) {
   for (int t = 0; t < threads; t++) {
     for (int k = 0; k < kContexts; k++) switch_record_fill(&records[t][k], t, k);
   }
+  switch_record_fill(&too_large, 9, 0);
+  too_large.attrs_size = 1000;  /* over 612: only 64 bytes follow it */
+  switch_record_fill(&escaped, 9, 1);
+  escaped.attrs_size = 0;
+  const uint8_t value[] = {0, 7, 0x1b, '[', '2', 'J', 0xff, ',', 'x'};
+  memcpy(escaped.attrs, value, sizeof value);
+  escaped.attrs_size = sizeof value;
   pthread_t ids[kMaxThreads];
   for (int t = 0; t < threads; t++) pthread_create(&ids[t], NULL, run, (void*)(intptr_t)t);
   for (;;) {

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -116,6 +117,114 @@ TEST_P(ThreadContextE2E, EverySampleCarriesTheContextItsThreadWasIn) {
   EXPECT_NE(recorded.output.find("events in an OpenTelemetry context"), std::string::npos) << recorded.output;
 
   checkContexts(readRecording(out), "spin_ctx", "spin_outside", recorded.output);
+}
+
+// A hostile writer's records: a variable pointing at unmapped memory, a record over the OTEP's bound, a value
+// with a terminal escape and invalid UTF-8. Each read that fails is marked on its event and counted, never
+// guessed; the text reaches the file escaped.
+TEST(ThreadContextHostile, ReadsThatFailAreMarkedAndCountedAndTextIsEscaped) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("thread-context-hostile");
+  ChildProcess workload({otelBinary("context_switcher_exe"), "--hostile", std::to_string(kThreads), "60", "300"});
+  ASSERT_TRUE(workload.awaitLine("switching", 10s).has_value());
+  const std::string out = dir.file("hostile.jfr");
+  const RunResult recorded = run(
+      {jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "--interval", "1ms", "-d", "3s", "-o", out});
+  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  EXPECT_NE(recorded.output.find("record unreadable"), std::string::npos) << recorded.output;
+  EXPECT_NE(recorded.output.find("attributes over 612 bytes"), std::string::npos) << recorded.output;
+
+  size_t unmapped = 0, tooLarge = 0, escaped = 0, wrong = 0;
+  std::string firstWrong;
+  const EventContext tooLargeIds = expected(9, 0);
+  for (const Sample& sample : readRecording(out).samples) {
+    const EventContext& c = sample.context;
+    bool right = true;
+    if (hasFrame(sample, "spin_unmapped")) {
+      ++unmapped;
+      right = c.notRead == "record unreadable" && c.traceIdHi == 0 && c.spanId == 0 && c.attributes.empty();
+    } else if (hasFrame(sample, "spin_too_large")) {
+      ++tooLarge;
+      // The ids are the record's; its attributes are not read.
+      right = c.notRead == "attributes over 612 bytes" && c.traceIdHi == tooLargeIds.traceIdHi &&
+              c.spanId == tooLargeIds.spanId && c.attributes.empty();
+    } else if (hasFrame(sample, "spin_escaped")) {
+      ++escaped;
+      right = c.notRead.empty() && c.attributes == "http.route=\\x1b[2J\\xff\\,x";
+    }
+    if (!right && ++wrong == 1) firstWrong = describe(c);
+  }
+  std::printf("[ figure ] %zu samples at an unmapped record, %zu at one over the bound, %zu at escaped text\n",
+              unmapped, tooLarge, escaped);
+  ASSERT_GE(unmapped, 20u);
+  ASSERT_GE(tooLarge, 20u);
+  ASSERT_GE(escaped, 20u);
+  EXPECT_EQ(wrong, 0u) << "the first wrong: " << firstWrong;
+}
+
+// The number after `label` on the summary line that starts with it ("  lost     3 of 1,204 sampling ticks").
+uint64_t summaryNumber(const std::string& output, const std::string& label, const std::string& after = "") {
+  const size_t line = output.find("\n  " + label);
+  if (line == std::string::npos) return 0;
+  size_t at = line + 3 + label.size();
+  if (!after.empty()) at = output.find(after, at) + after.size();
+  while (at < output.size() && output[at] == ' ') ++at;
+  std::string digits;
+  for (; at < output.size() && (std::isdigit(static_cast<unsigned char>(output[at])) || output[at] == ','); ++at) {
+    if (output[at] != ',') digits += output[at];
+  }
+  return digits.empty() ? 0 : std::stoull(digits);
+}
+
+// --context-only=sampled keeps the samples of sampled traces only (context_switcher's even contexts), and says
+// how many ticks it left out, so that samples + lost + left out = ticks; the views divide by the context.
+TEST(ThreadContextOnly, SampledTracesAreKeptTheRestCountedAndTheViewsDivideByContext) {
+  JFRBPF_REQUIRE_BPF();
+  ScratchDir dir("thread-context-only");
+  ChildProcess workload({otelBinary("context_switcher_exe"), std::to_string(kThreads), "60", "300"});
+  ASSERT_TRUE(workload.awaitLine("switching", 10s).has_value());
+  const std::string out = dir.file("sampled.jfr");
+  const RunResult recorded = run({jfrbpfBinary(), "record", "-p", std::to_string(workload.pid()), "--interval", "1ms",
+                                  "--context-only=sampled", "-d", "3s", "-o", out});
+  ASSERT_EQ(recorded.exitCode, 0) << recorded.output;
+  const uint64_t samples = summaryNumber(recorded.output, "samples");
+  const uint64_t lost = summaryNumber(recorded.output, "lost");
+  const uint64_t ticks = summaryNumber(recorded.output, "lost", " of");
+  const uint64_t leftOut = summaryNumber(recorded.output, "left out");
+  ASSERT_GT(samples, 100u) << recorded.output;
+  ASSERT_GT(leftOut, samples) << "two thirds of the time outside a sampled trace: " << recorded.output;
+  EXPECT_EQ(samples + lost + leftOut, ticks) << recorded.output;
+
+  const Recorded recording = readRecording(out);
+  for (const Sample& sample : recording.samples) {
+    ASSERT_EQ(sample.context.traceFlags, 1) << describe(sample.context);
+  }
+  EXPECT_EQ(static_cast<uint64_t>(recording.lossCauses.at(
+                "left out: outside an OpenTelemetry context (--context-only)")),
+            leftOut)
+      << "each thread's left-out ticks are in the file";
+
+  const RunResult contexts = run({jfrbpfBinary(), "view", out, "contexts", "--width", "120"});
+  ASSERT_EQ(contexts.exitCode, 0) << contexts.output;
+  EXPECT_NE(contexts.output.find("CPU Time by http.route"), std::string::npos) << contexts.output;
+  EXPECT_NE(contexts.output.find("/route/2"), std::string::npos) << contexts.output;
+  EXPECT_EQ(contexts.output.find("/route/1"), std::string::npos) << "not a sampled trace: " << contexts.output;
+  const RunResult one = run({jfrbpfBinary(), "view", out, "hot-methods", "--context", "http.route=/route/2"});
+  ASSERT_EQ(one.exitCode, 0) << one.output;
+  EXPECT_NE(one.output.find("spin_ctx2"), std::string::npos) << one.output;
+  EXPECT_EQ(one.output.find("spin_ctx0"), std::string::npos) << one.output;
+  const RunResult collapsed = run({jfrbpfBinary(), "convert", out, "--to", "collapsed", "--by", "http.route", "-o", "-"});
+  ASSERT_EQ(collapsed.exitCode, 0) << collapsed.output;
+  size_t lines = 0;
+  for (size_t at = 0; at < collapsed.output.size();) {
+    const size_t end = collapsed.output.find('\n', at);
+    const std::string line = collapsed.output.substr(at, end - at);
+    at = end == std::string::npos ? collapsed.output.size() : end + 1;
+    if (line.empty()) continue;
+    ++lines;
+    EXPECT_TRUE(line.rfind("[http.route=/route/0];", 0) == 0 || line.rfind("[http.route=/route/2];", 0) == 0) << line;
+  }
+  EXPECT_GT(lines, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(
