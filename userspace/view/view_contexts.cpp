@@ -69,9 +69,8 @@ std::string contextsView(const RecordingDigest& digest, const ViewOptions& optio
     for (const auto& [key, value] : context.attributes) keys.insert(key);
   }
   if (keys.empty() && !traces) {
-    return "\nNo sample in " + digest.path +
-           " was taken in an OpenTelemetry context (jfrbpf records the thread contexts of processes that publish "
-           "them: see docs/otel-context.md).\n";
+    return "\nNo sample was taken in an OpenTelemetry context:\nthe recorded processes publish none "
+           "(docs/otel-context.md).\n";
   }
   std::string out;
   for (const std::string& key : keys) out += tableBy(profile, key, "CPU Time by " + key, options);
