@@ -1,5 +1,6 @@
 #include "userspace/record/session/process_contexts.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "base/error.h"
@@ -12,8 +13,11 @@ namespace {
 // costs a fraction of a millisecond, so that a host of JVMs costs little.
 constexpr std::chrono::seconds kLookAgain{5};
 
-// How often a variable not located yet is looked for: a lazy TLSDESC is resolved as its thread first uses it.
-constexpr std::chrono::seconds kLocateAgain{1};
+// How often a variable not located yet is looked for: a lazy TLSDESC is resolved as its thread first uses it,
+// at once in a busy service; the wait doubles from a second to a minute, since each look reads every module's
+// symbols and a process may never locate one.
+constexpr std::chrono::seconds kLocateFirst{1};
+constexpr std::chrono::seconds kLocateAtMost{60};
 
 jfrbpf_thread_context_location kernelSide(const otel::ThreadContextLocation& location) {
   jfrbpf_thread_context_location at{};
@@ -37,7 +41,7 @@ std::optional<otel::ProcessContext> readProcessContextOf(pid_t pid) {
 
 void ProcessContexts::add(pid_t pid, TargetOutput& output) {
   std::lock_guard lock(mutex_);
-  Target& target = targets_[pid] = Target{&output, std::nullopt, 0, {}, {}, false, false};
+  Target& target = targets_[pid] = Target{&output, std::nullopt, 0, {}, {}, {}, false, false};
   look(pid, target);
 }
 
@@ -103,7 +107,8 @@ void ProcessContexts::look(pid_t pid, Target& target) {
 }
 
 std::string ProcessContexts::locateThreads(pid_t pid, Target& target) {
-  target.nextLocate = std::chrono::steady_clock::now() + kLocateAgain;
+  target.locateWait = target.threadsPending ? std::min(2 * target.locateWait, kLocateAtMost) : kLocateFirst;
+  target.nextLocate = std::chrono::steady_clock::now() + target.locateWait;
   target.threadsPending = false;
   try {
     const std::optional<otel::ThreadContextLocation> location = otel::locateThreadContext(pid, proc::readMaps(pid));

@@ -46,6 +46,7 @@ class ProcessContexts {
     uint64_t publishedAtNs = 0;      // of the one written last
     std::chrono::steady_clock::time_point nextLook;
     std::chrono::steady_clock::time_point nextLocate;
+    std::chrono::seconds locateWait{0};  // until nextLocate
     bool failureSaid = false;
     bool threadsPending = false;     // its threads publish contexts, not located yet
   };
