@@ -18,11 +18,9 @@ struct MetadataSchema {
 
 // gmtOffsetMillis goes into the metadata's region element (the JDK requires one). With `traceContext`, the
 // events taken in a thread (samples, traces, allocation samples, lock events, off-CPU samples) end with the
-// OpenTelemetry context fields (kTraceContextFields), in this order.
+// OpenTelemetry context fields, in this order: traceIdHi, traceIdLo, spanId (long), traceFlags (int),
+// contextAttributes, contextNotRead (String).
 MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis, bool traceContext = false);
-
-// traceIdHi, traceIdLo, spanId (long), traceFlags (int), contextAttributes, contextNotRead (String).
-inline constexpr int kTraceContextFields = 6;
 
 // The declared event type with this name ("jdk.CPUTimeSample"), for jdk.ActiveSetting's id.
 std::optional<TypeId> eventTypeByName(std::string_view eventName);

@@ -185,7 +185,7 @@ struct Recording::State {
   std::string firstWriteError;
   uint64_t chunksLost = 0;  // of the current file
   uint64_t fileChunks = 0;  // written to the current file
-  bool contextFields = false;  // the metadata declares kTraceContextFields, and events write them
+  bool contextFields = false;  // the metadata declares the context fields, and events write them
   bool closed = false;
 };
 
