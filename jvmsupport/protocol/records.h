@@ -7,4 +7,5 @@
 #include "jvmsupport/protocol/session_records.h"
 #include "jvmsupport/protocol/stream.h"
 #include "jvmsupport/protocol/thread_records.h"
+#include "jvmsupport/protocol/virtual_thread_records.h"
 #include "jvmsupport/protocol/vm_records.h"

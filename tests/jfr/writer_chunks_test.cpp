@@ -20,13 +20,14 @@
 #include "tests/jfr/chunk_headers.h"
 #include "tests/jfr/jdk_tools.h"
 #include "tests/jfr/json.h"
+#include "tests/support/durations.h"
 
 namespace jfrbpf::jfr {
 namespace {
 
 using test::Json;
 
-constexpr int64_t kMs = 1'000'000;
+using ::jfrbpf::test::kMs;
 
 bool haveJdk17() { return access((test::jdk17Home() + "/bin/jfr").c_str(), X_OK) == 0; }
 

@@ -9,11 +9,12 @@
 
 #include "formats/jfr/writer/recording.h"
 #include "tests/jfr/jdk_tools.h"
+#include "tests/support/durations.h"
 
 namespace jfrbpf::jfr {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using ::jfrbpf::test::kMs;
 
 // The whitespace-separated cells of the view line whose first column starts with `first`; empty if none.
 std::vector<std::string> row(const std::string& view, const std::string& first) {

@@ -14,13 +14,14 @@
 #include "tests/jfr/chunk_headers.h"
 #include "tests/jfr/jdk_tools.h"
 #include "tests/jfr/json.h"
+#include "tests/support/durations.h"
 
 namespace jfrbpf::jfr {
 namespace {
 
 using test::Json;
 
-constexpr int64_t kMs = 1'000'000;
+using ::jfrbpf::test::kMs;
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 const std::string kUnicodeClass = "com/example/Ünïcödé$Inner";
 const std::string kUnicodeMethod = "grüße";

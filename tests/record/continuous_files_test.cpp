@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "base/unique_fd.h"
+#include "tests/support/durations.h"
 #include "tests/support/scratch_tree.h"
 #include "userspace/record/files/file_series.h"
 #include "userspace/record/files/output_directory.h"
@@ -20,7 +21,8 @@
 namespace jfrbpf::record {
 namespace {
 
-constexpr int64_t kSecond = 1'000'000'000;
+using ::jfrbpf::test::kMs;
+using ::jfrbpf::test::kSecond;
 
 TEST(FileSeries, NamesSayTheProcessAndSortByTime) {
   EXPECT_EQ(processFilePrefix(1234, "com.example.App", "3f2a9c1b04de"), "1234-com.example.App-3f2a9c1b04de");
@@ -132,7 +134,6 @@ TEST_F(Retention, MaxTotalSizeRemovesTheOldestOfAnyProcessButEachOnesNewest) {
 }
 
 TEST(RateGovernor, LengthensThePeriodWhenOverTheBudgetAndComesBackWhenWellUnder) {
-  constexpr int64_t kMs = 1'000'000;
   RateGovernor governor(100, 10 * kMs);  // 100 samples/s over the host, at least 10 ms of a thread's CPU
   int64_t now = 1;
   uint64_t ticks = 0;

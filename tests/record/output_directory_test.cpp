@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "tests/support/durations.h"
 #include "tests/support/scratch_tree.h"
 #include "userspace/record/files/output_directory.h"
 #include "userspace/record/files/retention.h"
@@ -21,7 +22,7 @@
 namespace jfrbpf::record {
 namespace {
 
-constexpr int64_t kSecond = 1'000'000'000;
+using ::jfrbpf::test::kSecond;
 constexpr uid_t kNobody = 65534;
 
 class OutputDirectorySafety : public test::ScratchTree {

@@ -159,7 +159,7 @@ TEST(UnwindReadelfOracle, Libc) { compareWithReadelf("/lib/x86_64-linux-gnu/libc
 TEST(UnwindReadelfOracle, Libz) { compareWithReadelf("/lib/x86_64-linux-gnu/libz.so.1", 500); }
 TEST(UnwindReadelfOracle, DynamicLinker) { compareWithReadelf("/lib64/ld-linux-x86-64.so.2", 500); }
 TEST(UnwindReadelfOracle, Libjvm) {
-  compareWithReadelf(std::string(test::kJdkHome) + "/lib/server/libjvm.so", 100000);
+  compareWithReadelf(std::string(::jfrbpf::test::kJdkHome) + "/lib/server/libjvm.so", 100000);
 }
 TEST(UnwindReadelfOracle, ChainProgramAndLibraries) {
   compareWithReadelf(UNWIND_CHAIN_PROGRAM, 20);

@@ -61,7 +61,7 @@ TEST(UnwindSystemLibraries, EveryLibraryAndLibjvmCompile) {
                                                             fs::directory_options::skip_permission_denied)) {
     if (entry.is_regular_file() && !entry.is_symlink()) paths.push_back(entry.path());
   }
-  paths.push_back(std::string(test::kJdkHome) + "/lib/server/libjvm.so");
+  paths.push_back(std::string(::jfrbpf::test::kJdkHome) + "/lib/server/libjvm.so");
   Summary summary;
   size_t rejectedForeign = 0;
   for (const std::string& path : paths) {
@@ -109,7 +109,7 @@ TEST(UnwindSystemLibraries, LibcHasThePltSignalCloneAndOutermostFrames) {
 }
 
 TEST(UnwindSystemLibraries, LibjvmTableIsComplete) {
-  std::string path = std::string(test::kJdkHome) + "/lib/server/libjvm.so";
+  std::string path = std::string(::jfrbpf::test::kJdkHome) + "/lib/server/libjvm.so";
   if (::access(path.c_str(), R_OK) != 0) GTEST_SKIP() << "no libjvm.so at " << path;
   UnwindTable table = compilePath(path);
   std::printf("libjvm.so: %zu FDEs, %zu rows, %zu bytes of table\n", table.stats.fdes, table.rows.size(),

@@ -10,14 +10,13 @@
 
 #include "formats/convert/convert.h"
 #include "formats/jfr/writer/recording.h"
+#include "tests/support/durations.h"
 #include "tests/view/view_test_support.h"
 #include "userspace/view/recording_digest.h"
 #include "userspace/view/views.h"
 
 namespace jfrbpf::test {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
 
 // The lines of `view` that start with `name` followed by a space.
 std::vector<std::string> rowsOf(const std::string& view, const std::string& name) {

@@ -13,12 +13,13 @@
 #include "formats/jfr/reader/standard_types.h"
 #include "formats/jfr/writer/recording.h"
 #include "tests/record/record_test_support.h"
+#include "tests/support/durations.h"
 #include "userspace/jvm/mounted_threads.h"
 
 namespace jfrbpf {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using ::jfrbpf::test::kMs;
 
 jvm::ThreadTable carriers() {
   jvm::ThreadTable threads;

@@ -13,9 +13,6 @@
 namespace jfrbpf::view {
 namespace {
 
-// Where a stack has no frame below the class (a profile built elsewhere); every sample keeps its row.
-constexpr std::string_view kNoSite = "[no frame]";
-
 std::string bytes(int64_t amount) { return humanBytes(static_cast<uint64_t>(std::max<int64_t>(0, amount))); }
 
 const WeightColumn kAllocated{"Allocated", bytes};

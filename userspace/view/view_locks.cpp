@@ -21,9 +21,6 @@ namespace {
 using convert::LockKind;
 using Align = TextTable::Align;
 
-// Where a stack has no frame below the class (a profile built elsewhere); every event keeps its row.
-constexpr std::string_view kNoSite = "[no frame]";
-
 const WeightColumn kWaited{"Wait Time", humanDuration, "Events"};
 
 // How a kind is named to someone who has not read the JVM's event list.

@@ -28,6 +28,10 @@ struct WeightRow {
   std::vector<std::string> labels;
   WeightTotals totals;
 };
+// The row of samples whose stack has no frame to name their site (a profile built elsewhere): every sample
+// keeps a row.
+inline constexpr std::string_view kNoSite = "[no frame]";
+
 // One row per name.
 std::vector<WeightRow> rowsByName(const std::map<std::string_view, WeightTotals>& byName);
 // One row per thread with samples, labelled by its name and OS thread id, in the order threads were first seen.

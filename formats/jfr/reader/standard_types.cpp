@@ -5,10 +5,6 @@
 #include "formats/jfr/reader/metadata.h"
 
 namespace jfrbpf::jfr::reader {
-namespace {
-const Value kNull;
-}  // namespace
-
 const Value& FieldKey::of(const RecordedObject& object) const {
   const TypeInfo& type = object.type();
   if (type.uid != typeUid_) {
@@ -18,7 +14,7 @@ const Value& FieldKey::of(const RecordedObject& object) const {
   return object.field(index_);
 }
 
-const Value& FieldKey::of(const RecordedObject* object) const { return object ? of(*object) : kNull; }
+const Value& FieldKey::of(const RecordedObject* object) const { return object ? of(*object) : Value::null(); }
 
 namespace {
 // One cache per thread: the reader may be used from several threads at once.

@@ -4,14 +4,15 @@
 #include "formats/jfr/reader/value_access.h"
 
 namespace jfrbpf::jfr::reader {
-namespace {
-const Value kNull;
+const Value& Value::null() {
+  static const Value kNull;
+  return kNull;
 }
 
 size_t RecordedObject::fieldCount() const { return type_->fields.size(); }
 
 const Value& RecordedObject::field(size_t index) const {
-  return index < type_->fields.size() ? fields_[index] : kNull;
+  return index < type_->fields.size() ? fields_[index] : Value::null();
 }
 
 const Value& RecordedObject::get(std::string_view fieldName) const {
@@ -19,7 +20,7 @@ const Value& RecordedObject::get(std::string_view fieldName) const {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (fields[i].name == fieldName) return fields_[i];
   }
-  return kNull;
+  return Value::null();
 }
 
 std::span<Value> ValueAccess::mutableChildren(const Value& v) {

@@ -22,6 +22,8 @@ class Value {
   enum class Kind : uint8_t { kNull, kBool, kLong, kDouble, kString, kObject, kArray };
 
   Value() = default;
+  // A null that outlives every recording: what reads of absent fields return by reference.
+  static const Value& null();
   static Value ofBool(bool v) { return Value(Tag::kBool, 0, Payload{.b = v}); }
   static Value ofLong(int64_t v) { return Value(Tag::kLong, 0, Payload{.i = v}); }
   static Value ofDouble(double v) { return Value(Tag::kDouble, 0, Payload{.d = v}); }
