@@ -1,7 +1,11 @@
 #include "formats/convert/convert.h"
 
 #include <filesystem>
+#include <span>
+#include <vector>
 
+#include "formats/convert/otlp_recording.h"
+#include "formats/convert/otlp_writer.h"
 #include "formats/convert/output_file.h"
 #include "formats/convert/pprof_writer.h"
 #include "formats/jfr/reader/recording.h"
@@ -12,6 +16,7 @@ std::optional<Format> parseFormat(std::string_view name) {
   if (name == "collapsed") return Format::kCollapsed;
   if (name == "html") return Format::kHtml;
   if (name == "pprof") return Format::kPprof;
+  if (name == "otlp") return Format::kOtlp;
   return std::nullopt;
 }
 
@@ -20,6 +25,7 @@ std::string_view formatName(Format format) {
     case Format::kCollapsed: return "collapsed";
     case Format::kHtml: return "html";
     case Format::kPprof: return "pprof";
+    case Format::kOtlp: return "otlp";
   }
   return "collapsed";
 }
@@ -29,6 +35,7 @@ std::string_view formatExtension(Format format) {
     case Format::kCollapsed: return ".collapsed";
     case Format::kHtml: return ".html";
     case Format::kPprof: return ".pb.gz";
+    case Format::kOtlp: return ".otlp.pb";
   }
   return ".collapsed";
 }
@@ -50,6 +57,11 @@ void writeProfile(const Profile& profile, Format format, const ConvertOptions& o
       break;
     }
     case Format::kPprof: writePprof(profile, out); break;
+    case Format::kOtlp: {
+      const Profile* profiles[] = {&profile};
+      writeOtlp(profiles, RecordedProcess{}, out);
+      break;
+    }
   }
 }
 
@@ -69,22 +81,12 @@ Profile loadChosenProfile(const jfr::reader::Recording& recording, const Convert
   return loadTimeProfile(recording, samples.filter, options.time);
 }
 
-}  // namespace
-
-ConvertResult convertRecording(const std::string& jfrPath, Format format, const std::string& outPath,
-                               const ConvertOptions& options) {
-  auto recording = jfr::reader::Recording::open(jfrPath);
+// What a converted profile holds, for the caller's report.
+ConvertResult convertedFigures(const Profile& profile) {
   ConvertResult result;
-  Profile profile = loadChosenProfile(recording, options);
-  if (options.time == TimeKind::kWall) result.onCpuNanos = onCpuNanos(profile);
-  ConvertOptions effective = options;
-  if (effective.title.empty()) {
-    effective.title =
-        std::string(timeKindNames(options.time).graph) + ": " + std::filesystem::path(jfrPath).filename().string();
-  }
-  writeFileAtomically(outPath, [&](std::ostream& out) { writeProfile(profile, format, effective, out); });
-  result.outputPath = outPath;
-  if (options.time == TimeKind::kAlloc) {
+  result.kind = profile.timeKind;
+  if (profile.timeKind == TimeKind::kWall) result.onCpuNanos = onCpuNanos(profile);
+  if (profile.timeKind == TimeKind::kAlloc) {
     result.bytes = profile.totalCpuNanos;
   } else if (profile.cpuTimeKnown) {
     result.nanos = profile.totalCpuNanos;
@@ -96,6 +98,46 @@ ConvertResult convertRecording(const std::string& jfrPath, Format format, const 
     if (!seen[group.thread]) ++result.threads;
     seen[group.thread] = true;
   }
+  return result;
+}
+
+ConvertResult convertToOtlp(const jfr::reader::Recording& recording, const std::string& outPath,
+                            const ConvertOptions& options) {
+  SampleOptions samples = options.samples;
+  samples.filter.virtualThreadsByName = true;
+  // Not the wall-clock profile: its samples are the CPU and off-CPU ones again.
+  static constexpr TimeKind kEveryKind[] = {TimeKind::kCpu, TimeKind::kOffCpu, TimeKind::kAlloc, TimeKind::kLock};
+  const TimeKind chosen[] = {options.time};
+  OtlpRecording otlp = loadOtlpRecording(recording, samples,
+                                         options.everyKind ? std::span<const TimeKind>(kEveryKind) : chosen);
+  std::vector<const Profile*> profiles;
+  for (const Profile& profile : otlp.profiles) profiles.push_back(&profile);
+  writeFileAtomically(outPath, [&](std::ostream& out) { writeOtlp(profiles, otlp.process, out); });
+  ConvertResult result;
+  result.outputPath = outPath;
+  result.kind = options.time;
+  for (const Profile& profile : otlp.profiles) {
+    result.profiles.push_back(convertedFigures(profile));
+    result.samples += profile.totalSamples;
+  }
+  return result;
+}
+
+}  // namespace
+
+ConvertResult convertRecording(const std::string& jfrPath, Format format, const std::string& outPath,
+                               const ConvertOptions& options) {
+  auto recording = jfr::reader::Recording::open(jfrPath);
+  if (format == Format::kOtlp) return convertToOtlp(recording, outPath, options);
+  Profile profile = loadChosenProfile(recording, options);
+  ConvertOptions effective = options;
+  if (effective.title.empty()) {
+    effective.title =
+        std::string(timeKindNames(options.time).graph) + ": " + std::filesystem::path(jfrPath).filename().string();
+  }
+  writeFileAtomically(outPath, [&](std::ostream& out) { writeProfile(profile, format, effective, out); });
+  ConvertResult result = convertedFigures(profile);
+  result.outputPath = outPath;
   return result;
 }
 

@@ -23,6 +23,7 @@ OffCpuCollector::StateSlot& OffCpuCollector::stateSlot(std::string_view name) {
     it = states_.emplace(std::string(name), StateSlot{}).first;
     it->second.stats.name = std::string(name);
     if (kind_ == TimeKind::kWall) it->second.frame = builder_.syntheticFrame(offCpuFrameName(name));
+    it->second.eventState = builder_.eventState(name);
   }
   return it->second;
 }
@@ -34,6 +35,7 @@ void OffCpuCollector::add(const jfr::reader::RecordedEvent& event) {
   if (!sample) return;
   uint32_t node = sample->node;
   int64_t nanos = 0;
+  uint32_t stateIndex = 0;
   if (offCpu) {
     // The duration stands in for a missing weight: that is what an event of an unsampled interval weighs.
     auto weight = event.timespanNanos("weight");
@@ -43,12 +45,13 @@ void OffCpuCollector::add(const jfr::reader::RecordedEvent& event) {
     state.stats.nanos = saturatingAdd(state.stats.nanos, nanos);
     state.stats.runDelayNanos = saturatingAdd(state.stats.runDelayNanos, sampleNanos(event.timespanNanos("runDelay")));
     if (kind_ == TimeKind::kWall) node = builder_.onTop(node, state.frame);
+    stateIndex = state.eventState;
   } else {
     nanos = sampleNanos(event.timespanNanos("samplingPeriod"));
     if (!onCpuFrame_) onCpuFrame_ = builder_.syntheticFrame(kOnCpuFrame);
     node = builder_.onTop(node, *onCpuFrame_);
   }
-  builder_.addSample(sample->thread, node, event.startTimeNanos(), nanos, sample->context);
+  builder_.addSample(sample->thread, node, event.startTimeNanos(), nanos, sample->context, stateIndex);
 }
 
 Profile OffCpuCollector::finish() {

@@ -53,6 +53,7 @@ class OffCpuCollector {
   struct StateSlot {
     OffCpuState stats;
     uint32_t frame = 0;  // "[off CPU: STATE]", for wall-clock stacks
+    uint32_t eventState = 0;
   };
   StateSlot& stateSlot(std::string_view name);
 

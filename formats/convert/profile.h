@@ -62,6 +62,14 @@ struct ProfileContext {
 // contextAttributes ("k=v, k2=a\\,b") split into (key, value) pairs at the separators jfrbpf does not escape.
 std::vector<std::pair<std::string, std::string>> splitContextAttributes(std::string_view text);
 
+// One sample of a group, for outputs that list samples one by one (OTLP) rather than add them up; kept only
+// when asked (SampleFilter::keepEvents).
+struct SampleEvent {
+  int64_t timeNanos = 0;  // the event's start, nanoseconds since the epoch
+  int64_t value = 0;      // what it stands for, as SampleGroup::cpuNanos does for the group
+  uint32_t state = 0;     // index into Profile::eventStates: an off-CPU sample's state; 0: none
+};
+
 struct SampleGroup {
   uint32_t thread = 0;  // index into Profile::threads
   uint32_t node = 0;    // leaf of the stack in the call tree
@@ -71,6 +79,7 @@ struct SampleGroup {
   // wait time for lock waits).
   int64_t cpuNanos = 0;
   std::vector<TimeCount> times;
+  std::vector<SampleEvent> events;  // by time; empty unless kept (SampleFilter::keepEvents)
 };
 
 // What a profile's samples measure, and so what SampleGroup::cpuNanos holds.
@@ -129,6 +138,7 @@ class Profile {
   std::vector<StackNode> nodes;  // nodes[0] is the root
   std::vector<ProfileThread> threads;
   std::vector<ProfileContext> contexts;  // [0] is no context
+  std::vector<std::string> eventStates;  // [0] is "": the states SampleEvent::state names ("sleeping", …)
   std::vector<SampleGroup> groups;
 
   uint64_t totalSamples = 0;  // after filtering

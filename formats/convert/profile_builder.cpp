@@ -38,6 +38,7 @@ ProfileBuilder::ProfileBuilder(SampleFilter filter, int64_t gridStartNanos, int6
   nodeSelected_.push_back(filter_.method.empty());
   profile_.contexts.emplace_back();
   contextSelected_.push_back(filter_.context.empty());
+  profile_.eventStates.emplace_back();
 }
 
 void ProfileBuilder::beginChunk() {
@@ -276,11 +277,22 @@ uint32_t ProfileBuilder::rebase(uint32_t node, uint32_t parent) {
   return parent;
 }
 
-void ProfileBuilder::addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos, uint32_t context) {
+uint32_t ProfileBuilder::eventState(std::string_view name) {
+  auto known = eventStates_.find(name);
+  if (known != eventStates_.end()) return known->second;
+  const auto index = static_cast<uint32_t>(profile_.eventStates.size());
+  profile_.eventStates.emplace_back(name);
+  eventStates_.emplace(name, index);
+  return index;
+}
+
+void ProfileBuilder::addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos, uint32_t context,
+                               uint32_t state) {
   GroupKey key{thread, node, context};
   auto [it, inserted] = groupsByKey_.try_emplace(key, static_cast<uint32_t>(profile_.groups.size()));
-  if (inserted) profile_.groups.push_back(SampleGroup{thread, node, context, 0, 0, {}});
+  if (inserted) profile_.groups.push_back(SampleGroup{thread, node, context, 0, 0, {}, {}});
   SampleGroup& group = profile_.groups[it->second];
+  if (filter_.keepEvents) group.events.push_back(SampleEvent{timeNanos, cpuNanos, state});
   group.samples += 1;
   group.cpuNanos = saturatingAdd(group.cpuNanos, cpuNanos);
   profile_.totalSamples += 1;
@@ -316,6 +328,8 @@ Profile ProfileBuilder::finish() {
       group.times = std::move(merged);
     }
     if (!group.times.empty()) slots = std::max(slots, group.times.back().slot + 1);
+    std::stable_sort(group.events.begin(), group.events.end(),
+                     [](const SampleEvent& a, const SampleEvent& b) { return a.timeNanos < b.timeNanos; });
   }
   profile_.gridSlots = slots;
   return std::move(profile_);

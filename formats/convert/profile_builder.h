@@ -36,6 +36,8 @@ struct SampleFilter {
   // "trace", "span" or an attribute's key: each stack gets an outermost frame that names its value there
   // ("[http.route=/checkout]", "[http.route: none]"), so that flame graphs and collapsed stacks divide by it.
   std::string contextFrame;
+  // Each sample's time, value and state too (SampleGroup::events), for outputs that list samples one by one.
+  bool keepEvents = false;
 };
 
 class ProfileBuilder {
@@ -74,8 +76,12 @@ class ProfileBuilder {
   // kind kLockClass; a null class is the frame `absent` ("[no blocker]").
   uint32_t lockClass(const jfr::reader::RecordedObject* type, std::string_view absent);
 
-  // One sample of `thread` with the stack ending at `node`, in `context`. Filters are the caller's business.
-  void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos, uint32_t context = 0);
+  // One sample of `thread` with the stack ending at `node`, in `context`, in `state` (eventState). Filters are
+  // the caller's business.
+  void addSample(uint32_t thread, uint32_t node, int64_t timeNanos, int64_t cpuNanos, uint32_t context = 0,
+                 uint32_t state = 0);
+  // An off-CPU sample's state ("sleeping"), interned in Profile::eventStates.
+  uint32_t eventState(std::string_view name);
 
   // The context of a sample event (jfrbpf's context fields), interned; 0 when it has none.
   uint32_t context(const jfr::reader::RecordedObject& event);
@@ -83,7 +89,7 @@ class ProfileBuilder {
 
   Profile& profile() { return profile_; }
   const Profile& profile() const { return profile_; }
-  // Sorts each group's time slots and sets the grid size; the builder is spent afterwards.
+  // Sorts each group's time slots and kept events by time and sets the grid size; the builder is spent afterwards.
   Profile finish();
 
  private:
@@ -133,6 +139,7 @@ class ProfileBuilder {
   std::unordered_map<std::string, uint32_t> contextsByKey_;
   std::vector<bool> contextSelected_;
   std::map<std::string, uint32_t, std::less<>> syntheticFrames_;  // by name, looked up without a copy
+  std::map<std::string, uint32_t, std::less<>> eventStates_;  // Profile::eventStates by name
 
   // Per chunk: constants identified by address.
   std::unordered_map<const void*, uint32_t> chunkStacks_;

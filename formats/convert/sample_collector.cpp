@@ -163,6 +163,7 @@ Profile SampleCollector::finish() {
     for (SampleGroup& group : profile.groups) {
       group.cpuNanos = saturatingMul(static_cast<int64_t>(group.samples), period->second);
       for (TimeCount& t : group.times) t.nanos = saturatingMul(static_cast<int64_t>(t.samples), period->second);
+      for (SampleEvent& e : group.events) e.value = period->second;
       profile.totalCpuNanos = saturatingAdd(profile.totalCpuNanos, group.cpuNanos);
     }
     profile.cpuTimeKnown = true;

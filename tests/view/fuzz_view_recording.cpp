@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     convert::Profile lockProfile = convert::loadLockProfile(recording, {});
     for (const convert::Profile* profile :
          {&digest.profile, &digest.offCpu.profile, &wallProfile, &digest.allocation.profile, &lockProfile}) {
-      for (convert::Format format : {convert::Format::kCollapsed, convert::Format::kHtml, convert::Format::kPprof}) {
+      for (convert::Format format :
+           {convert::Format::kCollapsed, convert::Format::kHtml, convert::Format::kPprof, convert::Format::kOtlp}) {
         std::ostringstream out;
         convert::writeProfile(*profile, format, convertOptions, out);
       }

@@ -29,7 +29,7 @@ Commands:
   record    sample CPU time of a process (-p PID) or of a command (-- CMD ARGS) into a .jfr file
   list      the JVMs on this host (containers included), found without attaching
   view      summaries of a recording on the terminal: hot methods, threads, lost samples, method timing
-  convert   a recording as collapsed stacks, a self-contained HTML flame graph, or pprof
+  convert   a recording as collapsed stacks, a self-contained HTML flame graph, pprof or OTLP profiles
   recover   a recording of what a recorder that was killed left in its part file
   dump      what a running recorder has recorded so far, without stopping it
 

@@ -12,13 +12,13 @@
 namespace jfrbpf::cli {
 namespace {
 
-constexpr const char* kConvertHelp = R"help(Usage: jfrbpf convert [options] FILE --to collapsed|html|pprof [-o OUT]
+constexpr const char* kConvertHelp = R"help(Usage: jfrbpf convert [options] FILE --to collapsed|html|pprof|otlp [-o OUT]
 
 Converts the CPU samples of a JDK Flight Recorder file (written by jfrbpf or by the JDK) for other tools.
 CPU samples are jdk.CPUTimeSample events when the file has them, else jdk.ExecutionSample. With --off-cpu,
 the off-CPU samples jfrbpf records (jfrbpf.OffCPUSample) instead; with --wall, both; with --alloc, the
 allocation samples (jdk.ObjectAllocationSample); with --lock, the JVM's lock waits (jdk.JavaMonitorEnter,
-jdk.JavaMonitorWait, jdk.ThreadPark).
+jdk.JavaMonitorWait, jdk.ThreadPark). --to otlp without those options takes every kind the file has.
 
 Formats:
   collapsed   one line per distinct stack, root first, frames separated by ';', then the count:
@@ -30,12 +30,17 @@ Formats:
               the samples, and alloc_space/bytes; with --lock, as Go's mutex profiles,
               contentions/count and delay/nanoseconds), thread labels, line numbers, inlined frames
               folded into their compiled caller
+  otlp        OpenTelemetry's profiles signal (opentelemetry-proto v1.10.0): the protobuf body of an
+              OTLP/HTTP export to a Collector's /v1development/profiles, with a profile of each kind
+              (CPU, off-CPU, allocation, lock; the one chosen with --off-cpu, --wall, --alloc or
+              --lock), every sample's time, thread.name and thread.id, the trace and span as links,
+              and the process (service.name, process.pid) as the resource
 
 Options:
-      --to FORMAT         collapsed, html or pprof (required)
-  -o, --output OUT        where to write; default FILE with the extension .collapsed, .html or .pb.gz
-                          (after "-off-cpu", "-wall", "-alloc" or "-lock" with those options); "-"
-                          writes to standard output
+      --to FORMAT         collapsed, html, pprof or otlp (required)
+  -o, --output OUT        where to write; default FILE with the extension .collapsed, .html, .pb.gz or
+                          .otlp.pb (after "-off-cpu", "-wall", "-alloc" or "-lock" with those options);
+                          "-" writes to standard output
       --off-cpu           where threads waited rather than where they ran: jfrbpf.OffCPUSample events,
                           each weighted by the off-CPU time it stands for (its weight, in nanoseconds)
       --wall              wall-clock time: CPU samples (jdk.CPUTimeSample, each its samplingPeriod of CPU
@@ -86,6 +91,9 @@ Examples:
   jfrbpf convert app.jfr --to pprof --alloc && pprof -top app-alloc.pb.gz   # bytes by class
   jfrbpf convert app.jfr --to html --lock          # writes app-lock.html
   jfrbpf convert app.jfr --to pprof --lock && pprof -top app-lock.pb.gz     # wait time by lock class
+  jfrbpf convert app.jfr --to otlp                 # writes app.otlp.pb, then send it to a Collector:
+  curl -X POST -H 'Content-Type: application/x-protobuf' --data-binary @app.otlp.pb \
+       http://collector:4318/v1development/profiles
 Exit codes: 0 written; 1 unreadable input or unwritable output; 2 bad command line.
 )help";
 
@@ -156,6 +164,16 @@ std::string resultSummary(const convert::ConvertResult& result, convert::TimeKin
   return samples + " samples, " + threads;
 }
 
+// resultSummary of each profile an OTLP request holds, "; " between them.
+std::string convertedSummary(const convert::ConvertResult& result) {
+  if (result.profiles.empty()) return resultSummary(result, result.kind);
+  std::string text;
+  for (const convert::ConvertResult& profile : result.profiles) {
+    text += (text.empty() ? "" : "; ") + resultSummary(profile, profile.kind);
+  }
+  return text;
+}
+
 }  // namespace
 
 int runConvertCommand(Arguments& args) {
@@ -174,7 +192,7 @@ int runConvertCommand(Arguments& args) {
     } else if (takeOption(args, "", "--to", value, "convert")) {
       format = convert::parseFormat(value);
       if (!format) {
-        throw Error("invalid --to '" + value + "': expected collapsed, html or pprof", ErrorKind::Usage);
+        throw Error("invalid --to '" + value + "': expected collapsed, html, pprof or otlp", ErrorKind::Usage);
       }
     } else if (takeOption(args, "-o", "--output", value, "convert")) {
       output = value;
@@ -208,12 +226,15 @@ int runConvertCommand(Arguments& args) {
     throw Error("no recording given: jfrbpf convert FILE --to FORMAT (see jfrbpf convert --help)", ErrorKind::Usage);
   }
   if (positional.size() > 1) unknownArgument(positional[1], "convert");
-  if (!format) throw Error("give the output format: --to collapsed, --to html or --to pprof", ErrorKind::Usage);
+  if (!format) {
+    throw Error("give the output format: --to collapsed, --to html, --to pprof or --to otlp", ErrorKind::Usage);
+  }
   options.time = wall     ? convert::TimeKind::kWall
                  : offCpu ? convert::TimeKind::kOffCpu
                  : alloc  ? convert::TimeKind::kAlloc
                  : lock   ? convert::TimeKind::kLock
                           : convert::TimeKind::kCpu;
+  options.everyKind = *format == convert::Format::kOtlp && !(offCpu || wall || alloc || lock);
   options.collapsed.weight = chooseWeight(weight, options.time);
   if (output.empty()) output = convert::defaultOutputPath(positional[0], *format, options.time);
 
@@ -221,14 +242,15 @@ int runConvertCommand(Arguments& args) {
   // With the output on stdout, the report goes to stderr.
   FILE* report = output == "-" ? stderr : stdout;
   if (result.samples == 0) {
+    const std::string wanted = options.everyKind ? "CPU, off-CPU, allocation or lock samples"
+                                                 : std::string(convert::timeKindNames(options.time).samples);
     std::fprintf(
-        stderr, "jfrbpf: warning: no %s in %s%s; the %s output is empty\n",
-        std::string(convert::timeKindNames(options.time).samples).c_str(), positional[0].c_str(),
+        stderr, "jfrbpf: warning: no %s in %s%s; the %s output is empty\n", wanted.c_str(), positional[0].c_str(),
         options.samples.filter.thread.empty() && options.samples.filter.method.empty() ? "" : " match the filters",
         std::string(convert::formatName(*format)).c_str());
   }
   if (output != "-") {
-    std::fprintf(report, "jfrbpf: wrote %s (%s)\n", output.c_str(), resultSummary(result, options.time).c_str());
+    std::fprintf(report, "jfrbpf: wrote %s (%s)\n", output.c_str(), convertedSummary(result).c_str());
   }
   return kExitOk;
 }
