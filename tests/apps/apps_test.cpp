@@ -287,18 +287,25 @@ TEST_P(RealApp, StacksAreCompleteAndSamplesStandForEachThreadsCpuTime) {
   ASSERT_GT(kernelTotal, 1e9) << label << ": the application hardly ran";
   EXPECT_NEAR(sampledTotal / kernelTotal, 1.0, 0.01) << label;
   EXPECT_NEAR(countedTotal / kernelTotal, 1.0, 0.01) << label << ": by count";
+  // Each thread's samples against its own CPU time, in percent of the process's: a thread's shortfall does not
+  // show as every other thread's excess, as it would in shares. HotSpot's VM Thread and G1 Service run in
+  // microsecond bursts that their clocks mostly miss, and what they use after their last overflow is in no
+  // sample (docs/limits.md). 20 runs of H2 on JDK 17 (2026-11-29): such a thread short by 0.02-0.47 % of the
+  // process's CPU time (at most 28 ms of 4.8 s; every other thread within 0.1 %), where shares moved by up to
+  // 0.64 pp, its deficit summed onto the busy thread's share.
+  constexpr double kThreadPercent = 0.75;
   double largestDiff = 0, largestCountedDiff = 0;
   for (const auto& [tid, kernel] : recorded.kernelCpuNsByThread) {
-    const double kernelShare = 100 * static_cast<double>(kernel) / kernelTotal;
-    double diff = 100 * static_cast<double>(recorded.cpuNsByThread[tid]) / sampledTotal - kernelShare;
-    double countedDiff = 100 * countedNs[tid] / countedTotal - kernelShare;
+    double diff = 100 * (static_cast<double>(recorded.cpuNsByThread[tid]) - static_cast<double>(kernel)) / kernelTotal;
+    double countedDiff = 100 * (countedNs[tid] - static_cast<double>(kernel)) / kernelTotal;
     largestDiff = std::max(largestDiff, std::abs(diff));
     largestCountedDiff = std::max(largestCountedDiff, std::abs(countedDiff));
-    EXPECT_NEAR(diff, 0, 0.5) << label << ": share of thread " << tid;
-    EXPECT_NEAR(countedDiff, 0, 0.5) << label << ": share of thread " << tid << " by count";
+    EXPECT_NEAR(diff, 0, kThreadPercent) << label << ": thread " << tid << "'s samples against its CPU time";
+    EXPECT_NEAR(countedDiff, 0, kThreadPercent) << label << ": thread " << tid << "'s samples, by count";
   }
-  std::printf("[ figure ] %s: largest difference of a thread's share %.2f pp, by count %.2f pp\n", label.c_str(),
-              largestDiff, largestCountedDiff);
+  std::printf("[ figure ] %s: largest difference of a thread's samples from its CPU time %.2f %%, by count %.2f %% "
+              "(of the process's CPU time)\n",
+              label.c_str(), largestDiff, largestCountedDiff);
 }
 
 std::string appTestName(const ::testing::TestParamInfo<std::tuple<App, int>>& info) {
