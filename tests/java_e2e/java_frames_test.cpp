@@ -9,6 +9,7 @@
 
 #include "tests/java_e2e/printed_samples.h"
 #include "tests/java_e2e/workloads.h"
+#include "tests/support/child_process.h"
 
 namespace jfrbpf::test {
 namespace {
@@ -221,6 +222,12 @@ TEST_P(JavaFrames, HotMethodsShowNamesTypesLinesAndThreads) {
   EXPECT_GT(types["JIT compiled"], 0u);
   EXPECT_GT(types["Inlined"], 0u);
   expectCompleteStacks(jvm.threads(), byThread, jdk, "HotMethods");
+  // A file of one JVM describes it as the JDK's own do, in every chunk: what JMC's JVM page shows and OTLP
+  // export names the process by.
+  ChildProcess jfr({jdkHome(jdk) + "/bin/jfr", "print", "--events", "jdk.JVMInformation", dir.file("hot.jfr")});
+  const std::string printed = jfr.readAll(std::chrono::seconds(60));
+  EXPECT_NE(printed.find("pid = " + std::to_string(jvm.pid()) + "\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("javaArguments = \"HotMethods"), std::string::npos) << printed;
 }
 
 // Launch mode: the agent comes in with -agentpath before the first Java instruction, so every frame of the

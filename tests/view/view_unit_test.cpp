@@ -115,6 +115,12 @@ TEST(ViewFormat, NumbersAndDurations) {
   EXPECT_EQ(groupThousands(1234567), "1,234,567");
   EXPECT_EQ(percent(57, 112), "50.89%");
   EXPECT_EQ(percent(1, 0), "0.00%");
+  // Ties round up, as `jfr view` (Java's Formatter) prints them: 78.125 and 0.625.
+  EXPECT_EQ(percent(125, 160), "78.13%");
+  EXPECT_EQ(percent(1, 160), "0.63%");
+  EXPECT_EQ(percent(2, 3), "66.67%");
+  EXPECT_EQ(percent(999'999, 1'000'000), "100.00%");
+  EXPECT_EQ(percent(160, 160), "100.00%");
   EXPECT_EQ(humanDuration(850), "850 ns");
   EXPECT_EQ(humanDuration(4'560'000), "4.56 ms");
   EXPECT_EQ(humanDuration(3'720'000'000), "3.72 s");

@@ -66,6 +66,8 @@ class TargetOutput {
   // Process `pid` is a JVM whose samples come without Java frames for now (`why`: kJavaFramesPending) or
   // for good (kJavaFramesUnavailable): its stacks that stop short say so (StackResolver::setJavaFramesMissing).
   void setJavaFramesMissing(pid_t pid, StackEnd why) { stacks_.setJavaFramesMissing(pid, why); }
+  // The JVM a file records alone, described in every chunk (jdk.JVMInformation).
+  void describeJvm(const jfr::JvmInformation& jvm) { out_->setJvmInformation(jvm); }
   // Process `pid`'s recording begins with its threads' CPU time `start` (what BpfSampler::addTarget was
   // given), before the pipeline routes it here ...
   void beginTarget(pid_t pid, ThreadCpuTimes start) { cpuTimes_.begin(pid, std::move(start)); }

@@ -8,6 +8,7 @@
 #include "userspace/discovery/display_text.h"
 #include "userspace/record/files/file_series.h"
 #include "userspace/record/jvm/jvm_setup.h"
+#include "userspace/record/session/jvm_information.h"
 #include "userspace/record/session/process_contexts.h"
 
 namespace jfrbpf::record {
@@ -46,6 +47,7 @@ void HostTargets::start(const std::vector<pid_t>& pids) {
     auto host = std::make_unique<HostJvm>();
     host->pid = pid;
     host->mainClass = info->mainClass;
+    host->information = jvmInformationOf(*info);
     host->prefix = jvmFilePrefix(*info, publishedServiceName(pid));
     if (!config_.rotation.enabled()) {
       host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
@@ -199,6 +201,7 @@ void HostTargets::begin(HostJvm& host, std::vector<std::string> notes, StackEnd 
     host.path = series->nextPath(time(nullptr));
   }
   host.output = session_.openOutput(host.path, std::move(series));
+  host.output->describeJvm(host.information);
   if (host.jvm) {
     host.output->addJvm(*host.jvm);
   } else if (withoutAgent != StackEnd::kRoot) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/jfr/writer/types.h"
 #include "userspace/discovery/jvm_watcher.h"
 #include "userspace/record/config.h"
 #include "userspace/record/jvm/jvm_attachment.h"
@@ -34,6 +35,7 @@ struct HostJvm {
   std::string prefix;  // of its file name
   std::string path;    // its file; with --rotate, its first
   std::string mainClass;
+  jfr::JvmInformation information;            // as its files describe it
   std::unique_ptr<JvmAttachment> attachment;  // until its attach ended
   std::unique_ptr<JvmConnection> jvm;         // null until (unless) its agent attached
   std::unique_ptr<TargetOutput> output;       // null until its recording began

@@ -13,6 +13,7 @@
 #include "userspace/proc/comm.h"
 #include "userspace/record/files/file_series.h"
 #include "userspace/record/jvm/jvm_setup.h"
+#include "userspace/record/session/jvm_information.h"
 
 namespace jfrbpf::record {
 namespace {
@@ -88,6 +89,12 @@ void ProcessTargets::open(RecordingSession& session, StopConditions& stop) {
   if (config_.rotation.enabled()) series.emplace(config_.outputPath, filePrefixOf(config_, firstTarget), config_.rotation);
   const std::string firstPath = series ? series->nextPath(time(nullptr)) : config_.outputPath;
   output_ = session.openOutput(firstPath, std::move(series));
+  // A file of one running JVM describes it; one of several processes, or of a launch, describes none.
+  if (config_.pids.size() == 1 && !launched_) {
+    if (std::optional<discovery::JvmInfo> jvm = discovery::inspectJvm(config_.pids.front())) {
+      output_->describeJvm(jvmInformationOf(*jvm));
+    }
+  }
   for (auto& jvm : jvms_) output_->addJvm(*jvm);
   for (auto& attachment : attaching_) output_->setJavaFramesMissing(attachment->pid(), StackEnd::kJavaFramesPending);
   for (pid_t pid : refusedJvms_) output_->setJavaFramesMissing(pid, StackEnd::kJavaFramesUnavailable);
