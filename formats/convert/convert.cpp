@@ -1,6 +1,7 @@
 #include "formats/convert/convert.h"
 
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -101,8 +102,8 @@ ConvertResult convertedFigures(const Profile& profile) {
   return result;
 }
 
-ConvertResult convertToOtlp(const jfr::reader::Recording& recording, const std::string& outPath,
-                            const ConvertOptions& options) {
+ConvertResult convertToOtlp(const jfr::reader::Recording& recording, const ConvertOptions& options,
+                            const std::function<void(const std::function<void(std::ostream&)>&)>& write) {
   SampleOptions samples = options.samples;
   samples.filter.virtualThreadsByName = true;
   // Not the wall-clock profile: its samples are the CPU and off-CPU ones again.
@@ -112,9 +113,8 @@ ConvertResult convertToOtlp(const jfr::reader::Recording& recording, const std::
                                          options.everyKind ? std::span<const TimeKind>(kEveryKind) : chosen);
   std::vector<const Profile*> profiles;
   for (const Profile& profile : otlp.profiles) profiles.push_back(&profile);
-  writeFileAtomically(outPath, [&](std::ostream& out) { writeOtlp(profiles, otlp.process, out); });
+  write([&](std::ostream& out) { writeOtlp(profiles, otlp.process, out); });
   ConvertResult result;
-  result.outputPath = outPath;
   result.kind = options.time;
   for (const Profile& profile : otlp.profiles) {
     result.profiles.push_back(convertedFigures(profile));
@@ -125,10 +125,22 @@ ConvertResult convertToOtlp(const jfr::reader::Recording& recording, const std::
 
 }  // namespace
 
+ConvertResult writeOtlpRequest(const std::string& jfrPath, std::ostream& out) {
+  ConvertOptions options;
+  options.everyKind = true;
+  return convertToOtlp(jfr::reader::Recording::open(jfrPath), options, [&](const auto& writer) { writer(out); });
+}
+
 ConvertResult convertRecording(const std::string& jfrPath, Format format, const std::string& outPath,
                                const ConvertOptions& options) {
   auto recording = jfr::reader::Recording::open(jfrPath);
-  if (format == Format::kOtlp) return convertToOtlp(recording, outPath, options);
+  if (format == Format::kOtlp) {
+    ConvertResult result = convertToOtlp(recording, options, [&](const auto& writer) {
+      writeFileAtomically(outPath, writer);
+    });
+    result.outputPath = outPath;
+    return result;
+  }
   Profile profile = loadChosenProfile(recording, options);
   ConvertOptions effective = options;
   if (effective.title.empty()) {

@@ -6,6 +6,7 @@
 //   convertRecording("app.jfr", Format::kHtml, "app.html");
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,10 @@ struct ConvertResult {
 // one-line message (unreadable or corrupt recording, unwritable destination, bad options).
 ConvertResult convertRecording(const std::string& jfrPath, Format format, const std::string& outPath,
                                const ConvertOptions& options = {});
+
+// The OTLP request of every kind of sample `jfrPath` holds, to `out` (what `record --push otlp=` sends).
+// Throws jfrbpf::Error as convertRecording does.
+ConvertResult writeOtlpRequest(const std::string& jfrPath, std::ostream& out);
 
 // The same for an already aggregated profile.
 void writeProfile(const Profile& profile, Format format, const ConvertOptions& options, std::ostream& out);

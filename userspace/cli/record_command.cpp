@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -18,6 +20,8 @@
 #include "userspace/cli/jfr_values.h"
 #include "userspace/command_line/exit_codes.h"
 #include "userspace/command_line/whole_number.h"
+#include "userspace/push/push_credentials.h"
+#include "userspace/push/push_destination.h"
 #include "userspace/record/files/output_directory.h"
 #include "userspace/record/host_recorder.h"
 #include "userspace/record/recorder.h"
@@ -120,6 +124,24 @@ Options:
                            of it on, its caches are dropped and refill as needed; a JVM whose metadata
                            outgrows a quarter of it, or the largest when that is not enough, goes on with
                            native frames only (a note says so), so no target can push jfrbpf past SIZE
+      --push otlp=URL|pyroscope=URL
+                           send each finished file (each --rotate file, each JVM's with --all, the
+                           recording's at the end) to an OpenTelemetry Collector's OTLP/HTTP receiver
+                           (as OTLP profiles; a URL without a path gets /v1development/profiles) or to
+                           Grafana Pyroscope (the JFR file, to URL/ingest); repeatable. Recording never
+                           waits for it: files wait in OUTPUT/.jfrbpf-push until delivered, are tried again
+                           with backoff while the backend is down or answers 5xx, and are sent after a
+                           restart too. At the end jfrbpf waits up to --push-timeout for what is pending
+      --push-credentials FILE
+                           headers for --push from FILE (NAME=VALUE lines, mode 600) rather than the
+                           environment: OTEL_EXPORTER_OTLP_HEADERS (name=value,... e.g.
+                           authorization=Bearer%20TOKEN), PYROSCOPE_AUTH_TOKEN, PYROSCOPE_BASIC_AUTH_USER
+                           and _PASSWORD, PYROSCOPE_TENANT_ID (never on the command line, which ps shows)
+      --push-ca FILE       trust the CA certificates in FILE for https (default: the system's)
+      --push-spool-size SIZE
+                           the most each destination's spool keeps (default 512m); past it the oldest
+                           undelivered files are dropped, and counted
+      --push-timeout TIME  the longest one upload may take (default 30s)
   -h, --help               this text
 
 Examples:
@@ -130,6 +152,7 @@ Examples:
   sudo jfrbpf record -p 4242 --alloc -d 30s -o memory.jfr
   sudo jfrbpf record --all -d 60s -o /var/tmp/profiles
   sudo jfrbpf record --all --rotate 1m --max-age 1d -o /var/lib/jfrbpf
+  sudo jfrbpf record --all --rotate 1m --push otlp=http://collector:4318 --push pyroscope=http://pyroscope:4040
   jfr print --events jdk.CPUTimeSample app.jfr
   jfr view method-timing app.jfr          (JDK 25's jfr)
 
@@ -239,6 +262,17 @@ void printContexts(const record::RecordSummary& s) {
   std::printf("\n");
 }
 
+// --push: what became of the files at each destination.
+void printPushes(const record::RecordSummary& s) {
+  for (const record::PushCounts& p : s.pushes) {
+    std::printf("  pushed   %s: %s delivered, %s pending, %s failed, %s dropped%s%s\n", p.destination.c_str(),
+                groupThousands(p.delivered).c_str(), groupThousands(p.pending).c_str(),
+                groupThousands(p.failed).c_str(), groupThousands(p.dropped).c_str(),
+                p.lastError.empty() || (p.pending == 0 && p.failed == 0) ? "" : "; last error: ",
+                p.lastError.empty() || (p.pending == 0 && p.failed == 0) ? "" : p.lastError.c_str());
+  }
+}
+
 // Said when the budget had to act, and always with JFRBPF_DEBUG.
 void printMemory(const record::RecordSummary& s) {
   if (s.memorySheds == 0 && s.javaFramesDropped == 0 && !std::getenv("JFRBPF_DEBUG")) return;
@@ -279,6 +313,7 @@ void printSummary(const record::RecordSummary& s, int64_t periodNs) {
   printTruncatedStacks(s);
   printContexts(s);
   printMemory(s);
+  printPushes(s);
   if (std::getenv("JFRBPF_DEBUG")) {
     static const char* names[] = {"overflows", "not target", "sampled", "lost: ring buffer full", "lost: scratch",
                                   "kernel stack failed", "user stack failed", "user stack truncated",
@@ -312,6 +347,7 @@ void printHostSummary(const record::RecordSummary& s) {
               groupThousands(s.overflows).c_str());
   printTruncatedStacks(s);
   printMemory(s);
+  printPushes(s);
 }
 
 // Fails before anything is loaded or attached when the output cannot be written where asked.
@@ -343,6 +379,7 @@ int runRecordCommand(Arguments& args) {
   bool traceThresholdGiven = false;
   bool timingPeriodGiven = false;
   bool all = false;
+  const char* pushOptionGiven = nullptr;
   while (!args.done()) {
     if (args.flag("-h", "--help")) {
       std::fputs(kRecordHelp, stdout);
@@ -450,6 +487,29 @@ int runRecordCommand(Arguments& args) {
                     "symbols and one JVM's metadata)",
                     ErrorKind::Usage);
       }
+    } else if (args.option("", "--push", value)) {
+      config.push.destinations.push_back(push::parsePushDestination(value));
+    } else if (args.option("", "--push-credentials", value)) {
+      config.push.credentialsFile = value;
+      pushOptionGiven = "--push-credentials";
+    } else if (args.option("", "--push-ca", value)) {
+      if (access(value.c_str(), R_OK) != 0) {
+        throw Error("cannot read --push-ca " + value + ": " + std::strerror(errno), ErrorKind::Usage);
+      }
+      config.push.caFile = value;
+      pushOptionGiven = "--push-ca";
+    } else if (args.option("", "--push-spool-size", value)) {
+      config.push.spoolBytes = parseSize(value, "--push-spool-size");
+      if (config.push.spoolBytes < (1u << 20)) {
+        throw Error("invalid --push-spool-size '" + value + "': must be at least 1m", ErrorKind::Usage);
+      }
+      pushOptionGiven = "--push-spool-size";
+    } else if (args.option("", "--push-timeout", value)) {
+      config.push.timeoutNs = parseDuration(value, "--push-timeout");
+      if (config.push.timeoutNs < 1'000'000'000) {
+        throw Error("invalid --push-timeout '" + value + "': must be at least 1s", ErrorKind::Usage);
+      }
+      pushOptionGiven = "--push-timeout";
     } else if (args.option("", "--timing-period", value)) {
       config.methodTiming.timingPeriodNs = parseDuration(value, "--timing-period");
       if (config.methodTiming.timingPeriodNs < 1'000'000) {
@@ -480,6 +540,18 @@ int runRecordCommand(Arguments& args) {
   if (config.rotation.enabled() && config.rotation.maxBytes > 0 && config.rotation.maxBytes < (1u << 20)) {
     throw Error("invalid --rotate-size: must be at least 1m (a file holds its metadata and constants)",
                 ErrorKind::Usage);
+  }
+  if (pushOptionGiven && !config.push.enabled()) {
+    throw Error(std::string(pushOptionGiven) + " needs --push", ErrorKind::Usage);
+  }
+  const push::CredentialSource credentials = push::CredentialSource::load(config.push.credentialsFile);
+  for (const push::PushDestination& destination : config.push.destinations) {
+    push::headersFor(destination, credentials);  // a credential that cannot be used is said now
+    if (destination.kind == push::PushKind::kPyroscope && config.sampleEvents == jfr::SampleEvents::kCpuTime) {
+      throw Error("--push " + destination.name() + ": Pyroscope reads jdk.ExecutionSample, which --sample-events "
+                  "cpu-time leaves out: use --sample-events both or execution",
+                  ErrorKind::Usage);
+    }
   }
   if (!interval.empty() && !rate.empty()) {
     throw Error("give either --interval or --rate, not both", ErrorKind::Usage);

@@ -12,6 +12,7 @@
 
 #include "base/file_owner.h"
 #include "formats/jfr/writer/recording.h"
+#include "userspace/push/push_destination.h"
 #include "userspace/record/files/file_series.h"
 #include "userspace/record/files/retention.h"
 #include "userspace/record/sampling/bpf_sampler.h"
@@ -51,6 +52,17 @@ struct OffCpuOptions {
 // "record-only-on-context"); the others are left out, and counted.
 enum class ContextOnly { kOff, kInContext, kSampledTrace };
 
+// --push: each finished file goes to these destinations (session/file_pusher.h).
+inline constexpr uint64_t kDefaultPushSpoolBytes = uint64_t{512} << 20;
+struct PushOptions {
+  std::vector<push::PushDestination> destinations;
+  std::optional<std::string> credentialsFile;  // --push-credentials
+  std::string caFile;                          // --push-ca: "" for the system's CAs
+  uint64_t spoolBytes = kDefaultPushSpoolBytes;  // --push-spool-size, per destination
+  int64_t timeoutNs = 30'000'000'000;          // --push-timeout: the most one request may take
+  bool enabled() const { return !destinations.empty(); }
+};
+
 struct RecordConfig {
   std::vector<pid_t> pids;             // -p (one or more)
   std::vector<std::string> command;    // launch mode: CMD ARGS...
@@ -76,6 +88,7 @@ struct RecordConfig {
   size_t memoryLimitBytes = kDefaultMemoryLimit;  // --memory-limit (session/memory_budget.h)
   AllocationOptions allocation;        // --alloc
   LockOptions lock;                    // --lock
+  PushOptions push;                    // --push
 };
 
 // The JFR settings (jdk.ActiveSetting) of the CPU samples a recording with `config` writes, at its start ...

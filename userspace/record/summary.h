@@ -30,6 +30,16 @@ inline const char* describe(StopReason reason) {
 
 struct RecordSummary;
 
+// record --push: what became of the recording's files at one destination.
+struct PushCounts {
+  std::string destination;  // "otlp=URL"
+  uint64_t delivered = 0;
+  uint64_t pending = 0;     // in the spool at the end, sent on the next run's start
+  uint64_t failed = 0;      // refused by the backend for good (4xx), or unreadable
+  uint64_t dropped = 0;     // the oldest, for the spool's bound
+  std::string lastError;    // of a failed attempt, "" if none
+};
+
 // "thread variable unreadable", …: why a record's context was not read (enum jfrbpf_context_status); "" for
 // none and read.
 inline const char* contextNotReadCause(uint32_t status) {
@@ -111,6 +121,7 @@ struct RecordSummary {
   };
   std::vector<File> files;
   std::vector<std::shared_ptr<const SourceReport>> sources;  // one per event source, in their order
+  std::vector<PushCounts> pushes;      // one per --push destination
 
   // The report of type T (a source's, sources/), or null when that source did not run.
   template <class T>

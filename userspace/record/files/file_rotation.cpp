@@ -28,7 +28,10 @@ void FileRotation::nextFile(jfr::Ticks now) {
   fileOpened_ = now;  // when the next file could not be made, the next attempt comes a period later
   const bool moved = out_.path() != finishing;
   if (moved) ++files_;
-  if (!error) return;
+  if (!error) {
+    if (moved && sink_) sink_(finishing);
+    return;
+  }
   // The recording goes on; what a finished file misses is told now and in the exit status at the end.
   warnUser(out_, now, *error);
   if (moved && filesIncomplete_++ == 0) firstFileError_ = *error;

@@ -3,6 +3,7 @@
 // what the next is called), the files a `jfrbpf dump` hands out, and which of them could not be written
 // whole. What goes into each file is the output's; this only moves the writer on.
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ class FileRotation {
   // per file (its closing figures) before. A file that could not be finished whole is said now and counted.
   void nextFile(jfr::Ticks now);
   size_t files() const { return files_; }
+  // Each file finished whole (by nextFile, or the last one by the caller's finished()) goes to `sink` too:
+  // --push's spool. Called on whichever thread finishes the file.
+  void sendFinishedTo(std::function<void(const std::string&)> sink) { sink_ = std::move(sink); }
+  // The last file was closed whole.
+  void finished() const {
+    if (sink_) sink_(out_.path());
+  }
   const std::string& path() const { return out_.path(); }  // of the current file
   // jfrbpf dump: everything written so far flushed, then the finished files of the series still in the
   // directory (oldest first) and the current one, opened.
@@ -38,6 +46,7 @@ class FileRotation {
   size_t files_ = 1;
   size_t filesIncomplete_ = 0;
   std::string firstFileError_;
+  std::function<void(const std::string&)> sink_;
 };
 
 }  // namespace jfrbpf::record

@@ -260,6 +260,7 @@ void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   for (const auto& writer : writers_) writer->endFile(now);  // the recording's last chunk ends here
   out_->close();
   files_.checkComplete();
+  files_.finished();
 }
 
 }  // namespace jfrbpf::record

@@ -68,6 +68,8 @@ class TargetOutput {
   void setJavaFramesMissing(pid_t pid, StackEnd why) { stacks_.setJavaFramesMissing(pid, why); }
   // The JVM a file records alone, described in every chunk (jdk.JVMInformation).
   void describeJvm(const jfr::JvmInformation& jvm) { out_->setJvmInformation(jvm); }
+  // --push: each file this output finishes whole goes to `sink` as well (FileRotation::sendFinishedTo).
+  void sendFinishedFilesTo(std::function<void(const std::string&)> sink) { files_.sendFinishedTo(std::move(sink)); }
   // Process `pid`'s recording begins with its threads' CPU time `start` (what BpfSampler::addTarget was
   // given), before the pipeline routes it here ...
   void beginTarget(pid_t pid, ThreadCpuTimes start) { cpuTimes_.begin(pid, std::move(start)); }

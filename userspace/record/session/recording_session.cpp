@@ -51,6 +51,10 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
       budget_(config.maxRatePerSecond, config.periodNs, sampler_, clocks_, pipeline_),
       retention_(config.outputPath, config.retention),
       slots_(kMethodSlots, kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, timedJvmsAtOnce))) {
+  if (config.push.enabled()) {
+    const UniqueFd directory = openOutputDirectory(outputDirectory_, "--push (it keeps what is not delivered yet there)");
+    pusher_ = std::make_unique<FilePusher>(config.push, directory.get(), outputDirectory_);
+  }
   startupMark("session ready");
 }
 
@@ -65,6 +69,7 @@ std::unique_ptr<TargetOutput> RecordingSession::openOutput(const std::string& pa
         return writers;
       });
   budget_.applyTo(*output, jfr::Recording::now());
+  if (pusher_) output->sendFinishedFilesTo([pusher = pusher_.get()](const std::string& file) { pusher->fileFinished(file); });
   output->keepOnly(config_.contextOnly);
   return output;
 }
@@ -228,6 +233,9 @@ StopReason RecordingSession::run(StopConditions& stop, const std::string& what, 
     outputDirectory.check();
     const int64_t now = jfr::Recording::now();
     retention_.sweepIfDue(now);
+    if (pusher_) {
+      for (std::string& message : pusher_->takeMessages()) tell(std::move(message));
+    }
     const std::vector<TargetOutput*> current = outputs();
     tellIfKernelFramesUnnamed(current);
     answerDumpRequests(dumps.get(), pipeline_, current);
@@ -258,6 +266,10 @@ void RecordingSession::endSampling() { pipeline_.stopAndDrain(); }
 void RecordingSession::endRecording(RecordSummary& summary, int64_t startNs) {
   // No check of the output directory's path needed: retention sweeps the directory it opened at the start.
   retention_.sweepIfDue(INT64_MAX);
+  if (pusher_) {
+    pusher_->finish(config_.push.timeoutNs, summary);
+    for (std::string& message : pusher_->takeMessages()) tell(std::move(message));
+  }
   summary.seconds = static_cast<double>(jfr::Recording::now() - startNs) / 1e9;
   summary.periodNs = budget_.periodNs();
   pipeline_.addUnfiledLossesTo(summary);

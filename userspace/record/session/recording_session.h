@@ -36,6 +36,7 @@
 #include "userspace/record/output/target_output.h"
 #include "userspace/record/sampling/bpf_sampler.h"
 #include "userspace/record/sampling/sampling_clocks.h"
+#include "userspace/record/session/file_pusher.h"
 #include "userspace/record/session/process_contexts.h"
 #include "userspace/record/session/progress_line.h"
 #include "userspace/record/session/rate_budget.h"
@@ -126,7 +127,8 @@ class RecordingSession {
   // everything left in the rings goes into the outputs (SamplePipeline::stopAndDrain). From here the
   // calling thread owns the outputs and the JVM sessions.
   void endSampling();
-  // Phase 3, once the caller finished its outputs (phase 2): retention swept a last time, and what the
+  // Phase 3, once the caller finished its outputs (phase 2): retention swept a last time, --push's files
+  // delivered (waiting at most --push-timeout for what is still pending), and what the
   // session counted (sampler, trace probe, losses no file owns, memory, the period in force, the seconds
   // since `startNs`) and the event sources' reports into `summary`.
   void endRecording(RecordSummary& summary, int64_t startNs);
@@ -158,6 +160,7 @@ class RecordingSession {
   RateBudget budget_;
   ProcessContexts contexts_{pipeline_, sampler_, [this](std::string line) { tell(std::move(line)); }};
   RetentionSweeper retention_;
+  std::unique_ptr<FilePusher> pusher_;  // --push
   SlotRanges slots_;
   std::optional<ProgressLine> progress_;  // while run() runs
   bool toldKernelFramesUnnamed_ = false;

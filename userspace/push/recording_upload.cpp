@@ -1,0 +1,94 @@
+#include "userspace/push/recording_upload.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "base/error.h"
+#include "formats/convert/convert.h"
+#include "formats/convert/otlp_recording.h"
+#include "formats/jfr/reader/recording.h"
+
+namespace jfrbpf::push {
+namespace {
+
+// Pyroscope's app names take [A-Za-z0-9_./-]; label values end at ',' or '}'.
+std::string pyroscopeName(std::string_view text) {
+  std::string out;
+  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '-') ? c : '_';
+  return out.empty() ? "java" : out;
+}
+
+std::string percentEncoded(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string fileContents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw Error("cannot read " + path);
+  return data;
+}
+
+}  // namespace
+
+std::string PyroscopeQuery::text() const {
+  // spyName javaspy: Pyroscope's UI colours Java frames by package for it.
+  return "name=" + percentEncoded(name) + "&from=" + std::to_string(from) + "&until=" + std::to_string(until) +
+         "&format=jfr&sampleRate=" + std::to_string(sampleRate) + "&spyName=javaspy";
+}
+
+PyroscopeQuery pyroscopeQueryOf(const std::string& jfrPath, const std::string& hostName) {
+  const auto recording = jfr::reader::Recording::open(jfrPath);
+  static constexpr convert::TimeKind kCpu[] = {convert::TimeKind::kCpu};
+  const convert::OtlpRecording cpu = convert::loadOtlpRecording(recording, {}, kCpu);
+  PyroscopeQuery query;
+  const std::string& service = cpu.process.serviceName;
+  query.name = pyroscopeName(service) + "{hostname=" + pyroscopeName(hostName) + "}";
+  int64_t start = INT64_MAX, end = 0;
+  for (const auto& chunk : recording.chunks()) {
+    start = std::min(start, chunk.startNanos);
+    end = std::max(end, chunk.startNanos + chunk.durationNanos);
+  }
+  if (start == INT64_MAX) start = end = 0;
+  query.from = start / 1'000'000'000;
+  query.until = std::max(query.from + 1, (end + 999'999'999) / 1'000'000'000);
+  if (!cpu.profiles.empty() && cpu.profiles.front().cpuTimeKnown && cpu.profiles.front().totalCpuNanos > 0) {
+    const convert::Profile& profile = cpu.profiles.front();
+    query.sampleRate = std::max<int64_t>(
+        1, std::llround(static_cast<double>(profile.totalSamples) * 1e9 / static_cast<double>(profile.totalCpuNanos)));
+  }
+  return query;
+}
+
+HttpResult uploadRecording(HttpClient& client, const PushDestination& destination,
+                           const std::vector<std::string>& headers, const std::string& jfrPath,
+                           const std::atomic<bool>& abort) {
+  if (destination.kind == PushKind::kOtlp) {
+    std::ostringstream body;
+    convert::writeOtlpRequest(jfrPath, body);
+    return client.post(destination.endpoint, headers, "application/x-protobuf", body.view(), abort);
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  const PyroscopeQuery query = pyroscopeQueryOf(jfrPath, host);
+  const std::string jfr = fileContents(jfrPath);
+  // Pyroscope reads only parts that have a file name (Go's multipart form files).
+  return client.postForm(destination.endpoint + "?" + query.text(), headers, {{"jfr", "jfr", jfr}}, abort);
+}
+
+}  // namespace jfrbpf::push
