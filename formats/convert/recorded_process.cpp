@@ -1,5 +1,6 @@
 #include "formats/convert/recorded_process.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace jfrbpf::convert {
@@ -44,6 +45,14 @@ void RecordedProcessCollector::add(const jfr::reader::RecordedEvent& event) {
   if (event.type().name == kProcessContextEvent) {
     publishedServiceName_ = std::string(event.getString("serviceName"));
     publishedResource_ = std::string(event.getString("resource"));
+  } else if (event.type().name == kProcessResourceEvent) {
+    whereItRuns_.clear();
+    for (const auto& [key, field] : {std::pair{"host.name", "hostName"}, {"process.executable.name", "executableName"},
+                                     {"process.executable.path", "executablePath"}, {"container.id", "containerId"},
+                                     {"container.runtime", "containerRuntime"}}) {
+      const std::string_view value = event.getString(field);
+      if (!value.empty()) whereItRuns_.emplace_back(key, std::string(value));
+    }
   } else {
     // "com.example.Main --port 8080", as the launcher's sun.java.command: the main class, jar or module first.
     const std::string_view arguments = event.getString("javaArguments");
@@ -61,6 +70,11 @@ RecordedProcess RecordedProcessCollector::finish() {
   if (!pids_.empty()) process.pid = *pids_.begin();
   process.serviceName = publishedServiceName_.empty() ? mainClass_ : publishedServiceName_;
   process.resource = splitResourceText(publishedResource_);
+  for (const auto& attribute : whereItRuns_) {
+    const bool published = std::any_of(process.resource.begin(), process.resource.end(),
+                                       [&](const auto& own) { return own.first == attribute.first; });
+    if (!published) process.resource.push_back(attribute);
+  }
   return process;
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 // What a recording says about the process it is of, for outputs that name it (OTLP's resource): the
-// OpenTelemetry process context the process published (jfrbpf.ProcessContext, see docs/otel-context.md) and,
-// in the JDK's own recordings, jdk.JVMInformation. jfrbpf's files name no host and no container of their own:
-// those are known only where the process published them in its resource.
+// OpenTelemetry process context the process published (jfrbpf.ProcessContext, see docs/otel-context.md),
+// jdk.JVMInformation, and where it runs (jfrbpf.ProcessResource: host, executable, container).
 #include <cstdint>
 #include <set>
 #include <string>
@@ -16,11 +15,14 @@ namespace jfrbpf::convert {
 
 inline constexpr const char* kProcessContextEvent = "jfrbpf.ProcessContext";
 inline constexpr const char* kJvmInformationEvent = "jdk.JVMInformation";
+inline constexpr const char* kProcessResourceEvent = "jfrbpf.ProcessResource";
 
 struct RecordedProcess {
   int64_t pid = 0;          // 0 when unknown
   std::string serviceName;  // the published service.name, else the JVM's main class (or jar); "" when neither
-  // The published resource's attributes in the order published, values as the file keeps them: text.
+  // The published resource's attributes in the order published, values as the file keeps them: text; then
+  // those of jfrbpf.ProcessResource the process did not publish itself (host.name, process.executable.name
+  // and .path, container.id, container.runtime).
   std::vector<std::pair<std::string, std::string>> resource;
 };
 
@@ -32,7 +34,8 @@ std::vector<std::pair<std::string, std::string>> splitResourceText(std::string_v
 class RecordedProcessCollector {
  public:
   bool wants(const jfr::reader::TypeInfo& type) const {
-    return type.name == kProcessContextEvent || type.name == kJvmInformationEvent;
+    return type.name == kProcessContextEvent || type.name == kJvmInformationEvent ||
+           type.name == kProcessResourceEvent;
   }
   void beginChunk(const jfr::reader::Chunk&) {}
   void add(const jfr::reader::RecordedEvent& event);
@@ -44,6 +47,7 @@ class RecordedProcessCollector {
   std::set<int64_t> pids_;
   std::string publishedServiceName_, publishedResource_;  // the latest context: a process may update it
   std::string mainClass_;
+  std::vector<std::pair<std::string, std::string>> whereItRuns_;  // from jfrbpf.ProcessResource
 };
 
 }  // namespace jfrbpf::convert

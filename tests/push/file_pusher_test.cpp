@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,10 @@
 #include "formats/convert/sample_collector.h"
 #include "formats/jfr/reader/recording.h"
 #include "tests/push/loopback_receiver.h"
+#include "formats/jfr/writer/metadata_schema.h"
+#include "formats/jfr/writer/recording.h"
+#include "test_config.h"
+#include "tests/support/child_process.h"
 #include "tests/support/scratch_tree.h"
 #include "tests/view/otlp_request_reader.h"
 #include "tests/view/synthetic_recording.h"
@@ -143,6 +148,57 @@ TEST_F(FilePusherTest, PyroscopeGetsTheFileAsWrittenWithASampleRateThatKeepsItsC
   EXPECT_EQ(parts[0].name, "jfr");
   EXPECT_FALSE(parts[0].fileName.empty());  // Pyroscope reads only parts with a file name
   EXPECT_EQ(parts[0].data, contents(file));
+}
+
+// Pyroscope labels the samples of jdk.ExecutionSample by their contextId, from the upload's labels part.
+TEST_F(FilePusherTest, PyroscopeGetsEachContextsAttributesAsLabels) {
+  const std::string path = root_ + "/900-ctx.jfr";
+  {
+    jfr::RecordingOptions recordingOptions;
+    recordingOptions.path = path;
+    recordingOptions.sampleEvents = jfr::SampleEvents::kExecution;
+    jfr::Recording out(recordingOptions);
+    const std::vector<jfr::StackFrame> stack = {{javaMethod(out, "Work", "handle", "(I)V"), 14, 2,
+                                                 jfr::FrameType::JitCompiled}};
+    const jfr::ThreadId thread = out.internThread({"http-exec-1", 5001, "http-exec-1", 31, false});
+    jfr::TraceContext checkout, cart;
+    checkout.spanId = 0x1234;
+    checkout.attributes = "http.route=/checkout, http.method=POST";
+    cart.spanId = 0x5678;
+    cart.attributes = "http.route=/cart";
+    const jfr::Ticks start = jfr::Recording::now();
+    out.cpuSample(start, stack, false, thread, false, 10'000'000, 1, checkout);
+    out.cpuSample(start + 10'000'000, stack, false, thread, false, 10'000'000, 1, cart);
+    out.cpuSample(start + 20'000'000, stack, false, thread, false, 10'000'000, 1, {});
+    out.close();
+  }
+  LoopbackReceiver pyroscope;
+  auto p = pusher(options({"pyroscope=" + pyroscope.url()}));
+  p->fileFinished(path);
+  EXPECT_EQ(finish(*p).delivered, 1u);
+  ASSERT_EQ(pyroscope.requests().size(), 1u);
+  const std::vector<FormPart> parts = formParts(pyroscope.requests().front());
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].name, "labels");
+  EXPECT_FALSE(parts[1].fileName.empty());
+  // Decoded by protoc against the .proto, independently of the code that wrote it.
+  const std::string labels = root_ + "/labels.pb";
+  std::ofstream(labels, std::ios::binary) << parts[1].data;
+  const std::string protos = std::string(kSourceDir) + "/formats/pyroscope";
+  const RunResult decoded = run({"sh", "-c", std::string("'") + JFRBPF_PROTOC +
+                                                 "' --decode=jfrbpf.pyroscope.LabelsSnapshot -I '" + protos + "' '" +
+                                                 protos + "/jfr_labels.proto' < '" + labels + "'"});
+  ASSERT_EQ(decoded.exitCode, 0) << decoded.output;
+  auto idOf = [](const char* attributes) { return std::to_string(jfr::contextIdOf(attributes)); };
+  EXPECT_NE(decoded.output.find("key: " + idOf("http.route=/checkout, http.method=POST")), std::string::npos)
+      << decoded.output;
+  EXPECT_NE(decoded.output.find("key: " + idOf("http.route=/cart")), std::string::npos) << decoded.output;
+  for (const char* text : {"http.route", "/checkout", "http.method", "POST", "/cart"}) {
+    EXPECT_NE(decoded.output.find("value: \"" + std::string(text) + "\""), std::string::npos) << text;
+  }
+  // Two contexts (each an entry and its value), three labels, five strings.
+  EXPECT_EQ(std::count(decoded.output.begin(), decoded.output.end(), '{'), 2 * 2 + 3 + 5)
+      << decoded.output;
 }
 
 TEST_F(FilePusherTest, AnOutageLosesNothingAndEachFileIsDeliveredOnceAfterIt) {

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "formats/convert/convert.h"
 #include "formats/convert/otlp_recording.h"
+#include "formats/convert/pyroscope_labels.h"
 #include "formats/jfr/reader/recording.h"
 
 namespace jfrbpf::push {
@@ -58,7 +59,11 @@ PyroscopeQuery pyroscopeQueryOf(const std::string& jfrPath, const std::string& h
   const convert::OtlpRecording cpu = convert::loadOtlpRecording(recording, {}, kCpu);
   PyroscopeQuery query;
   const std::string& service = cpu.process.serviceName;
-  query.name = pyroscopeName(service) + "{hostname=" + pyroscopeName(hostName) + "}";
+  std::string host = hostName;  // the recorder's, unless the file names the process's
+  for (const auto& [key, value] : cpu.process.resource) {
+    if (key == "host.name") host = value;
+  }
+  query.name = pyroscopeName(service) + "{hostname=" + pyroscopeName(host) + "}";
   int64_t start = INT64_MAX, end = 0;
   for (const auto& chunk : recording.chunks()) {
     start = std::min(start, chunk.startNanos);
@@ -87,8 +92,11 @@ HttpResult uploadRecording(HttpClient& client, const PushDestination& destinatio
   ::gethostname(host, sizeof(host) - 1);
   const PyroscopeQuery query = pyroscopeQueryOf(jfrPath, host);
   const std::string jfr = fileContents(jfrPath);
+  const std::string labels = convert::pyroscopeLabelsOf(jfr::reader::Recording::open(jfrPath));
   // Pyroscope reads only parts that have a file name (Go's multipart form files).
-  return client.postForm(destination.endpoint + "?" + query.text(), headers, {{"jfr", "jfr", jfr}}, abort);
+  std::vector<FormPart> parts = {{"jfr", "jfr", jfr}};
+  if (!labels.empty()) parts.push_back({"labels", "labels", labels});
+  return client.postForm(destination.endpoint + "?" + query.text(), headers, parts, abort);
 }
 
 }  // namespace jfrbpf::push

@@ -74,6 +74,19 @@ void writeDescriptionEvents(ByteBuffer& out, Ticks at, const RecordingDescriptio
     out.putLong(jvm.pid);
     out.endRecord(record);
   }
+  if (options.resource) {
+    const ProcessResource& resource = *options.resource;
+    record = out.beginRecord();
+    out.putVarint(kProcessResourceEvent);
+    out.putLong(at);
+    out.putLong(resource.pid);
+    out.putString(resource.hostName);
+    out.putString(resource.executableName);
+    out.putString(resource.executablePath);
+    out.putString(resource.containerId);
+    out.putString(resource.containerRuntime);
+    out.endRecord(record);
+  }
 }
 
 }  // namespace jfrbpf::jfr

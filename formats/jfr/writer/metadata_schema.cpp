@@ -43,6 +43,7 @@ constexpr std::pair<std::string_view, TypeId> kEventTypes[] = {
     {"jfrbpf.OffCPUSample", kOffCpuSampleEvent},
     {"jfrbpf.OffCPUSamplesLost", kOffCpuSamplesLostEvent},
     {"jfrbpf.ProcessContext", kProcessContextEvent},
+    {"jfrbpf.ProcessResource", kProcessResourceEvent},
 };
 
 std::string eventName(TypeId id) {
@@ -433,6 +434,21 @@ void addJfrbpfEvents(Element& metadata) {
        description("The OpenTelemetry process context a target published (OTEP 4719), when it became a target and "
                    "whenever it published another")}));
   metadata.child(eventType(
+      kProcessResourceEvent,
+      {endChunkPeriod(), enabledSetting("true"), startTime(), field("pid", kLongType, {label("Process Id")}),
+       field("hostName", kStringType, {label("Host Name"), description("The host the recorder runs on (host.name)")}),
+       field("executableName", kStringType,
+             {label("Executable Name"), description("The process's executable (process.executable.name)")}),
+       field("executablePath", kStringType,
+             {label("Executable Path"),
+              description("Its path, in the process's own file system (process.executable.path)")}),
+       field("containerId", kStringType,
+             {label("Container Id"), description("The container it runs in (container.id); empty outside one")}),
+       field("containerRuntime", kStringType, {label("Container Runtime"), description("docker, containerd, ...")}),
+       category({"jfrbpf"}), label("Process Resource"),
+       description("Where the process this file records runs, as OpenTelemetry's resource attributes name it; in "
+                   "every chunk")}));
+  metadata.child(eventType(
       kTruncatedStacksEvent,
       {enabledSetting("true"), startTime(),
        field("cause", kStringType,
@@ -507,7 +523,7 @@ int64_t contentHash(const ByteBuffer& body) {
 }  // namespace
 
 // The OpenTelemetry context fields (recording.h, TraceContext), after the event's own. Pyroscope's JFR parser
-// reads spanId by this name and type; the trace id's halves follow the same convention.
+// reads spanId, traceIdHi, traceIdLo and contextId by these names and types.
 void addTraceContextFields(Element& metadata) {
   constexpr TypeId kTakenInThread[] = {kCpuTimeSampleEvent,    kExecutionSampleEvent, kMethodTraceEvent,
                                        kObjectAllocationSampleEvent, kJavaMonitorEnterEvent, kJavaMonitorWaitEvent,
@@ -536,7 +552,19 @@ void addTraceContextFields(Element& metadata) {
                       description("The thread context's attributes, as key=value, comma separated")}));
     type.child(field("contextNotRead", kStringType,
                      {label("Context Not Read"), description("Why the thread's context could not be read")}));
+    type.child(field("contextId", kLongType,
+                     {label("Context Id"),
+                      description("The context's attributes as one number, the same for the same attributes; 0 "
+                                  "without any. Pyroscope labels events by it (the labels part of an upload)")}));
   }
+}
+
+int64_t contextIdOf(std::string_view attributes) {
+  if (attributes.empty()) return 0;
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : attributes) hash = (hash ^ c) * 0x100000001b3ull;
+  const auto id = static_cast<int64_t>(hash & 0x7fffffffffffffffull);
+  return id == 0 ? 1 : id;
 }
 
 MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis, bool traceContext) {

@@ -19,8 +19,12 @@ struct MetadataSchema {
 // gmtOffsetMillis goes into the metadata's region element (the JDK requires one). With `traceContext`, the
 // events taken in a thread (samples, traces, allocation samples, lock events, off-CPU samples) end with the
 // OpenTelemetry context fields, in this order: traceIdHi, traceIdLo, spanId (long), traceFlags (int),
-// contextAttributes, contextNotRead (String).
+// contextAttributes, contextNotRead (String), contextId (long: contextIdOf the attributes).
 MetadataSchema buildMetadataSchema(int64_t gmtOffsetMillis, bool traceContext = false);
+
+// A context's attributes ("http.route=/a, user=1") as one positive number, the same in every file and build
+// (FNV-1a); 0 for none.
+int64_t contextIdOf(std::string_view attributes);
 
 // The declared event type with this name ("jdk.CPUTimeSample"), for jdk.ActiveSetting's id.
 std::optional<TypeId> eventTypeByName(std::string_view eventName);

@@ -131,7 +131,8 @@ struct Recording::State {
           .longValue(static_cast<int64_t>(context.spanId))
           .intValue(context.traceFlags)
           .pooledString(pools.markString(context.attributes))
-          .pooledString(pools.markString(context.notRead));
+          .pooledString(pools.markString(context.notRead))
+          .longValue(contextIdOf(context.attributes));
     }
     record.commit();
   }
@@ -224,6 +225,11 @@ void Recording::nameVirtualThread(int64_t javaThreadId, std::string_view name) {
 
 void Recording::setJvmInformation(JvmInformation jvm) {
   state_->options.jvm = std::move(jvm);
+  state_->updateChunkOverhead();
+}
+
+void Recording::setProcessResource(ProcessResource resource) {
+  state_->options.resource = std::move(resource);
   state_->updateChunkOverhead();
 }
 

@@ -46,6 +46,8 @@ class Recording {
   // what it read there).
   void updateThread(ThreadId thread, const ThreadInfo& info);
   void setJvmInformation(JvmInformation jvm);
+  // The process a file records alone, where it runs: jfrbpf.ProcessResource in every chunk from now on.
+  void setProcessResource(ProcessResource resource);
 
   // Events. Stack frames are leaf first. Unknown ids never corrupt the file: an unknown ThreadId is
   // written as no thread, an unknown MethodId as the method "[unknown].[unknown]".

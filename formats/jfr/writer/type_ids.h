@@ -74,6 +74,7 @@ enum TypeId : uint64_t {
   kFilterSetting,
 
   kProcessContextEvent = 100,  // ids 20-39 are taken
+  kProcessResourceEvent,
 };
 
 }  // namespace jfrbpf::jfr

@@ -82,6 +82,17 @@ struct JvmInformation {
   int64_t pid = 0;
 };
 
+// Where the process a file records runs, as OpenTelemetry's resource attributes name it (host.name,
+// process.executable.name and .path, container.id): jfrbpf.ProcessResource.
+struct ProcessResource {
+  int64_t pid = 0;
+  std::string hostName;        // the host jfrbpf runs on
+  std::string executableName;  // "java"
+  std::string executablePath;  // inside the process's mount namespace
+  std::string containerId;     // "" outside a container
+  std::string containerRuntime;  // "docker", "containerd", ...; "" outside a container
+};
+
 // The events CPU samples are written as (Recording::cpuSample): JDK 25's jdk.CPUTimeSample (read by `jfr view
 // cpu-time-hot-methods`), jdk.ExecutionSample (read by JMC, IntelliJ, Pyroscope, `jfr view hot-methods`), or
 // both, each sample once in each.
@@ -96,6 +107,7 @@ struct RecordingOptions {
   std::vector<Setting> settings = {};  // eventName must be one of the event types this writer declares
   SampleEvents sampleEvents = SampleEvents::kCpuTime;
   std::optional<JvmInformation> jvm = {};
+  std::optional<ProcessResource> resource = {};
 };
 
 }  // namespace jfrbpf::jfr

@@ -67,7 +67,10 @@ class TargetOutput {
   // for good (kJavaFramesUnavailable): its stacks that stop short say so (StackResolver::setJavaFramesMissing).
   void setJavaFramesMissing(pid_t pid, StackEnd why) { stacks_.setJavaFramesMissing(pid, why); }
   // The JVM a file records alone, described in every chunk (jdk.JVMInformation).
-  void describeJvm(const jfr::JvmInformation& jvm) { out_->setJvmInformation(jvm); }
+  void describeJvm(const jfr::JvmInformation& jvm, const jfr::ProcessResource& resource) {
+    out_->setJvmInformation(jvm);
+    out_->setProcessResource(resource);
+  }
   // --push: each file this output finishes whole goes to `sink` as well (FileRotation::sendFinishedTo).
   void sendFinishedFilesTo(std::function<void(const std::string&)> sink) { files_.sendFinishedTo(std::move(sink)); }
   // Process `pid`'s recording begins with its threads' CPU time `start` (what BpfSampler::addTarget was

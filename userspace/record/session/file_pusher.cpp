@@ -1,5 +1,7 @@
 #include "userspace/record/session/file_pusher.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -145,6 +147,9 @@ void FilePusher::sendOldest(Destination& d, std::unique_lock<std::mutex>& lock) 
   } catch (const Error& e) {
     unreadable = e.what();
   }
+  // What the upload held (the file, its conversion) goes back to the kernel: this thread's malloc arena would
+  // keep it, and --memory-limit's budget counts resident memory.
+  malloc_trim(0);
   lock.lock();
   d.spool.setSending("");
   if (!unreadable.empty() || (!result.delivered() && !result.retryable())) {

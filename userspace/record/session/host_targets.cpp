@@ -48,6 +48,7 @@ void HostTargets::start(const std::vector<pid_t>& pids) {
     host->pid = pid;
     host->mainClass = info->mainClass;
     host->information = jvmInformationOf(*info);
+    host->resource = processResourceOf(*info);
     host->prefix = jvmFilePrefix(*info, publishedServiceName(pid));
     if (!config_.rotation.enabled()) {
       host->path = unusedPath(std::filesystem::path(config_.outputPath) / (host->prefix + ".jfr"));
@@ -201,7 +202,7 @@ void HostTargets::begin(HostJvm& host, std::vector<std::string> notes, StackEnd 
     host.path = series->nextPath(time(nullptr));
   }
   host.output = session_.openOutput(host.path, std::move(series));
-  host.output->describeJvm(host.information);
+  host.output->describeJvm(host.information, host.resource);
   if (host.jvm) {
     host.output->addJvm(*host.jvm);
   } else if (withoutAgent != StackEnd::kRoot) {

@@ -36,6 +36,7 @@ struct HostJvm {
   std::string path;    // its file; with --rotate, its first
   std::string mainClass;
   jfr::JvmInformation information;            // as its files describe it
+  jfr::ProcessResource resource;
   std::unique_ptr<JvmAttachment> attachment;  // until its attach ended
   std::unique_ptr<JvmConnection> jvm;         // null until (unless) its agent attached
   std::unique_ptr<TargetOutput> output;       // null until its recording began

@@ -1,5 +1,10 @@
 #include "userspace/record/session/jvm_information.h"
 
+#include <unistd.h>
+
+#include <array>
+#include <string>
+
 namespace jfrbpf::record {
 
 jfr::JvmInformation jvmInformationOf(const discovery::JvmInfo& info) {
@@ -11,6 +16,23 @@ jfr::JvmInformation jvmInformationOf(const discovery::JvmInfo& info) {
   jvm.jvmStartTimeMillis = info.startTimeMs.value_or(0);
   jvm.pid = info.pid;
   return jvm;
+}
+
+jfr::ProcessResource processResourceOf(const discovery::JvmInfo& info) {
+  jfr::ProcessResource resource;
+  resource.pid = info.pid;
+  std::array<char, 256> host{};
+  if (::gethostname(host.data(), host.size() - 1) == 0) resource.hostName = host.data();
+  std::array<char, 4096> exe{};
+  const std::string link = "/proc/" + std::to_string(info.pid) + "/exe";
+  const ssize_t length = ::readlink(link.c_str(), exe.data(), exe.size() - 1);
+  if (length > 0) {
+    resource.executablePath.assign(exe.data(), static_cast<size_t>(length));
+    resource.executableName = resource.executablePath.substr(resource.executablePath.rfind('/') + 1);
+  }
+  resource.containerId = info.container.id;
+  if (!info.container.id.empty()) resource.containerRuntime = info.container.runtime;
+  return resource;
 }
 
 }  // namespace jfrbpf::record

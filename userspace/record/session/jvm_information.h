@@ -9,5 +9,7 @@ namespace jfrbpf::record {
 
 // `pid` is the JVM's in jfrbpf's pid namespace, as jfrbpf.ProcessContext and the file names give it.
 jfr::JvmInformation jvmInformationOf(const discovery::JvmInfo& info);
+// jfrbpf.ProcessResource for the same file: where the JVM runs (this host, its executable, its container).
+jfr::ProcessResource processResourceOf(const discovery::JvmInfo& info);
 
 }  // namespace jfrbpf::record

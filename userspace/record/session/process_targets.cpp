@@ -92,7 +92,7 @@ void ProcessTargets::open(RecordingSession& session, StopConditions& stop) {
   // A file of one running JVM describes it; one of several processes, or of a launch, describes none.
   if (config_.pids.size() == 1 && !launched_) {
     if (std::optional<discovery::JvmInfo> jvm = discovery::inspectJvm(config_.pids.front())) {
-      output_->describeJvm(jvmInformationOf(*jvm));
+      output_->describeJvm(jvmInformationOf(*jvm), processResourceOf(*jvm));
     }
   }
   for (auto& jvm : jvms_) output_->addJvm(*jvm);
