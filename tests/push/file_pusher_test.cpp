@@ -77,7 +77,9 @@ class FilePusherTest : public ScratchTree {
   PushOptions options(std::initializer_list<std::string> destinations) {
     PushOptions o;
     for (const std::string& d : destinations) o.destinations.push_back(push::parsePushDestination(d));
-    o.timeoutNs = 2'000'000'000;
+    // Long enough that a slow answer on a busy machine is not taken for a hang (which would send a file
+    // twice); the hang test sets its own.
+    o.timeoutNs = 10'000'000'000;
     return o;
   }
 
@@ -243,7 +245,9 @@ TEST_F(FilePusherTest, AHangingOrDroppedRequestIsTriedAgain) {
   for (ReceiverFault fault : {ReceiverFault::kHang, ReceiverFault::kCloseEarly}) {
     LoopbackReceiver collector;
     collector.setFault(fault);
-    auto p = pusher(options({"pyroscope=" + collector.url()}));
+    PushOptions o = options({"pyroscope=" + collector.url()});
+    o.timeoutNs = 2'000'000'000;
+    auto p = pusher(o);
     p->fileFinished(finishedFile("50" + std::to_string(static_cast<int>(fault)) + "-a.jfr"));
     ASSERT_TRUE(eventually([&] { return collector.attempts() >= 1; }));
     ASSERT_TRUE(eventually([&] { return !p->counts().front().lastError.empty(); }));  // timed out, or cut off
@@ -259,12 +263,11 @@ TEST_F(FilePusherTest, TheSpoolDropsItsOldestPastItsBoundAndCountsThem) {
   LoopbackReceiver collector;
   collector.setFault(ReceiverFault::kDown);
   PushOptions o = options({"pyroscope=" + collector.url()});
-  const std::string first = finishedFile("600-a.jfr");
-  const uint64_t size = std::filesystem::file_size(first);
-  o.spoolBytes = 2 * size;  // two files
+  std::vector<std::string> files;
+  for (const char* name : {"600-a.jfr", "601-b.jfr", "602-c.jfr", "603-d.jfr"}) files.push_back(finishedFile(name));
+  o.spoolBytes = std::filesystem::file_size(files[2]) + std::filesystem::file_size(files[3]);  // the newest two
   auto p = pusher(o);
-  p->fileFinished(first);
-  for (const char* name : {"601-b.jfr", "602-c.jfr", "603-d.jfr"}) p->fileFinished(finishedFile(name));
+  for (const std::string& file : files) p->fileFinished(file);
   EXPECT_EQ(p->counts().front().dropped, 2u);
   EXPECT_EQ(p->counts().front().pending, 2u);
   collector.setFault(ReceiverFault::kNone);

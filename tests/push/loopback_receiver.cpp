@@ -106,8 +106,8 @@ std::vector<FormPart> formParts(const ReceivedRequest& request) {
   return {};
 }
 
-LoopbackReceiver::LoopbackReceiver() {
-  listen();
+LoopbackReceiver::LoopbackReceiver(std::string address) : address_(std::move(address)) {
+  if (!listen()) throw std::runtime_error("loopback receiver: cannot listen on " + address_);
   acceptor_ = std::thread([this] { acceptLoop(); });
 }
 
@@ -123,36 +123,32 @@ LoopbackReceiver::~LoopbackReceiver() {
   if (listener_ >= 0) ::close(listener_);
 }
 
-void LoopbackReceiver::listen() {
+bool LoopbackReceiver::listen() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const int on = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::inet_pton(AF_INET, address_.c_str(), &address.sin_addr);
   address.sin_port = htons(port_);
   if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 || ::listen(fd, 16) != 0) {
     ::close(fd);
-    throw std::runtime_error("loopback receiver: cannot listen on port " + std::to_string(port_));
+    return false;  // the port was taken while down: tried again on the next turn
   }
   socklen_t length = sizeof(address);
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
   port_ = ntohs(address.sin_port);
   listener_ = fd;
+  return true;
 }
 
-std::string LoopbackReceiver::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+std::string LoopbackReceiver::url() const { return "http://" + address_ + ":" + std::to_string(port_); }
 
 void LoopbackReceiver::setFault(ReceiverFault fault, int status) {
   status_ = status;
   fault_ = fault;
-  // Down: nothing listens on the port any more (connections are refused); up again on the same port.
-  std::lock_guard lock(mutex_);
-  if (fault == ReceiverFault::kDown && listener_ >= 0) {
-    ::close(listener_.exchange(-1));
-  } else if (fault != ReceiverFault::kDown && listener_ < 0) {
-    listen();
-  }
+  // The accepting thread sees it within its turn and waits for that turn to pass.
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
 }
 
 std::vector<ReceivedRequest> LoopbackReceiver::requests() const {
@@ -162,14 +158,24 @@ std::vector<ReceivedRequest> LoopbackReceiver::requests() const {
 
 void LoopbackReceiver::acceptLoop() {
   while (!stopping_) {
-    const int listener = listener_;
-    if (listener < 0) {
+    // Down: nothing listens on the port (connections are refused); up again on the same port.
+    const bool down = fault_ == ReceiverFault::kDown;
+    if (down && listener_ >= 0) {
+      ::close(listener_);
+      listener_ = -1;
+      // A backend that goes down drops the connections kept alive too.
+      std::lock_guard lock(mutex_);
+      for (int fd : connections_) ::shutdown(fd, SHUT_RDWR);
+    } else if (!down && listener_ < 0) {
+      listen();
+    }
+    if (listener_ < 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
-    pollfd p{listener, POLLIN, 0};
+    pollfd p{listener_, POLLIN, 0};
     if (::poll(&p, 1, 50) <= 0) continue;
-    const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     std::lock_guard lock(mutex_);
     connections_.push_back(fd);

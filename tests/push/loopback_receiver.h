@@ -42,23 +42,29 @@ enum class ReceiverFault {
 
 class LoopbackReceiver {
  public:
-  LoopbackReceiver();  // listening on 127.0.0.1, a port of the kernel's choice
+  // Listening on `address` (a loopback one: 127.0.0.1, or the 127.0.1.1 a host's name may resolve to), on a
+  // port of the kernel's choice.
+  explicit LoopbackReceiver(std::string address = "127.0.0.1");
   ~LoopbackReceiver();
   LoopbackReceiver(const LoopbackReceiver&) = delete;
   LoopbackReceiver& operator=(const LoopbackReceiver&) = delete;
 
   std::string url() const;  // "http://127.0.0.1:PORT"
+  uint16_t port() const { return port_; }
+  // Down and up take effect within 50 ms.
   void setFault(ReceiverFault fault, int status = 503);
   std::vector<ReceivedRequest> requests() const;  // taken, in order
   size_t attempts() const { return attempts_.load(); }  // requests begun, faulted ones included
 
  private:
-  void listen();
+  // Only the accepting thread opens and closes the listening socket.
+  bool listen();
   void acceptLoop();
   void serve(int fd);
 
+  std::string address_;
   uint16_t port_ = 0;
-  std::atomic<int> listener_{-1};
+  int listener_ = -1;
   std::atomic<ReceiverFault> fault_{ReceiverFault::kNone};
   std::atomic<int> status_{503};
   std::atomic<bool> stopping_{false};

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.h"
+#include "userspace/push/http_client.h"
 #include "userspace/push/push_credentials.h"
 #include "userspace/push/push_destination.h"
 
@@ -66,6 +67,33 @@ TEST(PushCredentials, PyroscopeTakesATokenOrBasicAuthAndATenant) {
                                                        {"PYROSCOPE_BASIC_AUTH_USER", "u"},
                                                        {"PYROSCOPE_BASIC_AUTH_PASSWORD", "p"}})),
                Error);
+}
+
+HttpResult answer(long status, std::string body = "", std::string redirect = "") {
+  HttpResult result;
+  result.status = status;
+  result.body = std::move(body);
+  result.redirect = std::move(redirect);
+  return result;
+}
+
+TEST(HttpResult, WhatIsTriedAgainAndHowItIsSaid) {
+  HttpResult refused = answer(0);
+  refused.error = "Connection refused";
+  EXPECT_TRUE(refused.retryable());
+  EXPECT_EQ(refused.describe(), "no answer: Connection refused");
+  const HttpResult moved = answer(301, "", "https://collector/v1development/profiles");
+  EXPECT_TRUE(moved.retryable());  // the files wait while the user mends the URL
+  EXPECT_EQ(moved.describe(),
+            "HTTP 301: redirected to https://collector/v1development/profiles; give that URL to --push");
+  for (long status : {408L, 429L, 500L, 502L, 503L, 504L}) EXPECT_TRUE(answer(status).retryable()) << status;
+  for (long status : {400L, 401L, 403L, 404L, 413L, 415L, 422L, 501L, 505L}) {
+    EXPECT_FALSE(answer(status).retryable()) << status;
+  }
+  EXPECT_EQ(answer(422, "{\"code\":\"unknown\"}\r\nmore").describe(), "HTTP 422: {\"code\":\"unknown\"}");
+  // OTLP answers in protobuf, and a hostile server could send terminal escapes: neither is printed.
+  EXPECT_EQ(answer(400, std::string("\x0a\x05error", 7)).describe(), "HTTP 400");
+  EXPECT_EQ(answer(500, "\x1b[2Jgone").describe(), "HTTP 500");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -33,13 +34,25 @@ TEST(PushRecord, HostRecordingDeliversEveryRotatedFileToBothBackendsOnceThroughA
   LoopbackReceiver collector, pyroscope;
   auto staying = std::make_unique<Workload>(javaCommand(17, {}, "CpuShares", {"60"}), 4);
   auto leaving = std::make_unique<Workload>(javaCommand(17, {}, "CpuShares", {"5"}), 4);
-  ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-d", "10s", "--rotate", "2s", "-o",
+  ChildProcess recorder({jfrbpfBinary(), "record", "--all", "-d", "14s", "--rotate", "2s", "-o",
                          dir.path().string(), "--push", "otlp=" + collector.url(), "--push",
                          "pyroscope=" + pyroscope.url()},
                         {.captureStderr = true});
-  std::this_thread::sleep_for(3s);
-  pyroscope.setFault(ReceiverFault::kDown);  // files finished meanwhile wait in the spool
-  std::this_thread::sleep_for(4s);
+  auto eventually = [](const std::function<bool()>& done) {
+    for (int i = 0; i < 600 && !done(); ++i) std::this_thread::sleep_for(50ms);
+    return done();
+  };
+  ASSERT_TRUE(eventually([&] { return !pyroscope.requests().empty(); }));  // the first file went
+  pyroscope.setFault(ReceiverFault::kDown);
+  // Down until a file finished meanwhile waits in the spool (its first attempt refused).
+  const fs::path spools = dir.path() / ".jfrbpf-push";
+  ASSERT_TRUE(eventually([&] {
+    for (const auto& spool : fs::directory_iterator(spools)) {
+      if (spool.path().filename().string().starts_with("pyroscope-") && !fs::is_empty(spool.path())) return true;
+    }
+    return false;
+  }));
+  std::this_thread::sleep_for(1s);
   pyroscope.setFault(ReceiverFault::kNone);
   RunResult r{recorder.wait(90s).value_or(-1), recorder.readAll(1s)};
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -49,7 +62,7 @@ TEST(PushRecord, HostRecordingDeliversEveryRotatedFileToBothBackendsOnceThroughA
   for (const auto& entry : fs::directory_iterator(dir.path())) {
     if (entry.path().extension() == ".jfr") files[entry.path().filename().string()] = contents(entry.path());
   }
-  ASSERT_GE(files.size(), 5u) << r.output;  // 10 s in 2-s files of one JVM, and the other's
+  ASSERT_GE(files.size(), 5u) << r.output;  // 14 s in 2-s files of one JVM, and the other's
   EXPECT_NE(r.output.find("pushed   otlp=" + collector.url() + ": " + std::to_string(files.size()) +
                           " delivered, 0 pending, 0 failed, 0 dropped"),
             std::string::npos)
@@ -59,12 +72,21 @@ TEST(PushRecord, HostRecordingDeliversEveryRotatedFileToBothBackendsOnceThroughA
             std::string::npos)
       << r.output;
 
-  // Pyroscope: each file once, as written.
+  // Pyroscope: each file once, as written, and its CPU time as Pyroscope weighs it (each jdk.ExecutionSample
+  // 1e9 / sampleRate ns) equal to the file's (the jdk.CPUTimeSample periods).
   std::multiset<std::string> uploaded;
   for (const ReceivedRequest& request : pyroscope.requests()) {
     const std::vector<FormPart> parts = formParts(request);
     ASSERT_GE(parts.size(), 1u);
     uploaded.insert(parts[0].data);
+    const std::string upload = dir.file("upload.jfr");
+    std::ofstream(upload, std::ios::binary) << parts[0].data;
+    const auto recording = jfr::reader::Recording::open(upload);
+    convert::SampleOptions executionSamples;
+    executionSamples.eventName = "jdk.ExecutionSample";
+    const uint64_t weighed = convert::loadProfile(recording, executionSamples).totalSamples *
+                             (1'000'000'000 / std::stoull(request.query("sampleRate")));
+    EXPECT_EQ(weighed, static_cast<uint64_t>(convert::loadProfile(recording).totalCpuNanos));
   }
   std::multiset<std::string> written;
   for (const auto& [name, data] : files) written.insert(data);

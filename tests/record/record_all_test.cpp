@@ -3,6 +3,8 @@
 // recording, and one that exits mid-recording. Every JVM gets its own valid file with its own Java frames.
 // A JVM that does not answer the attach holds up neither the others nor the end, and is recorded with native frames.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netdb.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -11,10 +13,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
 #include <sstream>
 #include <thread>
 
 #include "base/unique_fd.h"
+#include "tests/push/loopback_receiver.h"
 #include "tests/record/bpf_test_support.h"
 #include "tests/record/record_test_support.h"
 #include "tests/support/private_tmp.h"
@@ -343,8 +347,23 @@ TEST(RecordAll, TheCapabilitiesHelpListsRecordAnotherUsersJvmWithJavaFrames) {
 // The container's seccomp profile (scripts/container/seccomp/jfrbpf.json), applied as a runtime applies it
 // (tests/record/seccomp_exec), lets the recorder do all it does in a pod: record --all of a JVM in its own PID,
 // network and mount namespaces (the agent channel is made in the JVM's network namespace) with --off-cpu;
-// record -p with method timing, traces and rotation; dump and list beside it. A copy without bpf() shows the
-// filter is in force.
+// record -p with method timing, traces, rotation and --push to a backend named by its host name (libcurl's
+// resolver); dump and list beside it. A copy without bpf() shows the filter is in force.
+std::pair<std::string, std::string> loopbackHostName() {
+  char host[256] = {};
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (::gethostname(host, sizeof host - 1) == 0 && ::getaddrinfo(host, nullptr, &hints, &found) == 0) {
+    char text[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof text);
+    ::freeaddrinfo(found);
+    if (std::string(text).starts_with("127.")) return {host, text};
+  }
+  std::printf("[ note ] this host's name is not a loopback address: the backend is named localhost\n");
+  return {"localhost", "127.0.0.1"};
+}
+
 std::vector<std::string> underProfile(const std::string& profile, std::vector<std::string> argv) {
   argv.insert(argv.begin(), {std::string(kBinaryDir) + "/tests/record/seccomp_exec", profile, "--"});
   return argv;
@@ -371,10 +390,15 @@ TEST(RecordAllSeccomp, TheContainerProfileAllowsAllTheRecorderDoes) {
   ASSERT_TRUE(files.count(jvm)) << all.output;
   EXPECT_TRUE(hasDemoFrames(readRecording(files[jvm]))) << all.output;
 
+  // The backend by a name the resolver looks up (libcurl resolves "localhost" itself): this host's, where it
+  // is a loopback address.
+  const auto [name, address] = loopbackHostName();
+  LoopbackReceiver collector(address);
+  const std::string pushTo = "otlp=http://" + name + ":" + std::to_string(collector.port());
   ChildProcess recorder(underProfile(profile, {jfrbpfBinary(), "record", "-p", std::to_string(jvm), "-d", "8s",
                                                "--method-timing", "demo.DemoApp::multiplyMatrices", "--method-trace",
                                                "demo.DemoApp::multiplyMatrices", "--rotate", "2s", "-o",
-                                               dir.file("one")}),
+                                               dir.file("one"), "--push", pushTo}),
                         {.captureStderr = true});
   // It says so once its agent has instrumented the method, shortly before it answers dumps.
   std::optional<std::string> line = recorder.readLine(30s);
@@ -396,6 +420,11 @@ TEST(RecordAllSeccomp, TheContainerProfileAllowsAllTheRecorderDoes) {
   EXPECT_EQ(code, 0) << output;
   EXPECT_NE(output.find("timing   1 method in 1 JVM"), std::string::npos) << output;
   EXPECT_EQ(output.find("not permitted"), std::string::npos) << output;
+  const size_t rotated = collector.requests().size();
+  EXPECT_GE(rotated, 3u) << output;  // 8 s in 2-s files, each delivered
+  EXPECT_NE(output.find("pushed   " + pushTo + ": " + std::to_string(rotated) + " delivered, 0 pending, 0 failed"),
+            std::string::npos)
+      << output;
 
   std::string withoutBpf;
   {

@@ -99,8 +99,9 @@ int runDumpCommand(Arguments& args) {
   if (check) {
     if (!output.empty() || sinceNs > 0) throw Error("--check writes nothing: give it without -o or --since", ErrorKind::Usage);
     const std::string socket = record::findRecorderSocket(recorder);
-    record::checkRecorder(socket, std::chrono::seconds(20));
+    const std::vector<std::string> status = record::checkRecorder(socket, std::chrono::seconds(20));
     std::printf("jfrbpf: the recorder at %s answers\n", socket.c_str());
+    for (const std::string& line : status) std::printf("  %s\n", line.c_str());
     return kExitOk;
   }
   std::vector<record::DumpFile> files =

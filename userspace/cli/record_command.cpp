@@ -23,6 +23,7 @@
 #include "userspace/push/push_credentials.h"
 #include "userspace/push/push_destination.h"
 #include "userspace/record/files/output_directory.h"
+#include "userspace/record/files/push_spool.h"
 #include "userspace/record/host_recorder.h"
 #include "userspace/record/recorder.h"
 #include "userspace/record/sampling/online_cpus.h"
@@ -264,13 +265,7 @@ void printContexts(const record::RecordSummary& s) {
 
 // --push: what became of the files at each destination.
 void printPushes(const record::RecordSummary& s) {
-  for (const record::PushCounts& p : s.pushes) {
-    std::printf("  pushed   %s: %s delivered, %s pending, %s failed, %s dropped%s%s\n", p.destination.c_str(),
-                groupThousands(p.delivered).c_str(), groupThousands(p.pending).c_str(),
-                groupThousands(p.failed).c_str(), groupThousands(p.dropped).c_str(),
-                p.lastError.empty() || (p.pending == 0 && p.failed == 0) ? "" : "; last error: ",
-                p.lastError.empty() || (p.pending == 0 && p.failed == 0) ? "" : p.lastError.c_str());
-  }
+  for (const record::PushCounts& p : s.pushes) std::printf("  pushed   %s\n", record::describe(p).c_str());
 }
 
 // Said when the budget had to act, and always with JFRBPF_DEBUG.
@@ -581,6 +576,13 @@ int runRecordCommand(Arguments& args) {
     record::prepareOutputDirectory(config.outputPath, "--rotate", config.outputOwner);
   } else if (!all) {
     requireWritableDestination(config.outputPath);
+    if (config.push.enabled()) {
+      // The spool goes beside the file: refused now, before anything is loaded or attached, where others
+      // could plant links in it (/tmp). --rotate's and --all's directories are checked as they are prepared.
+      const std::filesystem::path file(config.outputPath);
+      record::openOutputDirectory(file.has_parent_path() ? file.parent_path().string() : ".",
+                                  record::kPushNeedsTheDirectory);
+    }
   }
   config.progressLine = isatty(STDERR_FILENO) != 0;
   config.measureSampleCost = debugOption("cost");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <new>
 
 #include "base/error.h"
 
@@ -28,16 +29,21 @@ class HeaderList {
  public:
   explicit HeaderList(const std::vector<std::string>& headers) {
     // No "Expect: 100-continue": a second round trip per upload for nothing, and some proxies never answer it.
-    list_ = curl_slist_append(list_, "Expect:");
-    for (const std::string& header : headers) list_ = curl_slist_append(list_, header.c_str());
+    append("Expect:");
+    for (const std::string& header : headers) append(header.c_str());
   }
   ~HeaderList() { curl_slist_free_all(list_); }
   HeaderList(const HeaderList&) = delete;
   HeaderList& operator=(const HeaderList&) = delete;
-  void add(const std::string& header) { list_ = curl_slist_append(list_, header.c_str()); }
   curl_slist* get() const { return list_; }
 
  private:
+  void append(const char* header) {
+    curl_slist* longer = curl_slist_append(list_, header);
+    if (!longer) throw std::bad_alloc();  // never send without the credentials
+    list_ = longer;
+  }
+
   curl_slist* list_ = nullptr;
 };
 
@@ -68,8 +74,10 @@ struct HttpClient::Curl {
 std::string HttpResult::describe() const {
   if (status == 0) return "no answer: " + error;
   std::string text = "HTTP " + std::to_string(status);
-  std::string firstLine = body.substr(0, body.find('\n'));
-  if (!firstLine.empty()) text += ": " + firstLine.substr(0, 200);
+  if (!redirect.empty()) return text + ": redirected to " + redirect + "; give that URL to --push";
+  const std::string firstLine = body.substr(0, std::min<size_t>(body.find_first_of("\r\n"), 200));
+  const bool printable = std::all_of(firstLine.begin(), firstLine.end(), [](char c) { return c >= ' ' && c < 0x7f; });
+  if (!firstLine.empty() && printable) text += ": " + firstLine;
   return text;
 }
 
@@ -106,6 +114,8 @@ HttpResult HttpClient::perform(const std::string& url, const std::vector<std::st
   const CURLcode code = curl_easy_perform(curl);
   if (code == CURLE_OK) {
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
+    const char* location = nullptr;
+    if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location) result.redirect = location;
   } else {
     result.error = *error ? error : curl_easy_strerror(code);
   }
@@ -114,6 +124,8 @@ HttpResult HttpClient::perform(const std::string& url, const std::vector<std::st
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
   curl_easy_setopt(curl, CURLOPT_MIMEPOST, nullptr);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, nullptr);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, nullptr);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, nullptr);
   return result;
 }
 
@@ -132,9 +144,13 @@ HttpResult HttpClient::postForm(const std::string& url, const std::vector<std::s
   for (const FormPart& part : parts) {
     curl_mimepart* field = curl_mime_addpart(form.get());
     curl_mime_name(field, part.name.c_str());
-    if (!part.fileName.empty()) curl_mime_filename(field, part.fileName.c_str());
+    if (!part.path.empty()) {
+      if (curl_mime_filedata(field, part.path.c_str()) != CURLE_OK) throw Error("cannot read " + part.path);
+    } else {
+      curl_mime_data(field, part.data.data(), part.data.size());
+    }
+    curl_mime_filename(field, part.fileName.empty() ? nullptr : part.fileName.c_str());  // after filedata's own
     curl_mime_type(field, "application/octet-stream");
-    curl_mime_data(field, part.data.data(), part.data.size());
   }
   curl_easy_setopt(curl_->handle, CURLOPT_MIMEPOST, form.get());
   return perform(url, headers, abort);

@@ -15,17 +15,25 @@ struct HttpResult {
   long status = 0;    // the HTTP status; 0 when there was no answer
   std::string error;  // why there was no answer (connection refused, timed out, closed mid-request)
   std::string body;   // the answer's first KiB, for messages
+  std::string redirect;  // where a 3xx pointed to (redirects are not followed: they would take the credentials)
   bool delivered() const { return status >= 200 && status < 300; }
-  // Whether the same request may succeed later: no answer, 408, 429 and 5xx. Other 4xx are the request's fault.
-  bool retryable() const { return status == 0 || status == 408 || status == 429 || status >= 500; }
-  std::string describe() const;  // "HTTP 503: overloaded" or "no answer: Connection refused"
+  // Whether the same request may succeed later: no answer, a redirect (once the URL is mended), 408, 429 and
+  // 5xx but 501 and 505. The other 4xx and 5xx are the request's fault: sent again, it would fail again.
+  bool retryable() const {
+    return status == 0 || (status >= 300 && status < 400) || status == 408 || status == 429 ||
+           (status >= 500 && status != 501 && status != 505);
+  }
+  // "HTTP 503: overloaded", "HTTP 301: redirected to https://...; give that URL", "no answer: Connection
+  // refused". An answer's text only when it is printable (OTLP's are protobuf).
+  std::string describe() const;
 };
 
-// One part of a multipart/form-data body.
+// One part of a multipart/form-data body: `data`, or the contents of the file at `path`, read as it is sent.
 struct FormPart {
   std::string name;
   std::string fileName;  // "" for none
   std::string_view data;
+  std::string path;
 };
 
 // Calls curl_global_init once, on the thread that makes the first client (curl's rule: before other threads

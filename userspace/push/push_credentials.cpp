@@ -81,12 +81,14 @@ std::vector<std::string> otlpHeaders(const std::string& list, const std::string&
   std::vector<std::string> headers;
   std::stringstream items(list);
   std::string item;
-  while (std::getline(items, item, ',')) {
+  for (int position = 1; std::getline(items, item, ','); ++position) {
     if (trim(item).empty()) continue;
     const size_t equals = item.find('=');
     const std::string name = trim(std::string_view(item).substr(0, equals));
     if (equals == std::string::npos || name.empty() || name.find_first_of(" :") != std::string::npos) {
-      throw Error(variable + ": '" + trim(item) + "' is not name=value (e.g. authorization=Bearer%20TOKEN)",
+      // Not the item itself: it may hold a secret ("Authorization: Bearer ...").
+      throw Error(variable + ": item " + std::to_string(position) +
+                      " is not name=value (e.g. authorization=Bearer%20TOKEN: '=' after the name, no ':')",
                   ErrorKind::Usage);
     }
     headers.push_back(header(name, percentDecoded(trim(std::string_view(item).substr(equals + 1)), variable),
@@ -109,6 +111,11 @@ CredentialSource CredentialSource::load(const std::optional<std::string>& file) 
     throw Error("cannot read --push-credentials " + *file + ": " + std::strerror(errno), ErrorKind::Usage);
   }
   if (!S_ISREG(st.st_mode)) throw Error("--push-credentials " + *file + " is not a regular file", ErrorKind::Usage);
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    throw Error("--push-credentials " + *file + " belongs to uid " + std::to_string(st.st_uid) +
+                    ", who could change the credentials root sends: chown root " + *file,
+                ErrorKind::Usage);
+  }
   if ((st.st_mode & 077) != 0) {
     throw Error("--push-credentials " + *file + " can be read or changed by other users: chmod 600 " + *file,
                 ErrorKind::Usage);

@@ -19,7 +19,8 @@ namespace jfrbpf::push {
 class CredentialSource {
  public:
   // The environment, and `file` when given. Throws jfrbpf::Error (usage) when the file cannot be read, is not
-  // a regular file, can be read or written by users other than its owner, or has a line that is not NAME=VALUE.
+  // a regular file, belongs to someone but root and jfrbpf's user, can be read or written by users other than
+  // its owner, or has a line that is not NAME=VALUE.
   static CredentialSource load(const std::optional<std::string>& file);
   // For tests: exactly these values.
   explicit CredentialSource(std::map<std::string, std::string> values) : values_(std::move(values)) {}

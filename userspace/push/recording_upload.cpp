@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "base/error.h"
@@ -12,6 +10,7 @@
 #include "formats/convert/otlp_recording.h"
 #include "formats/convert/pyroscope_labels.h"
 #include "formats/jfr/reader/recording.h"
+#include "userspace/proc/host_name.h"
 
 namespace jfrbpf::push {
 namespace {
@@ -38,13 +37,6 @@ std::string percentEncoded(std::string_view text) {
   return out;
 }
 
-std::string fileContents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw Error("cannot read " + path);
-  return data;
-}
-
 }  // namespace
 
 std::string PyroscopeQuery::text() const {
@@ -53,8 +45,7 @@ std::string PyroscopeQuery::text() const {
          "&format=jfr&sampleRate=" + std::to_string(sampleRate) + "&spyName=javaspy";
 }
 
-PyroscopeQuery pyroscopeQueryOf(const std::string& jfrPath, const std::string& hostName) {
-  const auto recording = jfr::reader::Recording::open(jfrPath);
+PyroscopeQuery pyroscopeQueryOf(const jfr::reader::Recording& recording, const std::string& hostName) {
   static constexpr convert::TimeKind kCpu[] = {convert::TimeKind::kCpu};
   const convert::OtlpRecording cpu = convert::loadOtlpRecording(recording, {}, kCpu);
   PyroscopeQuery query;
@@ -83,19 +74,20 @@ PyroscopeQuery pyroscopeQueryOf(const std::string& jfrPath, const std::string& h
 HttpResult uploadRecording(HttpClient& client, const PushDestination& destination,
                            const std::vector<std::string>& headers, const std::string& jfrPath,
                            const std::atomic<bool>& abort) {
+  if (abort.load()) return {0, "the recording's end came first", "", ""};  // a conversion cannot be stopped
   if (destination.kind == PushKind::kOtlp) {
     std::ostringstream body;
     convert::writeOtlpRequest(jfrPath, body);
     return client.post(destination.endpoint, headers, "application/x-protobuf", body.view(), abort);
   }
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
-  const PyroscopeQuery query = pyroscopeQueryOf(jfrPath, host);
-  const std::string jfr = fileContents(jfrPath);
-  const std::string labels = convert::pyroscopeLabelsOf(jfr::reader::Recording::open(jfrPath));
-  // Pyroscope reads only parts that have a file name (Go's multipart form files).
-  std::vector<FormPart> parts = {{"jfr", "jfr", jfr}};
-  if (!labels.empty()) parts.push_back({"labels", "labels", labels});
+  const std::string& host = proc::hostName();
+  const auto recording = jfr::reader::Recording::open(jfrPath);
+  const PyroscopeQuery query = pyroscopeQueryOf(recording, host);
+  const std::string labels = convert::pyroscopeLabelsOf(recording);
+  // Pyroscope reads only parts that have a file name (Go's multipart form files). The file is read as it is
+  // sent, not held.
+  std::vector<FormPart> parts = {{"jfr", "jfr", {}, jfrPath}};
+  if (!labels.empty()) parts.push_back({"labels", "labels", labels, ""});
   return client.postForm(destination.endpoint + "?" + query.text(), headers, parts, abort);
 }
 

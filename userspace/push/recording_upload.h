@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/jfr/reader/recording.h"
 #include "userspace/push/http_client.h"
 #include "userspace/push/push_destination.h"
 
@@ -25,8 +26,7 @@ struct PyroscopeQuery {
   std::string text() const;     // "name=...&from=...": percent-encoded
 };
 
-// Throws jfrbpf::Error when the recording cannot be read.
-PyroscopeQuery pyroscopeQueryOf(const std::string& jfrPath, const std::string& hostName);
+PyroscopeQuery pyroscopeQueryOf(const jfr::reader::Recording& recording, const std::string& hostName);
 
 // Throws jfrbpf::Error when the recording cannot be read or converted: it will not get better by retrying.
 HttpResult uploadRecording(HttpClient& client, const PushDestination& destination,

@@ -40,6 +40,14 @@ struct PushCounts {
   std::string lastError;    // of a failed attempt, "" if none
 };
 
+// "otlp=URL: 3 delivered, 1 pending, 0 failed, 0 dropped; last error: ...", the error only while it matters.
+inline std::string describe(const PushCounts& p) {
+  std::string text = p.destination + ": " + std::to_string(p.delivered) + " delivered, " + std::to_string(p.pending) +
+                     " pending, " + std::to_string(p.failed) + " failed, " + std::to_string(p.dropped) + " dropped";
+  if (!p.lastError.empty() && (p.pending > 0 || p.failed > 0)) text += "; last error: " + p.lastError;
+  return text;
+}
+
 // "thread variable unreadable", …: why a record's context was not read (enum jfrbpf_context_status); "" for
 // none and read.
 inline const char* contextNotReadCause(uint32_t status) {

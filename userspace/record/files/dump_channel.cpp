@@ -113,6 +113,13 @@ std::optional<DumpRequest> DumpServer::acceptRequest() {
   }
 }
 
+void DumpServer::replyToCheck(UniqueFd client, const std::vector<std::string>& status) {
+  for (const std::string& line : status) {
+    if (!sendMessage(client.get(), "status\t" + line.substr(0, kMaxMessage - 16) + "\n", -1)) return;
+  }
+  sendMessage(client.get(), "end\n", -1);
+}
+
 void DumpServer::reply(UniqueFd client, const std::vector<DumpFile>& files, const std::string& error) {
   if (!error.empty()) {
     sendMessage(client.get(), "error\t" + error + "\n", -1);
@@ -170,18 +177,22 @@ UniqueFd askRecorder(const std::string& socketPath, std::string_view request) {
 
 }  // namespace
 
-void checkRecorder(const std::string& socketPath, std::chrono::milliseconds timeout) {
+std::vector<std::string> checkRecorder(const std::string& socketPath, std::chrono::milliseconds timeout) {
   UniqueFd sock = askRecorder(socketPath, "check\n");
-  if (!waitReadable(sock.get(), static_cast<int>(timeout.count()))) {
-    throw Error("the recorder did not answer within " + std::to_string(timeout.count() / 1000) + " s");
+  std::vector<std::string> status;
+  for (;;) {
+    if (!waitReadable(sock.get(), static_cast<int>(timeout.count()))) {
+      throw Error("the recorder did not answer within " + std::to_string(timeout.count() / 1000) + " s");
+    }
+    char text[kMaxMessage];
+    ssize_t got = ::recv(sock.get(), text, sizeof text - 1, 0);
+    if (got <= 0) throw Error("the recorder closed the connection without an answer");
+    std::string line(text, static_cast<size_t>(got));
+    if (line == "end\n") return status;
+    if (line.starts_with("error\t")) throw Error("the recorder is not well: " + line.substr(6, line.size() - 7));
+    if (!line.starts_with("status\t") || !line.ends_with("\n")) throw Error("the recorder's answer is malformed");
+    status.push_back(line.substr(7, line.size() - 8));
   }
-  char text[kMaxMessage];
-  ssize_t got = ::recv(sock.get(), text, sizeof text - 1, 0);
-  if (got <= 0) throw Error("the recorder closed the connection without an answer");
-  std::string line(text, static_cast<size_t>(got));
-  if (line == "end\n") return;
-  if (line.starts_with("error\t")) throw Error("the recorder is not well: " + line.substr(6, line.size() - 7));
-  throw Error("the recorder's answer is malformed");
 }
 
 std::vector<DumpFile> requestDump(const std::string& socketPath, std::chrono::milliseconds timeout) {

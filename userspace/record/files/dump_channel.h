@@ -44,6 +44,8 @@ class DumpServer {
   std::optional<DumpRequest> acceptRequest();
   // Sends `files` (or, with `error` set, only that) and closes the connection. Never throws.
   static void reply(UniqueFd client, const std::vector<DumpFile>& files, const std::string& error = "");
+  // A check's answer: the recording is alive, and `status` (lines, e.g. what --push delivered) says how it is.
+  static void replyToCheck(UniqueFd client, const std::vector<std::string>& status);
 
  private:
   std::string path_;
@@ -55,8 +57,8 @@ class DumpServer {
 std::string findRecorderSocket(std::optional<pid_t> recorderPid);
 // Asks the recorder at `socketPath` for its files. Throws jfrbpf::Error.
 std::vector<DumpFile> requestDump(const std::string& socketPath, std::chrono::milliseconds timeout);
-// Asks the recorder at `socketPath` whether its recording is alive. Throws jfrbpf::Error when it is not,
-// or does not answer within `timeout`.
-void checkRecorder(const std::string& socketPath, std::chrono::milliseconds timeout);
+// Asks the recorder at `socketPath` whether its recording is alive; returns the lines it says of its state.
+// Throws jfrbpf::Error when it is not, or does not answer within `timeout`.
+std::vector<std::string> checkRecorder(const std::string& socketPath, std::chrono::milliseconds timeout);
 
 }  // namespace jfrbpf::record

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 
 #include "base/error.h"
 #include "userspace/record/files/output_directory.h"
@@ -46,16 +47,17 @@ PushSpool::PushSpool(int outputDirectory, const std::string& outputPath, const s
     : path_(outputPath + "/" + kPushSpoolDirectory + "/" + name), maxBytes_(maxBytes) {
   UniqueFd top = openOrMakeDirectory(outputDirectory, kPushSpoolDirectory, outputPath + "/" + kPushSpoolDirectory);
   dir_ = openOrMakeDirectory(top.get(), name, path_);
-  DIR* listing = ::fdopendir(::dup(dir_.get()));
+  UniqueFd copy(::dup(dir_.get()));  // fdopendir takes its descriptor, and closedir closes it
+  std::unique_ptr<DIR, int (*)(DIR*)> listing(copy ? ::fdopendir(copy.get()) : nullptr, ::closedir);
   if (!listing) throw Error("cannot list the push spool " + path_ + ": " + std::strerror(errno));
-  while (const dirent* entry = ::readdir(listing)) {
+  copy.release();
+  while (const dirent* entry = ::readdir(listing.get())) {
     struct stat st {};
     if (entry->d_name[0] == '.' || ::fstatat(dir_.get(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (!S_ISREG(st.st_mode)) continue;
     files_.push_back({entry->d_name, static_cast<uint64_t>(st.st_size)});
     bytes_ += static_cast<uint64_t>(st.st_size);
   }
-  ::closedir(listing);
   std::sort(files_.begin(), files_.end(), [](const SpooledFile& a, const SpooledFile& b) { return a.name < b.name; });
 }
 
@@ -89,7 +91,12 @@ size_t PushSpool::dropBeyondBound() {
 UniqueFd PushSpool::open(const std::string& name) {
   UniqueFd fd(::openat(dir_.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   struct stat st {};
-  if (fd && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && isTrustedOwner(st.st_uid)) return fd;
+  char magic[4] = {};
+  // A recording, and nothing else a link planted in the output directory could lead root to send.
+  if (fd && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && isTrustedOwner(st.st_uid) &&
+      ::pread(fd.get(), magic, sizeof magic, 0) == sizeof magic && std::memcmp(magic, "FLR\0", 4) == 0) {
+    return fd;
+  }
   remove(name);
   return {};
 }

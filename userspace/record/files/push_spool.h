@@ -18,6 +18,8 @@
 namespace jfrbpf::record {
 
 inline constexpr const char* kPushSpoolDirectory = ".jfrbpf-push";
+// Why --push needs a trusted output directory, for openOutputDirectory's messages.
+inline constexpr const char* kPushNeedsTheDirectory = "--push (it keeps what is not delivered yet there)";
 
 struct SpooledFile {
   std::string name;  // in the spool
@@ -35,9 +37,8 @@ class PushSpool {
   size_t add(const std::string& path);
   // Oldest first.
   const std::vector<SpooledFile>& files() const { return files_; }
-  uint64_t bytes() const { return bytes_; }
-  // The spooled file `name`, open for reading; an empty descriptor when it is gone or not a regular file of a
-  // trusted owner (then removed from the spool).
+  // The spooled file `name`, open for reading; an empty descriptor when it is gone or not a recording (a
+  // regular file of a trusted owner that begins as JFR does), which is then removed from the spool.
   UniqueFd open(const std::string& name);
   // Delivered, or refused for good.
   void remove(const std::string& name);

@@ -259,8 +259,8 @@ void TargetOutput::finish(jfr::Ticks now, bool finalTraces) {
   jvms_.nameThreads(threads_);
   for (const auto& writer : writers_) writer->endFile(now);  // the recording's last chunk ends here
   out_->close();
+  files_.finished();  // whole, whatever became of an earlier file of the series
   files_.checkComplete();
-  files_.finished();
 }
 
 }  // namespace jfrbpf::record

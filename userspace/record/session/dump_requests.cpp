@@ -17,7 +17,8 @@ std::unique_ptr<DumpServer> openDumpServer() {
   }
 }
 
-void answerDumpRequests(DumpServer* server, SamplePipeline& pipeline, const std::vector<TargetOutput*>& outputs) {
+void answerDumpRequests(DumpServer* server, SamplePipeline& pipeline, const std::vector<TargetOutput*>& outputs,
+                        const std::function<std::vector<std::string>()>& status) {
   // The consumer drains at least every 50 ms; a chunk written out takes milliseconds.
   constexpr auto kGatherTimeout = std::chrono::seconds(10);
   if (server == nullptr) return;
@@ -36,7 +37,11 @@ void answerDumpRequests(DumpServer* server, SamplePipeline& pipeline, const std:
       DumpServer::reply(std::move(request->client), {}, "the recording did not answer in time");
       continue;
     }
-    DumpServer::reply(std::move(request->client), files.get());
+    if (request->checkOnly) {
+      DumpServer::replyToCheck(std::move(request->client), status());
+    } else {
+      DumpServer::reply(std::move(request->client), files.get());
+    }
   }
 }
 

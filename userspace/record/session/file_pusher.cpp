@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <exception>
 
 #include "base/error.h"
 #include "userspace/push/push_credentials.h"
@@ -42,12 +43,13 @@ struct FilePusher::Destination {
 
   push::PushDestination where;
   std::vector<std::string> headers;
-  push::HttpClient client;
+  push::HttpClient client;  // used by `thread` only
   PushSpool spool;
   PushCounts counts;
   int64_t retryAt = 0;  // CLOCK_MONOTONIC
   int64_t backoffNs = 0;
   bool failing = false;
+  std::thread thread;
 };
 
 FilePusher::FilePusher(const PushOptions& options, int outputDirectory, const std::string& outputPath) {
@@ -60,7 +62,8 @@ FilePusher::FilePusher(const PushOptions& options, int outputDirectory, const st
           " an earlier recording did not deliver, sent first");
     }
   }
-  thread_ = std::thread([this] { run(); });
+  running_ = destinations_.size();
+  for (auto& d : destinations_) d->thread = std::thread([this, &d = *d] { run(d); });
 }
 
 FilePusher::~FilePusher() {
@@ -70,7 +73,13 @@ FilePusher::~FilePusher() {
     abort_ = true;
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  stopThreads();
+}
+
+void FilePusher::stopThreads() {
+  for (auto& d : destinations_) {
+    if (d->thread.joinable()) d->thread.join();
+  }
 }
 
 void FilePusher::fileFinished(const std::string& path) {
@@ -96,38 +105,22 @@ std::vector<std::string> FilePusher::takeMessages() {
 
 void FilePusher::say(std::string message) { messages_.push_back("push to " + std::move(message)); }
 
-void FilePusher::run() {
+void FilePusher::run(Destination& d) {
   std::unique_lock lock(mutex_);
-  size_t turn = 0;
   while (!abort_) {
     const int64_t now = monotonicNs();
-    Destination* due = nullptr;
-    int64_t wakeAt = INT64_MAX;
-    bool pending = false;
-    for (size_t i = 0; i < destinations_.size(); ++i) {
-      Destination& d = *destinations_[(turn + i) % destinations_.size()];
-      if (d.spool.files().empty()) continue;
-      pending = true;
-      if (d.retryAt <= now) {
-        due = &d;
-        break;
-      }
-      wakeAt = std::min(wakeAt, d.retryAt);
-    }
-    if (due) {
-      ++turn;  // the destinations take turns, so that one that is down delays no other
-      sendOldest(*due, lock);
+    if (!d.spool.files().empty() && d.retryAt <= now) {
+      sendOldest(d, lock);
       continue;
     }
-    if (stopping_ && !pending) break;
-    if (wakeAt == INT64_MAX) {
+    if (stopping_ && d.spool.files().empty()) break;
+    if (d.spool.files().empty()) {
       wake_.wait(lock);
     } else {
-      wake_.wait_for(lock, std::chrono::nanoseconds(wakeAt - now));
+      wake_.wait_for(lock, std::chrono::nanoseconds(d.retryAt - now));
     }
   }
-  done_ = true;
-  finished_.notify_all();
+  if (--running_ == 0) finished_.notify_all();
 }
 
 void FilePusher::sendOldest(Destination& d, std::unique_lock<std::mutex>& lock) {
@@ -135,31 +128,39 @@ void FilePusher::sendOldest(Destination& d, std::unique_lock<std::mutex>& lock) 
   UniqueFd fd = d.spool.open(name);
   if (!fd) {
     ++d.counts.failed;
-    say(d.where.name() + ": " + recordingName(name) + " is no longer a file jfrbpf wrote; not sent");
+    d.counts.lastError = recordingName(name) + " is no longer a recording jfrbpf wrote";
+    say(d.where.name() + ": " + d.counts.lastError + "; not sent");
     return;
   }
   d.spool.setSending(name);
   lock.unlock();
+  const std::string fdPath = "/proc/self/fd/" + std::to_string(fd.get());
   push::HttpResult result;
-  std::string unreadable;
+  std::string unusable;  // the file cannot be read or converted: retrying will not help
+  std::string transient;  // out of memory, say: it may go next time
   try {
-    result = push::uploadRecording(d.client, d.where, d.headers, "/proc/self/fd/" + std::to_string(fd.get()), abort_);
+    result = push::uploadRecording(d.client, d.where, d.headers, fdPath, abort_);
   } catch (const Error& e) {
-    unreadable = e.what();
+    unusable = e.what();
+  } catch (const std::exception& e) {
+    transient = e.what();
   }
   // What the upload held (the file, its conversion) goes back to the kernel: this thread's malloc arena would
   // keep it, and --memory-limit's budget counts resident memory.
   malloc_trim(0);
   lock.lock();
   d.spool.setSending("");
-  if (!unreadable.empty() || (!result.delivered() && !result.retryable())) {
+  if (!unusable.empty() || (transient.empty() && !result.delivered() && !result.retryable())) {
     d.spool.remove(name);
     ++d.counts.failed;
-    d.counts.lastError = unreadable.empty() ? result.describe() : unreadable;
-    say(d.where.name() + ": " + recordingName(name) + " refused (" + d.counts.lastError + "); not sent again");
+    std::string why = unusable.empty() ? result.describe() : unusable;
+    // Messages name the spooled file, not the descriptor it was read through.
+    for (size_t at; (at = why.find(fdPath)) != std::string::npos;) why.replace(at, fdPath.size(), recordingName(name));
+    d.counts.lastError = why;
+    say(d.where.name() + ": " + recordingName(name) + " refused (" + why + "); not sent again");
     return;
   }
-  if (result.delivered()) {
+  if (transient.empty() && result.delivered()) {
     d.spool.remove(name);
     ++d.counts.delivered;
     if (d.failing) say(d.where.name() + ": delivering again");
@@ -168,7 +169,7 @@ void FilePusher::sendOldest(Destination& d, std::unique_lock<std::mutex>& lock) 
     return;
   }
   if (abort_) return;  // the end's deadline passed: the file stays in the spool
-  d.counts.lastError = result.describe();
+  d.counts.lastError = transient.empty() ? result.describe() : transient;
   d.backoffNs = std::clamp(d.backoffNs * 2, kFirstRetryNs, kLongestRetryNs);
   d.retryAt = monotonicNs() + d.backoffNs;
   if (!d.failing) {
@@ -179,15 +180,16 @@ void FilePusher::sendOldest(Destination& d, std::unique_lock<std::mutex>& lock) 
 }
 
 void FilePusher::finish(int64_t timeoutNs, RecordSummary& summary) {
-  std::unique_lock lock(mutex_);
-  stopping_ = true;
-  wake_.notify_all();
-  if (!finished_.wait_for(lock, std::chrono::nanoseconds(timeoutNs), [this] { return done_; })) {
-    abort_ = true;
+  {
+    std::unique_lock lock(mutex_);
+    stopping_ = true;
     wake_.notify_all();
+    if (!finished_.wait_for(lock, std::chrono::nanoseconds(timeoutNs), [this] { return running_ == 0; })) {
+      abort_ = true;
+      wake_.notify_all();
+    }
   }
-  lock.unlock();
-  if (thread_.joinable()) thread_.join();
+  stopThreads();
   for (const PushCounts& c : counts()) summary.pushes.push_back(c);
 }
 

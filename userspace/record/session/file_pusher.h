@@ -1,10 +1,11 @@
 #pragma once
-// record --push: each finished file of the recording goes to every destination, from a thread of its own,
-// so that recording never waits for the network. Each destination has its spool (files/push_spool.h): a
-// file is linked there as it is finished, sent oldest first, and unlinked once the backend took it (2xx) or
-// refused it for good (4xx but 408 and 429). Anything else (no answer, a timeout, 5xx) is tried again after
-// 1 s, then twice as long each time up to 30 s, and the files wait in the spool, across a restart of jfrbpf
-// too. What happened is said on the terminal once per change (failing, delivering again) and counted.
+// record --push: each finished file of the recording goes to every destination, from a thread per
+// destination, so that recording never waits for the network and a backend that hangs delays no other. Each
+// destination has its spool (files/push_spool.h): a file is linked there as it is finished, sent oldest
+// first, and unlinked once the backend took it (2xx) or refused it for good (push::HttpResult::retryable).
+// Anything else (no answer, a timeout, a redirect, 408, 429, 5xx) is tried again after 1 s, then twice as
+// long each time up to 30 s, and the files wait in the spool, across a restart of jfrbpf too. What happened
+// is said on the terminal once per change (failing, delivering again) and counted.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -25,8 +26,8 @@ namespace jfrbpf::record {
 class FilePusher {
  public:
   // Opens each destination's spool in the output directory open at `outputDirectory` (what an earlier run
-  // left there is sent first) and starts sending. Throws jfrbpf::Error (usage) for credentials that cannot
-  // be used, or when a spool cannot be made.
+  // left there is sent first) and starts sending. Throws jfrbpf::Error for credentials that cannot be used,
+  // or when a spool cannot be made.
   FilePusher(const PushOptions& options, int outputDirectory, const std::string& outputPath);
   // Stops at once; what is not delivered stays in the spools.
   ~FilePusher();
@@ -44,20 +45,20 @@ class FilePusher {
 
  private:
   struct Destination;
-  void run();
+  void run(Destination& d);
   // Sends the oldest file of `d`; with the lock held on entry and exit, not while sending.
   void sendOldest(Destination& d, std::unique_lock<std::mutex>& lock);
   void say(std::string message);
+  void stopThreads();
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable finished_;
   std::vector<std::unique_ptr<Destination>> destinations_;
   std::vector<std::string> messages_;
-  bool stopping_ = false;       // finish(): deliver what is pending, then end
+  bool stopping_ = false;           // finish(): deliver what is pending, then end
+  size_t running_ = 0;              // threads that have not ended yet
   std::atomic<bool> abort_{false};  // give up now, even mid-request
-  bool done_ = false;           // the thread has nothing more to do
-  std::thread thread_;
 };
 
 }  // namespace jfrbpf::record

@@ -5,6 +5,8 @@
 #include <array>
 #include <string>
 
+#include "userspace/proc/host_name.h"
+
 namespace jfrbpf::record {
 
 jfr::JvmInformation jvmInformationOf(const discovery::JvmInfo& info) {
@@ -21,8 +23,7 @@ jfr::JvmInformation jvmInformationOf(const discovery::JvmInfo& info) {
 jfr::ProcessResource processResourceOf(const discovery::JvmInfo& info) {
   jfr::ProcessResource resource;
   resource.pid = info.pid;
-  std::array<char, 256> host{};
-  if (::gethostname(host.data(), host.size() - 1) == 0) resource.hostName = host.data();
+  resource.hostName = proc::hostName();
   std::array<char, 4096> exe{};
   const std::string link = "/proc/" + std::to_string(info.pid) + "/exe";
   const ssize_t length = ::readlink(link.c_str(), exe.data(), exe.size() - 1);

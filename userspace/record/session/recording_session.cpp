@@ -27,6 +27,11 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
     : config_(config),
       sources_(eventSourcesOf(config)),
       outputDirectory_(std::move(outputDirectory)),
+      pusher_(config.push.enabled() ? std::make_unique<FilePusher>(
+                                          config.push,
+                                          openOutputDirectory(outputDirectory_, kPushNeedsTheDirectory).get(),
+                                          outputDirectory_)
+                                    : nullptr),
       tablesLoading_(std::async(std::launch::async,
                                 [this, pids = config.pids] {
                                   std::vector<unwind::AddressSpace> spaces;
@@ -51,10 +56,6 @@ RecordingSession::RecordingSession(const RecordConfig& config, std::string outpu
       budget_(config.maxRatePerSecond, config.periodNs, sampler_, clocks_, pipeline_),
       retention_(config.outputPath, config.retention),
       slots_(kMethodSlots, kMethodSlots / static_cast<uint32_t>(std::max<size_t>(1, timedJvmsAtOnce))) {
-  if (config.push.enabled()) {
-    const UniqueFd directory = openOutputDirectory(outputDirectory_, "--push (it keeps what is not delivered yet there)");
-    pusher_ = std::make_unique<FilePusher>(config.push, directory.get(), outputDirectory_);
-  }
   startupMark("session ready");
 }
 
@@ -238,7 +239,13 @@ StopReason RecordingSession::run(StopConditions& stop, const std::string& what, 
     }
     const std::vector<TargetOutput*> current = outputs();
     tellIfKernelFramesUnnamed(current);
-    answerDumpRequests(dumps.get(), pipeline_, current);
+    answerDumpRequests(dumps.get(), pipeline_, current, [this] {
+      std::vector<std::string> status;
+      if (pusher_) {
+        for (const PushCounts& counts : pusher_->counts()) status.push_back("pushed   " + describe(counts));
+      }
+      return status;
+    });
     budget_.update(now, current);
     progress_->update(static_cast<double>(now - startNs) / 1e9, static_cast<double>(config_.durationNs) / 1e9,
                       pipeline_.samples(), pipeline_.lost());

@@ -146,6 +146,9 @@ class RecordingSession {
   const RecordConfig& config_;
   EventSources sources_;  // before the sampler: they say what it loads
   std::string outputDirectory_;
+  // --push: made before anything is attached or loaded (its spools can refuse the directory), and gone only
+  // after the pipeline, whose consumer thread finishes files into it.
+  std::unique_ptr<FilePusher> pusher_;
   // While the BPF programs load, so do the native unwind tables of the targets named at the start (0.1 s for a
   // JVM's libjvm), kept alive in `prefetchedTables_` until the main loop starts, by when beginTarget has
   // published them. (The kernel's symbols are the pipeline's, read after the first samples are taken.)
@@ -160,7 +163,6 @@ class RecordingSession {
   RateBudget budget_;
   ProcessContexts contexts_{pipeline_, sampler_, [this](std::string line) { tell(std::move(line)); }};
   RetentionSweeper retention_;
-  std::unique_ptr<FilePusher> pusher_;  // --push
   SlotRanges slots_;
   std::optional<ProgressLine> progress_;  // while run() runs
   bool toldKernelFramesUnnamed_ = false;
