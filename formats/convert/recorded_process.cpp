@@ -49,7 +49,8 @@ void RecordedProcessCollector::add(const jfr::reader::RecordedEvent& event) {
     whereItRuns_.clear();
     for (const auto& [key, field] : {std::pair{"host.name", "hostName"}, {"process.executable.name", "executableName"},
                                      {"process.executable.path", "executablePath"}, {"container.id", "containerId"},
-                                     {"container.runtime", "containerRuntime"}}) {
+                                     {"container.runtime", "containerRuntime"}, {"k8s.pod.name", "k8sPodName"},
+                                     {"k8s.namespace.name", "k8sNamespaceName"}}) {
       const std::string_view value = event.getString(field);
       if (!value.empty()) whereItRuns_.emplace_back(key, std::string(value));
     }

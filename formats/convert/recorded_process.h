@@ -22,7 +22,7 @@ struct RecordedProcess {
   std::string serviceName;  // the published service.name, else the JVM's main class (or jar); "" when neither
   // The published resource's attributes in the order published, values as the file keeps them: text; then
   // those of jfrbpf.ProcessResource the process did not publish itself (host.name, process.executable.name
-  // and .path, container.id, container.runtime).
+  // and .path, container.id and .runtime, k8s.pod.name, k8s.namespace.name).
   std::vector<std::pair<std::string, std::string>> resource;
 };
 

@@ -85,6 +85,8 @@ void writeDescriptionEvents(ByteBuffer& out, Ticks at, const RecordingDescriptio
     out.putString(resource.executablePath);
     out.putString(resource.containerId);
     out.putString(resource.containerRuntime);
+    out.putString(resource.k8sPodName);
+    out.putString(resource.k8sNamespaceName);
     out.endRecord(record);
   }
 }

@@ -445,6 +445,10 @@ void addJfrbpfEvents(Element& metadata) {
        field("containerId", kStringType,
              {label("Container Id"), description("The container it runs in (container.id); empty outside one")}),
        field("containerRuntime", kStringType, {label("Container Runtime"), description("docker, containerd, ...")}),
+       field("k8sPodName", kStringType,
+             {label("Kubernetes Pod"), description("The pod it runs in (k8s.pod.name); empty outside one")}),
+       field("k8sNamespaceName", kStringType,
+             {label("Kubernetes Namespace"), description("The pod's namespace (k8s.namespace.name)")}),
        category({"jfrbpf"}), label("Process Resource"),
        description("Where the process this file records runs, as OpenTelemetry's resource attributes name it; in "
                    "every chunk")}));

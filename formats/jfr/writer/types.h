@@ -83,7 +83,8 @@ struct JvmInformation {
 };
 
 // Where the process a file records runs, as OpenTelemetry's resource attributes name it (host.name,
-// process.executable.name and .path, container.id): jfrbpf.ProcessResource.
+// process.executable.name and .path, container.id and .runtime, k8s.pod.name, k8s.namespace.name):
+// jfrbpf.ProcessResource.
 struct ProcessResource {
   int64_t pid = 0;
   std::string hostName;        // the host jfrbpf runs on
@@ -91,6 +92,8 @@ struct ProcessResource {
   std::string executablePath;  // inside the process's mount namespace
   std::string containerId;     // "" outside a container
   std::string containerRuntime;  // "docker", "containerd", ...; "" outside a container
+  std::string k8sPodName;        // "" outside a Kubernetes pod
+  std::string k8sNamespaceName;
 };
 
 // The events CPU samples are written as (Recording::cpuSample): JDK 25's jdk.CPUTimeSample (read by `jfr view

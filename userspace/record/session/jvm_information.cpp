@@ -1,10 +1,13 @@
 #include "userspace/record/session/jvm_information.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <array>
 #include <string>
 
+#include "base/unique_fd.h"
+#include "userspace/discovery/kubernetes_pod.h"
 #include "userspace/proc/host_name.h"
 
 namespace jfrbpf::record {
@@ -32,7 +35,16 @@ jfr::ProcessResource processResourceOf(const discovery::JvmInfo& info) {
     resource.executableName = resource.executablePath.substr(resource.executablePath.rfind('/') + 1);
   }
   resource.containerId = info.container.id;
-  if (!info.container.id.empty()) resource.containerRuntime = info.container.runtime;
+  if (info.container.id.empty()) return resource;
+  resource.containerRuntime = info.container.runtime;
+  const UniqueFd root(::open(("/proc/" + std::to_string(info.pid) + "/root").c_str(),
+                             O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (root) {
+    if (std::optional<discovery::KubernetesPod> pod = discovery::kubernetesPodIn(root.get())) {
+      resource.k8sPodName = pod->name;
+      resource.k8sNamespaceName = pod->namespace_;
+    }
+  }
   return resource;
 }
 
