@@ -1,7 +1,6 @@
 #include "userspace/push/recording_upload.h"
 
-#include <unistd.h>
-
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -18,7 +17,10 @@ namespace {
 // Pyroscope's app names take [A-Za-z0-9_./-]; label values end at ',' or '}'.
 std::string pyroscopeName(std::string_view text) {
   std::string out;
-  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '-') ? c : '_';
+  for (char c : text) {
+    const bool kept = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '/' || c == '-';
+    out += kept ? c : '_';
+  }
   return out.empty() ? "java" : out;
 }
 

@@ -7,7 +7,7 @@
 //    from/until (the file's span, in seconds since the epoch) and sampleRate. Pyroscope reads
 //    jdk.ExecutionSample and weighs each one 1e9/sampleRate ns of CPU time; sampleRate is the file's samples
 //    per second of the CPU time they stand for (100 at the default 10 ms), so that its CPU seconds are the
-//    file's.
+//    file's. A `labels` part (convert::pyroscopeLabelsOf) goes with it when its events carry contexts.
 #include <atomic>
 #include <string>
 #include <vector>
@@ -26,6 +26,7 @@ struct PyroscopeQuery {
   std::string text() const;     // "name=...&from=...": percent-encoded
 };
 
+// `hostName` labels the profile when the file names no host of its own (jfrbpf.ProcessResource).
 PyroscopeQuery pyroscopeQueryOf(const jfr::reader::Recording& recording, const std::string& hostName);
 
 // Throws jfrbpf::Error when the recording cannot be read or converted: it will not get better by retrying.
