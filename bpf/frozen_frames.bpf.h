@@ -80,10 +80,9 @@ __noinline int enter_frozen_frames(__u32 scratch_key) {
   const struct jfrbpf_hotspot* jvm = &s->jvm;
   if (w->frozen_walked || jvm->chunk_stack == 0 || jvm->vthread == 0) return 0;
   w->frozen_walked = 1;
-  __u32 tid = s->record.tid;
-  __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
+  __u64 java_thread = walk_java_thread(s);
   __u64 handle = 0, thread = 0, continuation = 0, chunk = 0;
-  if (!java_thread || *java_thread == 0 || !read_user_u64(*java_thread + jvm->vthread, &handle) || handle == 0 ||
+  if (java_thread == 0 || !read_user_u64(java_thread + jvm->vthread, &handle) || handle == 0 ||
       !read_user_u64(handle, &thread) || !read_reference(jvm, thread, jvm->vthread_cont, &continuation) ||
       !read_reference(jvm, continuation, jvm->cont_tail, &chunk)) {
     return 0;

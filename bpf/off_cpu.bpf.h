@@ -366,6 +366,7 @@ static __always_inline void send_with_user_stack(struct task_struct* task, struc
   w->sp = BPF_CORE_READ(user, sp);
   w->fp = BPF_CORE_READ(user, bp);
   s->record.top_bcp_register = BPF_CORE_READ(user, r13);
+  keep_thread_register(s, BPF_CORE_READ(user, r15));
   note_continuation(s);  /* a carrier that waits with a virtual thread mounted (pinned, or preempted) */
   __u32 udepth = run_walk(s, &scratch_key);
   end_count(w->end);

@@ -36,6 +36,7 @@ static __always_inline bool start_registers(struct bpf_perf_event_data* ctx, str
     w->sp = ctx->regs.sp;
     w->fp = ctx->regs.bp;
     s->record.top_bcp_register = ctx->regs.r13;
+    keep_thread_register(s, ctx->regs.r15);
     return false;
   }
   struct pt_regs* user = (struct pt_regs*)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -43,6 +44,7 @@ static __always_inline bool start_registers(struct bpf_perf_event_data* ctx, str
   w->sp = BPF_CORE_READ(user, sp);
   w->fp = BPF_CORE_READ(user, bp);
   s->record.top_bcp_register = BPF_CORE_READ(user, r13);
+  keep_thread_register(s, BPF_CORE_READ(user, r15));
   return true;
 }
 

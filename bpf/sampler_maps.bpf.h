@@ -36,6 +36,25 @@ struct {
   __type(value, __u64); /* JavaThread* */
 } java_threads SEC(".maps");
 
+/* The JavaThread of the walk's thread: as the loader published it once the thread's agent told of it, else
+ * (a thread too young for that, such as a carrier the scheduler has just started) r15 where the walk began in
+ * Java code, which HotSpot's x86_64 interpreter, compiled code and stubs reserve for the current JavaThread. */
+static __always_inline __u64 walk_java_thread(const struct sampler_scratch* s) {
+  __u32 tid = s->record.tid;
+  __u64* published = bpf_map_lookup_elem(&java_threads, &tid);
+  if (published && *published != 0) return *published;
+  return s->walk.thread_register;
+}
+
+/* Keeps r15 of the walk's start registers when they are in Java code: call after begin_walk and the start
+ * registers. */
+static __always_inline void keep_thread_register(struct sampler_scratch* s, __u64 r15) {
+  const struct walk* w = &s->walk;
+  bool in_java = w->pc >= s->jvm.code_low && w->pc < s->jvm.code_high;
+  in_java = in_java || (w->pc >= s->jvm.interpreter_low && w->pc < s->jvm.interpreter_high);
+  s->walk.thread_register = w->has_jvm && in_java ? r15 : 0;
+}
+
 struct {
   __uint(type, BPF_MAP_TYPE_RINGBUF);
   __uint(max_entries, 16 << 20); /* resized by the loader */

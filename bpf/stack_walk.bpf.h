@@ -53,9 +53,8 @@ static __always_inline long step_native(struct sampler_scratch* s) {
   }
   if (unwind_by_frame_pointer(s)) return 0;
   if (w->has_jvm && !w->anchor_used) {
-    __u32 tid = s->record.tid;
-    __u64* java_thread = bpf_map_lookup_elem(&java_threads, &tid);
-    if (java_thread && jump_to_java_anchor(s, *java_thread)) {
+    __u64 java_thread = walk_java_thread(s);
+    if (java_thread && jump_to_java_anchor(s, java_thread)) {
       count(JFRBPF_COUNTER_WALK_ANCHOR_USED);
       /* The native frames between here and the last Java frame are not in the stack: say so there. */
       if (walk_room(w)) record_frame(s, JFRBPF_FRAMES_SKIPPED_PC);
@@ -271,6 +270,7 @@ static __always_inline void begin_walk(struct sampler_scratch* s, __u32 key, __u
   w->seq += 1;
   w->unwind_epoch = unwind_epoch;
   w->has_jvm = s->known.jvm;
+  w->thread_register = 0;
   /* Read before this walk reads any code cache memory (see the blob cache): an even stamp for the code
    * epoch, an odd one for this walk alone. */
   w->blob_stamp = w->has_jvm && s->jvm.code_frees_watched ? *(volatile __u64*)&code_epoch << 1 : w->seq << 1 | 1;

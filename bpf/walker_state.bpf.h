@@ -26,6 +26,7 @@ struct walk {
   __u8 scratch_key; /* SCRATCH_SAMPLER, SCRATCH_TRACE or SCRATCH_OFF_CPU: where this walk lives */
   __u8 frozen_walked; /* the walk went into a continuation's frozen frames (once per walk) */
   __u8 reserved[4];
+  __u64 thread_register; /* r15 where the walk began in Java code, else 0 (see walk_java_thread) */
   __u64 seq; /* numbers the walks of this scratch */
   __u64 unwind_epoch; /* of the native unwind maps when the walk began (see native_frames.bpf.h) */
   __u64 blob_stamp;   /* what a code blob checked in this walk is stamped with (see hotspot_frames.bpf.h) */

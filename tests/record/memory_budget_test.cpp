@@ -108,6 +108,34 @@ TEST(MemoryBudget, ReadsItsOwnResidentSetSize) {
   size_t rss = residentSetBytes();
   EXPECT_GT(rss, kMiB);
   EXPECT_LT(rss, 1024 * kMiB);
+  EXPECT_GE(peakResidentSetBytes(), rss);
+}
+
+// The peak is the kernel's high-water mark: a burst between two checks counts.
+TEST(MemoryBudget, ThePeakIsTheHighWaterMarkNotTheLargestCheck) {
+  FakeLoader loader{.resident = 100 * kMiB};
+  MemoryBudget budget(256 * kMiB, [&] { return loader.resident; }, [] { return 180 * kMiB; });
+  budget.check(loader.consumers());
+  EXPECT_EQ(budget.peakResident(), 180 * kMiB);
+  MemoryAccount account;
+  budget.addTo(account);
+  EXPECT_EQ(account.resident, 100 * kMiB);
+  EXPECT_EQ(account.peakResident, 180 * kMiB);
+  EXPECT_EQ(account.limit, 256 * kMiB);
+}
+
+TEST(MemoryAccount, NamesEachPartAndWhatIsNotItemized) {
+  MemoryAccount a{.resident = 120 * kMiB, .peakResident = 150 * kMiB, .limit = 256 * kMiB, .sheds = 0,
+                  .symbols = 10 * kMiB, .unwindTables = 5 * kMiB, .javaModels = 30 * kMiB, .jvms = 4,
+                  .waiting = 1 * kMiB, .heapInUse = 80 * kMiB, .heapFree = 10 * kMiB};
+  std::string text;
+  for (const std::string& line : describe(a)) text += line + "\n";
+  EXPECT_NE(text.find("memory   120 MiB resident, peak 150 MiB of --memory-limit 256 MiB, caches dropped 0 times"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("native symbols 10 MiB, unwind tables 5 MiB, Java models 30 MiB (4 JVMs)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("heap 80 MiB in use (34 MiB of it"), std::string::npos) << text;  // 80 - 46 itemized
+  EXPECT_NE(text.find("10 MiB free in the allocator; 30 MiB outside the heap"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ Options:
       --since TIME       only the chunks of the last TIME (JFR syntax: 5m, 30 s); default: all of it
       --recorder PID     the recorder to ask, when several run on this host
       --check            write nothing: exit 0 if the recorder answers within 20 s (its main loop and
-                         the thread that writes its files both alive), else 1: a liveness probe
+                         the thread that writes its files both alive), else 1: a liveness probe; prints
+                         its pushes and where its memory is
   -h, --help             this text
 
 Needs root, like the recorder. The dump holds whole chunks: the recorder finishes its current one first.

@@ -21,6 +21,7 @@ class MetadataWait {
   static constexpr size_t kMaxBytes = 32u << 20;
 
   bool hasRoom(size_t size) const { return bytes_ + size <= kMaxBytes; }
+  size_t bytes() const { return bytes_; }
   bool empty() const { return records_.empty(); }
 
   // Keeps a copy of process `pid`'s record (suitably aligned for any record type), which came at `nowNs`.

@@ -75,6 +75,19 @@ ProcessSymbolizer::Stats ProcessSymbolizer::stats() const {
   return result;
 }
 
+size_t ProcessSymbolizer::memoryBytes() const {
+  // A hash node holds its value, a next pointer and the cached hash; its bucket a pointer.
+  constexpr size_t kNodeOverhead = 3 * sizeof(void*);
+  size_t bytes = loader_.cache().bytes() + names_.bytesUsed();
+  bytes += demangled_.size() * (sizeof(decltype(demangled_)::value_type) + kNodeOverhead);
+  for (const auto& [pid, space] : spaces_) {
+    bytes += sizeof(AddressSpace) + space->mappingCount() * sizeof(MappedObject);
+    bytes += space->pcCache.size() * (sizeof(decltype(space->pcCache)::value_type) + kNodeOverhead) +
+             space->pcCache.bucket_count() * sizeof(void*);
+  }
+  return bytes;
+}
+
 AddressSpace& ProcessSymbolizer::spaceOf(int pid) {
   if (pid == lastPid_) return *lastSpace_;
   auto [it, inserted] = spaces_.try_emplace(pid);

@@ -53,6 +53,8 @@ class ProcessSymbolizer {
   // Views handed out before are void.
   void dropCaches();
   Stats stats() const;
+  // What the caches above hold (symbol tables, names, process views), approximately.
+  size_t memoryBytes() const;
 
  private:
   AddressSpace& spaceOf(int pid);

@@ -96,13 +96,24 @@ void TableCache::prune() {
   std::erase_if(byContent_, isUnused);
 }
 
+std::unordered_set<const UnwindTable*> TableCache::distinctTables() const {
+  std::unordered_set<const UnwindTable*> distinct;
+  for (const auto& [key, table] : byBuildId_) distinct.insert(table.get());
+  for (const auto& [key, table] : byFile_) distinct.insert(table.get());
+  for (const auto& [key, table] : byContent_) distinct.insert(table.get());
+  return distinct;
+}
+
 size_t TableCache::size() const {
   std::lock_guard lock(mutex_);
-  std::unordered_map<const UnwindTable*, int> distinct;
-  for (const auto& [key, table] : byBuildId_) distinct[table.get()];
-  for (const auto& [key, table] : byFile_) distinct[table.get()];
-  for (const auto& [key, table] : byContent_) distinct[table.get()];
-  return distinct.size();
+  return distinctTables().size();
+}
+
+size_t TableCache::memoryBytes() const {
+  std::lock_guard lock(mutex_);
+  size_t bytes = 0;
+  for (const UnwindTable* table : distinctTables()) bytes += table->memoryBytes();
+  return bytes;
 }
 
 size_t TableCache::compilations() const {

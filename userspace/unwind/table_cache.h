@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 
 #include "userspace/unwind/table_compiler.h"
 #include "userspace/unwind/unwind_table.h"
@@ -38,12 +39,14 @@ class TableCache {
 
   size_t size() const;
   size_t compilations() const;  // how many files were actually parsed
+  size_t memoryBytes() const;   // the rows of the tables held
 
  private:
   using FileKey = std::tuple<dev_t, ino_t, off_t, int64_t>;  // device, inode, size, mtime (ns)
 
   std::shared_ptr<const UnwindTable> byBuildIdOrCompile(const std::string& buildId, const ElfImage& image);
   std::shared_ptr<const UnwindTable> compile(const std::string& buildId, const ElfImage& image);
+  std::unordered_set<const UnwindTable*> distinctTables() const;  // under mutex_
 
   CompileLimits limits_;
   std::string debugDirectory_;

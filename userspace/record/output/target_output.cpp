@@ -135,6 +135,15 @@ std::vector<std::pair<pid_t, size_t>> TargetOutput::heldBytes() const {
   return held;
 }
 
+void TargetOutput::accountMemory(MemoryAccount& account) const {
+  account.waiting += waitingSamples_.bytes();
+  for (const auto& [pid, bytes] : jvms_.modelBytes()) {
+    account.javaModels += bytes;
+    ++account.jvms;
+    for (const auto& writer : writers_) account.waiting += writer->pendingBytesOf(pid);
+  }
+}
+
 void TargetOutput::onSample(const jfrbpf_sample_record& record) {
   ResolvedStack stack = stacks_.resolve(record);
   const size_t size = JFRBPF_SAMPLE_RECORD_SIZE(record.user_depth, record.kernel_depth, record.context_size);

@@ -33,6 +33,7 @@
 #include "userspace/record/output/thread_cpu_accounting.h"
 #include "userspace/record/output/truncation_ledger.h"
 #include "userspace/record/sampling/jvm_kernel_side.h"
+#include "userspace/record/session/memory_account.h"
 #include "userspace/record/summary.h"
 
 namespace jfrbpf::record {
@@ -59,6 +60,8 @@ class TargetOutput {
   // For --memory-limit: each JVM whose Java frames are resolved, with what the loader holds for it (its
   // model, and its records waiting for the agent's).
   std::vector<std::pair<pid_t, size_t>> heldBytes() const;
+  // The same, split into models and waiting records, into `account` (MemoryAccount, for `dump --check`).
+  void accountMemory(MemoryAccount& account) const;
 
   // `jvm` (alive as long as this output) is a JVM of this output: its Java frames named, and the sources'
   // writers know its code and classes.

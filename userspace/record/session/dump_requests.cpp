@@ -22,25 +22,34 @@ void answerDumpRequests(DumpServer* server, SamplePipeline& pipeline, const std:
   // The consumer drains at least every 50 ms; a chunk written out takes milliseconds.
   constexpr auto kGatherTimeout = std::chrono::seconds(10);
   if (server == nullptr) return;
+  struct Gathered {
+    std::vector<DumpFile> files;
+    MemoryAccount memory;
+  };
   while (std::optional<DumpRequest> request = server->acceptRequest()) {
-    auto gathered = std::make_shared<std::promise<std::vector<DumpFile>>>();
-    pipeline.runOnConsumer([gathered, outputs, checkOnly = request->checkOnly] {
-      // A check only needs this task to run: the consumer thread is alive.
-      std::vector<DumpFile> files;
+    auto gathered = std::make_shared<std::promise<Gathered>>();
+    pipeline.runOnConsumer([gathered, outputs, &pipeline, checkOnly = request->checkOnly] {
+      // A check needs this task to run (the consumer thread is alive) and where memory is, which the
+      // consumer's caches hold.
+      Gathered result;
+      if (checkOnly) result.memory = pipeline.memoryAccount();
       for (TargetOutput* output : checkOnly ? std::vector<TargetOutput*>() : outputs) {
-        for (DumpFile& file : output->filesForDump()) files.push_back(std::move(file));
+        for (DumpFile& file : output->filesForDump()) result.files.push_back(std::move(file));
       }
-      gathered->set_value(std::move(files));
+      gathered->set_value(std::move(result));
     });
-    std::future<std::vector<DumpFile>> files = gathered->get_future();
-    if (files.wait_for(kGatherTimeout) != std::future_status::ready) {
+    std::future<Gathered> answer = gathered->get_future();
+    if (answer.wait_for(kGatherTimeout) != std::future_status::ready) {
       DumpServer::reply(std::move(request->client), {}, "the recording did not answer in time");
       continue;
     }
+    Gathered result = answer.get();
     if (request->checkOnly) {
-      DumpServer::replyToCheck(std::move(request->client), status());
+      std::vector<std::string> lines = status();
+      for (std::string& line : describe(result.memory)) lines.push_back(std::move(line));
+      DumpServer::replyToCheck(std::move(request->client), lines);
     } else {
-      DumpServer::reply(std::move(request->client), files.get());
+      DumpServer::reply(std::move(request->client), std::move(result.files));
     }
   }
 }

@@ -21,8 +21,30 @@ size_t residentSetBytes() {
   return static_cast<size_t>(residentPages) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
-MemoryBudget::MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes)
-    : limit_(limitBytes), residentBytes_(std::move(residentBytes)) {}
+size_t peakResidentSetBytes() {
+  FILE* status = std::fopen("/proc/self/status", "re");
+  if (!status) return 0;
+  char line[256];
+  unsigned long kib = 0;
+  while (std::fgets(line, sizeof line, status)) {
+    if (std::sscanf(line, "VmHWM: %lu kB", &kib) == 1) break;
+  }
+  std::fclose(status);
+  return static_cast<size_t>(kib) << 10;
+}
+
+MemoryBudget::MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes,
+                           std::function<size_t()> peakBytes)
+    : limit_(limitBytes), residentBytes_(std::move(residentBytes)), peakBytes_(std::move(peakBytes)) {}
+
+size_t MemoryBudget::peakResident() const { return std::max(peakResident_, peakBytes_()); }
+
+void MemoryBudget::addTo(MemoryAccount& account) const {
+  account.resident = residentBytes_();
+  account.peakResident = std::max(peakResident(), account.resident);
+  account.limit = limit_;
+  account.sheds = sheds_;
+}
 
 size_t MemoryBudget::resident() {
   size_t bytes = residentBytes_();

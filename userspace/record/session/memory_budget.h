@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "userspace/jvm/java_session.h"
+#include "userspace/record/session/memory_account.h"
 
 namespace jfrbpf::record {
 
@@ -31,6 +32,8 @@ inline constexpr size_t symbolCacheShareOf(size_t limit) { return limit / 4; }
 
 // The loader's resident set size now (/proc/self/statm), 0 if it cannot be read.
 size_t residentSetBytes();
+// Its high-water mark (VmHWM of /proc/self/status), 0 if it cannot be read.
+size_t peakResidentSetBytes();
 
 class MemoryBudget {
  public:
@@ -44,7 +47,8 @@ class MemoryBudget {
     std::function<void(const std::string& what)> noteShed;
   };
 
-  explicit MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes = residentSetBytes);
+  explicit MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes = residentSetBytes,
+                        std::function<size_t()> peakBytes = peakResidentSetBytes);
 
   size_t limit() const { return limit_; }
   size_t symbolCacheShare() const { return symbolCacheShareOf(limit_); }
@@ -52,14 +56,18 @@ class MemoryBudget {
   // Once a second, on the thread that owns what `consumers` touch.
   void check(const Consumers& consumers);
 
-  size_t peakResident() const { return peakResident_; }
+  // The high-water mark of the RSS, not only what the checks saw.
+  size_t peakResident() const;
   uint64_t sheds() const { return sheds_; }
+  // The RSS now, its peak, the limit and the sheds, into `account`.
+  void addTo(MemoryAccount& account) const;
 
  private:
   size_t resident();
 
   size_t limit_;
   std::function<size_t()> residentBytes_;
+  std::function<size_t()> peakBytes_;
   size_t peakResident_ = 0;
   uint64_t sheds_ = 0;
 };

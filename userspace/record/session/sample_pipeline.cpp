@@ -43,6 +43,7 @@ SamplePipeline::SamplePipeline(BpfSampler& sampler, SamplingClocks& clocks, size
       memory_(memoryLimit),
       nativeSymbols_(symbolizerOptions(memory_)),
       ring_(sampler.ringBufferMapFd(), [this](const void* data, size_t size) { onSample(data, size); }),
+      unwindTables_(unwindTables),
       unwind_(sampler, unwindTables) {
   if (sampler.methodTracesLoaded()) {
     traceRing_ = std::make_unique<RingBufferReader>(sampler.traceRingBufferMapFd(),
@@ -232,6 +233,16 @@ void SamplePipeline::addUnfiledLossesTo(RecordSummary& summary) const {
     summary.lost += count;
     summary.lostByCause[cause] += count;
   }
+}
+
+MemoryAccount SamplePipeline::memoryAccount() const {
+  MemoryAccount account;
+  memory_.addTo(account);
+  account.symbols = nativeSymbols_.memoryBytes();
+  account.unwindTables = unwindTables_.memoryBytes();
+  for (TargetOutput* output : outputs()) output->accountMemory(account);
+  measureHeap(account);
+  return account;
 }
 
 void SamplePipeline::addMemoryTo(RecordSummary& summary) const {

@@ -62,6 +62,8 @@ class SamplePipeline {
   // Losses no file of the recording owns alone: those no thread can be charged with (every file reports
   // them, as each covers the same window), and samples of a process let go before they were read.
   void addUnfiledLossesTo(RecordSummary& summary) const;
+  // Where the loader's memory is now, cache by cache. On the consumer thread (runOnConsumer).
+  MemoryAccount memoryAccount() const;
   // After stopAndDrain(): the limit, the loader's peak RSS as the budget saw it, and what it had to do.
   void addMemoryTo(RecordSummary& summary) const;
 
@@ -105,6 +107,7 @@ class SamplePipeline {
   symbolize::ProcessSymbolizer nativeSymbols_;
   RingBufferReader ring_;
   std::unique_ptr<RingBufferReader> traceRing_;  // with method timing
+  unwind::TableCache& unwindTables_;
   UnwindMaps unwind_;
   std::unordered_map<pid_t, TargetOutput*> routes_;
   std::unordered_map<pid_t, jfr::Ticks> youngUntil_;

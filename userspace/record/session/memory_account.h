@@ -1,0 +1,31 @@
+#pragma once
+// Where the loader's memory is, cache by cache: what `jfrbpf dump --check` prints, so that an operator (and
+// the soak, which logs it) sees what holds memory and what grows.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jfrbpf::record {
+
+struct MemoryAccount {
+  size_t resident = 0;      // RSS now
+  size_t peakResident = 0;  // the high-water mark of the RSS (VmHWM)
+  size_t limit = 0;         // --memory-limit
+  uint64_t sheds = 0;       // times the caches were dropped to stay under the limit
+  size_t symbols = 0;       // native symbol tables, their names, the processes' address-space views
+  size_t unwindTables = 0;  // native unwind tables
+  size_t javaModels = 0;    // the JVMs' models (methods, code, classes, threads)
+  size_t jvms = 0;          // ... of this many JVMs
+  size_t waiting = 0;       // records waiting for their agent's metadata
+  size_t heapInUse = 0;     // what the allocator has handed out: the above and the rest (writers, stacks, names)
+  size_t heapFree = 0;      // freed and kept by the allocator, resident or not
+};
+
+// The allocator's figures (mallinfo2) into `account`.
+void measureHeap(MemoryAccount& account);
+
+// The account as `dump --check` prints it: a few lines.
+std::vector<std::string> describe(const MemoryAccount& account);
+
+}  // namespace jfrbpf::record
