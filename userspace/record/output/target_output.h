@@ -24,6 +24,7 @@
 #include "userspace/record/files/file_rotation.h"
 #include "userspace/record/jvm/jvm_connection.h"
 #include "userspace/record/jvm/target_jvms.h"
+#include "userspace/record/memory_account.h"
 #include "userspace/record/jvm/thread_registry.h"
 #include "userspace/record/output/event_threads.h"
 #include "userspace/record/output/loss_ledger.h"
@@ -33,7 +34,6 @@
 #include "userspace/record/output/thread_cpu_accounting.h"
 #include "userspace/record/output/truncation_ledger.h"
 #include "userspace/record/sampling/jvm_kernel_side.h"
-#include "userspace/record/session/memory_account.h"
 #include "userspace/record/summary.h"
 
 namespace jfrbpf::record {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "userspace/jvm/java_session.h"
-#include "userspace/record/session/memory_account.h"
+#include "userspace/record/memory_account.h"
 
 namespace jfrbpf::record {
 

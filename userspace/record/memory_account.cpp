@@ -1,4 +1,4 @@
-#include "userspace/record/session/memory_account.h"
+#include "userspace/record/memory_account.h"
 
 #include <malloc.h>
 
