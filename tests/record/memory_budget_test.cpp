@@ -125,7 +125,7 @@ TEST(MemoryBudget, ThePeakIsTheHighWaterMarkNotTheLargestCheck) {
 }
 
 TEST(MemoryAccount, NamesEachPartAndWhatIsNotItemized) {
-  MemoryAccount a{.resident = 120 * kMiB, .peakResident = 150 * kMiB, .limit = 256 * kMiB, .sheds = 0,
+  MemoryAccount a{.resident = 120 * kMiB, .residentMapped = 30 * kMiB, .peakResident = 150 * kMiB, .limit = 256 * kMiB, .sheds = 0,
                   .symbols = 10 * kMiB, .unwindTables = 5 * kMiB, .javaModels = 30 * kMiB, .jvms = 4,
                   .waiting = 1 * kMiB, .heapInUse = 80 * kMiB, .heapFree = 10 * kMiB};
   std::string text;
@@ -135,7 +135,8 @@ TEST(MemoryAccount, NamesEachPartAndWhatIsNotItemized) {
   EXPECT_NE(text.find("native symbols 10 MiB, unwind tables 5 MiB, Java models 30 MiB (4 JVMs)"), std::string::npos)
       << text;
   EXPECT_NE(text.find("heap 80 MiB in use (34 MiB of it"), std::string::npos) << text;  // 80 - 46 itemized
-  EXPECT_NE(text.find("10 MiB free in the allocator; 30 MiB outside the heap"), std::string::npos) << text;
+  EXPECT_NE(text.find("10 MiB free in the allocator; 30 MiB of the resident memory is mapped"), std::string::npos)
+      << text;
 }
 
 }  // namespace

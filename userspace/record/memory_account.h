@@ -10,6 +10,7 @@ namespace jfrbpf::record {
 
 struct MemoryAccount {
   size_t resident = 0;      // RSS now
+  size_t residentMapped = 0;  // of it, pages of mapped files and BPF maps (code, the BPF rings): fixed
   size_t peakResident = 0;  // the high-water mark of the RSS (VmHWM)
   size_t limit = 0;         // --memory-limit
   uint64_t sheds = 0;       // times the caches were dropped to stay under the limit
@@ -22,8 +23,8 @@ struct MemoryAccount {
   size_t heapFree = 0;      // freed and kept by the allocator, resident or not
 };
 
-// The allocator's figures (mallinfo2) into `account`.
-void measureHeap(MemoryAccount& account);
+// The allocator's figures (mallinfo2) and the mapped part of the RSS (/proc/self/status) into `account`.
+void measureHeapAndMappings(MemoryAccount& account);
 
 // The account as `dump --check` prints it: a few lines.
 std::vector<std::string> describe(const MemoryAccount& account);

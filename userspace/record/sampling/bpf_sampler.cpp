@@ -25,6 +25,33 @@
 namespace jfrbpf::record {
 namespace {
 
+// Rows [first, first + count) of the unwind_rows array, mapped while they are written. The kernel maps every
+// page of a BPF array in at mmap: the whole array (32 MiB by default) kept mapped counted in the loader's RSS,
+// and against --memory-limit, all the recording long.
+class RowWindow {
+ public:
+  RowWindow(int mapFd, uint32_t first, size_t count) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t begin = static_cast<size_t>(first) * sizeof(jfrbpf_unwind_row);
+    const size_t offset = begin / page * page;
+    bytes_ = (begin + count * sizeof(jfrbpf_unwind_row) - offset + page - 1) / page * page;
+    void* mapped = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, mapFd, static_cast<off_t>(offset));
+    if (mapped == MAP_FAILED) throw systemError("mapping rows of the BPF unwind row array");
+    base_ = static_cast<uint8_t*>(mapped);
+    rows_ = reinterpret_cast<jfrbpf_unwind_row*>(base_ + (begin - offset));
+  }
+  ~RowWindow() { munmap(base_, bytes_); }
+  RowWindow(const RowWindow&) = delete;
+  RowWindow& operator=(const RowWindow&) = delete;
+
+  jfrbpf_unwind_row* rows() const { return rows_; }
+
+ private:
+  uint8_t* base_ = nullptr;
+  size_t bytes_ = 0;
+  jfrbpf_unwind_row* rows_ = nullptr;
+};
+
 std::string loadFailureHint(int err) {
   if (err == EPERM || err == EACCES) {
     return "loading the BPF sampler was refused: run as root or grant CAP_BPF and CAP_PERFMON";
@@ -151,15 +178,13 @@ BpfSampler::BpfSampler(const SamplerConfig& config) {
     throw Error(loadFailureHint(-err), ErrorKind::Environment);
   }
   rowCapacity_ = std::max<uint32_t>(1, config.unwindRows);
-  const size_t rowBytes = static_cast<size_t>(rowCapacity_) * sizeof(jfrbpf_unwind_row);
-  void* rows = mmap(nullptr, rowBytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel_->maps.unwind_rows), 0);
-  if (rows == MAP_FAILED) {
-    int err = errno;
+  try {
+    RowWindow probe(bpf_map__fd(skel_->maps.unwind_rows), 0, 1);  // mappable, as writeUnwindRows needs
+  } catch (const Error& e) {
     sampler::destroy(skel_);
     skel_ = nullptr;
-    throw Error(std::string("mapping the BPF unwind row array failed: ") + std::strerror(err), ErrorKind::Environment);
+    throw Error(std::string("mapping the BPF unwind row array failed: ") + e.what(), ErrorKind::Environment);
   }
-  rows_ = RowArray(static_cast<jfrbpf_unwind_row*>(rows), RowUnmapper{rowBytes});
   // Before any process is a target: a thread whose leaving the off-CPU hooks did not see has been off CPU
   // since its process became one (bpf/off_cpu.bpf.h).
   if (offCpu_) {
@@ -241,16 +266,17 @@ void BpfSampler::LinkDestroyer::operator()(bpf_link* link) const { bpf_link__des
 
 void BpfSampler::SkeletonDestroyer::operator()(sampler* skeleton) const { sampler::destroy(skeleton); }
 
-void BpfSampler::RowUnmapper::operator()(jfrbpf_unwind_row* rows) const { munmap(rows, bytes); }
 
 void BpfSampler::writeUnwindRows(uint32_t firstRow, std::span<const jfrbpf_unwind_row> rows) {
   if (firstRow > rowCapacity_ || rows.size() > rowCapacity_ - firstRow) {
     throw Error("unwind table rows " + std::to_string(firstRow) + "+" + std::to_string(rows.size()) +
                 " fall outside the BPF row array of " + std::to_string(rowCapacity_));
   }
+  if (rows.empty()) return;
   // Straight into the map's memory (a batched update copied them one by one: 25 ms for libjvm's rows). The walker
   // reads them only once setUnwindFile publishes their file, after this.
-  std::memcpy(rows_.get() + firstRow, rows.data(), rows.size_bytes());
+  RowWindow window(bpf_map__fd(skel_->maps.unwind_rows), firstRow, rows.size());
+  std::memcpy(window.rows(), rows.data(), rows.size_bytes());
 }
 
 void BpfSampler::setUnwindFile(uint64_t fileId, const jfrbpf_unwind_file& file) {

@@ -153,11 +153,6 @@ class BpfSampler final : public JvmKernelSide {
     void operator()(sampler* skeleton) const;
   };
   using Skeleton = std::unique_ptr<sampler, SkeletonDestroyer>;
-  struct RowUnmapper {
-    size_t bytes;
-    void operator()(jfrbpf_unwind_row* rows) const;
-  };
-  using RowArray = std::unique_ptr<jfrbpf_unwind_row, RowUnmapper>;  // unwind_rows, mapped
 
   // The trace probe and the closing off-CPU pass each carry a copy of the stack walker, and neither is needed
   // for the first sample: a second instance of the object, sharing every map of the first, loads them in
@@ -176,7 +171,6 @@ class BpfSampler final : public JvmKernelSide {
   bool offCpu_ = false;
   bool measureSampleCost_ = false;
   uint32_t rowCapacity_ = 0;
-  RowArray rows_;
 };
 
 }  // namespace jfrbpf::record

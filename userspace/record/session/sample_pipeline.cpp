@@ -241,7 +241,7 @@ MemoryAccount SamplePipeline::memoryAccount() const {
   account.symbols = nativeSymbols_.memoryBytes();
   account.unwindTables = unwindTables_.memoryBytes();
   for (TargetOutput* output : outputs()) output->accountMemory(account);
-  measureHeap(account);
+  measureHeapAndMappings(account);
   return account;
 }
 
