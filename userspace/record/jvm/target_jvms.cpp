@@ -11,8 +11,9 @@ namespace {
 
 // What a JVM unloaded (classes, compiled code) and threads that ended stay known this long, then go.
 // Records reach the pipeline within a fraction of a second (and wait for the agent's metadata at most
-// jvm::MetadataWait::kMaxWaitNs); the margin covers a busy host.
-constexpr jfr::Ticks kForgetGoneAfterNs = 30'000'000'000;
+// jvm::MetadataWait::kMaxWaitNs); the margin covers a busy host. Longer, a JVM that defines and unloads a
+// thousand classes a second kept three times the model (10 MiB in the soak, bench/soak).
+constexpr jfr::Ticks kForgetGoneAfterNs = 10'000'000'000;
 constexpr jfr::Ticks kForgetGoneEveryNs = 5'000'000'000;
 
 }  // namespace

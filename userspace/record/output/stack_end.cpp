@@ -20,7 +20,7 @@ constexpr std::array<Names, static_cast<size_t>(StackEnd::kCount)> kNames = {{
     {"bad frame", "[truncated: bad frame]"},
     {"unmapped frame", "[truncated: unmapped frame]"},
     {"user stack not taken", "[truncated: user stack not taken]"},
-    {"Java frames not known yet", "[truncated: Java frames not known yet]"},
+    {"JVM agent not attached yet", "[truncated: JVM agent not attached yet]"},
     {"no JVM agent", "[truncated: no JVM agent]"},
     {"Java frames dropped (memory limit)", "[truncated: Java frames dropped: memory limit]"},
     {"frozen virtual thread frames", "[truncated: frozen virtual thread frames]"},

@@ -1,6 +1,7 @@
 #include "userspace/record/session/host_targets.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 
 #include "base/error.h"
@@ -118,7 +119,14 @@ void HostTargets::retire(pid_t pid) {
   jvms_.erase(it);
   if (!host->output) return;  // still waiting for its attach at the start: nothing recorded
   session_.retireTarget(pid, [host] {
-    host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
+    // On the consumer thread: one JVM's file that cannot be written whole (a full disk) must not end the
+    // recording of the others. It is said now, and the recording's exit status says it at the end.
+    try {
+      host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
+    } catch (const Error& e) {
+      host->failure = e.what();
+      std::fprintf(stderr, "jfrbpf: warning: JVM %d: %s\n", static_cast<int>(host->pid), e.what());
+    }
     host->finished.store(true, std::memory_order_release);
   });
   session_.tell("JVM " + std::to_string(pid) + " exited: finishing " + host->path);
@@ -129,6 +137,7 @@ void HostTargets::releaseFinished() {
     if (host->attachment && !host->attachment->done()) return false;  // it notices the exit soon
     if (!host->output) return true;
     if (!host->finished.load(std::memory_order_acquire)) return false;
+    if (!host->failure.empty()) failures_.push_back("JVM " + std::to_string(host->pid) + ": " + host->failure);
     account(*host);
     if (host->slotBase) session_.releaseTimingSlots(*host->slotBase);  // its last timings are in its file
     return true;
@@ -147,10 +156,15 @@ void HostTargets::finishAll() {
   for (HostJvm* host : all()) {
     if (!host->output) continue;
     if (!host->finished) host->output->finish(jfr::Recording::now(), /*finalTraces=*/true);
+    if (!host->failure.empty()) failures_.push_back("JVM " + std::to_string(host->pid) + ": " + host->failure);
     account(*host);
   }
   std::sort(summary_.files.begin(), summary_.files.end(),
             [](const RecordSummary::File& a, const RecordSummary::File& b) { return a.pid < b.pid; });
+  if (!failures_.empty()) {
+    throw Error(std::to_string(failures_.size()) + " JVM file(s) could not be written whole; the first: " +
+                failures_.front());
+  }
 }
 
 void HostTargets::abandonAll() {

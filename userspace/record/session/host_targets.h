@@ -42,6 +42,7 @@ struct HostJvm {
   std::unique_ptr<TargetOutput> output;       // null until its recording began
   std::optional<uint32_t> slotBase;
   std::atomic<bool> finished{false};
+  std::string failure;  // why its file could not be finished whole (set before `finished`)
 };
 
 class HostTargets {
@@ -112,6 +113,7 @@ class HostTargets {
   RecordSummary& summary_;  // of the JVMs finished so far
   bool beganAll_ = false;
   std::map<pid_t, std::unique_ptr<HostJvm>> jvms_;  // alive: attaching, recording, or both
+  std::vector<std::string> failures_;  // of JVMs whose files could not be finished whole, said at the end
   std::vector<std::unique_ptr<HostJvm>> exited_;    // finished, or being finished on the consumer thread
 
 };
