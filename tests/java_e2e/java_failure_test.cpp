@@ -234,14 +234,14 @@ TEST(JavaE2EFailureModes, AnotherProcesssLiveAttachSocketIsLeftAlone) {
   EXPECT_GE(samplesByThread(samples)[jvm.tid("hot-primes")].size(), 10u) << "recorded with native frames";
 }
 
-// --memory-limit: a JVM whose metadata outgrows its share of the budget (an eighth) while it is recorded goes
+// --memory-limit: a JVM whose metadata outgrows its share of the budget (a quarter) while it is recorded goes
 // on with native frames, said on the terminal and in the file, and a JVM recorded beside it keeps its Java
 // frames.
 TEST(JavaE2EFailureModes, AJvmWhoseMetadataOutgrowsTheMemoryBudgetLosesOnlyItsOwnJavaFrames) {
   JAVA_E2E_REQUIRE(17);
   ScratchDir dir("java-e2e-memory-limit");
   const std::string trigger = dir.file("define-classes");
-  // 60,000 hidden classes: about 48 MiB of metadata in the loader (40,000 made 32 MiB), past the 16 MiB share
+  // 60,000 hidden classes: about 48 MiB of metadata in the loader (40,000 made 32 MiB), past the 32 MiB share
   // of 128m.
   Workload big(javaCommand(17, {}, "ManyClasses", {"60000", trigger}), 1);
   Workload small(javaCommand(17, {}, "HotMethods"), 3);

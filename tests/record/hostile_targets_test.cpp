@@ -152,7 +152,7 @@ TEST_P(HostileJvms, AnAttackThroughTheAttachOrTheAgentChannelCostsOnlyItsJavaFra
   auto ready = target.readLine(std::chrono::seconds(10));
   ASSERT_TRUE(ready && *ready == "ready") << (ready ? *ready : "no line");
 
-  // 4 s: a flood reaches a JVM's share of 128 MiB (16 MiB) in about 1 s here.
+  // 4 s: a flood reaches a JVM's share of 128 MiB (32 MiB) in about 2 s here.
   RunResult r = recordHostileTarget(target, dir.file("hostile.jfr"), capabilities,
                                     {"-d", "4s", "--memory-limit", "128m"});
   EXPECT_NE(r.output.find("Java frames unavailable"), std::string::npos) << r.output;
@@ -168,7 +168,7 @@ INSTANTIATE_TEST_SUITE_P(
     Record, HostileJvms,
     ::testing::Combine(::testing::Values(JvmAttack{"huge-reply", "reply over 4 MiB"},
                                          JvmAttack{"garbled-reply", "does not start with a status line"},
-                                         JvmAttack{"agent-flood", "more than 16 MiB of metadata"},
+                                         JvmAttack{"agent-flood", "more than 32 MiB of metadata"},
                                          JvmAttack{"agent-garbage", "above the limit"}),
                        ::testing::Values("root", "offered")),
     [](const auto& info) {

@@ -101,7 +101,7 @@ TEST(MemoryBudget, OverTheLimitWithNoJvmLeftItOnlyKeepsShedding) {
 TEST(MemoryBudget, SharesComeFromTheLimit) {
   MemoryBudget budget(kDefaultMemoryLimit, [] { return size_t{0}; });
   EXPECT_EQ(budget.symbolCacheShare(), 64 * kMiB);
-  EXPECT_EQ(javaModelShareOf(kDefaultMemoryLimit), 32 * kMiB);
+  EXPECT_EQ(javaModelShareOf(kDefaultMemoryLimit), 64 * kMiB);
 }
 
 TEST(MemoryBudget, ReadsItsOwnResidentSetSize) {

@@ -132,6 +132,11 @@ bool JvmConnection::handOffCpuFlush(JvmKernelSide& sampler) {
                                           iterator.get());
 }
 
+void JvmConnection::forgetThreads(JvmKernelSide& sampler) {
+  for (const auto& [tid, javaThread] : publishedThreads_) sampler.forgetJavaThread(tid);
+  publishedThreads_.clear();
+}
+
 bool JvmConnection::publish(JvmKernelSide& sampler, std::string& whyNot) {
   const jvm::JavaModel& m = model();
   if (m.threads().version() != publishedThreadsVersion_) {

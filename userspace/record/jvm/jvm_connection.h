@@ -56,6 +56,9 @@ class JvmConnection {
   // The memory budget takes this JVM's Java frames away (`why`): the session ends, the model's methods and
   // code are freed, and the walker no longer takes the JVM's code for Java code.
   void dropJavaFrames(JvmKernelSide& sampler, std::string why);
+  // The JVM exited: the walker's entries for its threads go (the map is shared by every JVM the recording
+  // ever sees, and a thread that was alive at the exit was never forgotten otherwise).
+  void forgetThreads(JvmKernelSide& sampler);
 
   // Method timing in this JVM: with traces, a uprobe on its agent's trace stub; then the agent instruments
   // the loaded classes with slots [slotBase, slotLimit) and this maps its timing table. Returns once it

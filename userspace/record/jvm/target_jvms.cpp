@@ -77,6 +77,12 @@ bool TargetJvms::dropJavaFrames(pid_t pid, const std::string& why) {
   return true;
 }
 
+void TargetJvms::forgetProcess(pid_t pid) {
+  for (JvmConnection* jvm : jvms_) {
+    if (jvm->pid() == pid) jvm->forgetThreads(sampler_);
+  }
+}
+
 size_t TargetJvms::handOffCpuFlush() {
   size_t handed = 0;
   for (JvmConnection* jvm : jvms_) {

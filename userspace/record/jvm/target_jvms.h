@@ -37,6 +37,8 @@ class TargetJvms {
   std::vector<std::pair<pid_t, size_t>> modelBytes() const;
   // `pid`'s agent session ends and the walker forgets its layout (`why`); false if it is not one of them.
   bool dropJavaFrames(pid_t pid, const std::string& why);
+  // Process `pid` exited: the walker forgets its JVM's threads (JvmConnection::forgetThreads).
+  void forgetProcess(pid_t pid);
   // As the recording stops with --off-cpu: hands each agent the flush of its JVM's waits
   // (JvmConnection::handOffCpuFlush); returns how many took it.
   size_t handOffCpuFlush();

@@ -87,6 +87,7 @@ void TargetOutput::forgetProcess(pid_t pid) {
   retryWaitingSamples(jfr::Recording::now(), /*all=*/true);
   stacks_.forgetProcess(pid);
   contexts_.forgetProcess(pid);
+  jvms_.forgetProcess(pid);
 }
 
 void TargetOutput::addCountsTo(RecordSummary& summary) const {

@@ -522,6 +522,12 @@ SampleCostHistogram BpfSampler::readSampleCosts() const {
   return measureSampleCost_ ? sumPerCpu(skel_->maps.sample_costs, JFRBPF_COST_BUCKETS) : SampleCostHistogram{};
 }
 
+void BpfSampler::forgetThreadLosses(const std::vector<ThreadLoss>& losses) {
+  for (const ThreadLoss& loss : losses) {
+    bpf_map__delete_elem(skel_->maps.thread_losses, &loss.tid, sizeof(loss.tid), 0);
+  }
+}
+
 std::vector<ThreadLoss> BpfSampler::readThreadLosses() const {
   std::vector<ThreadLoss> losses;
   uint32_t key = 0;

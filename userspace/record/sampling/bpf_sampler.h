@@ -118,6 +118,9 @@ class BpfSampler final : public JvmKernelSide {
   void setUnwindProcess(uint32_t tgid, const jfrbpf_unwind_process& process);
   SamplerCounters readCounters() const;        // summed over CPUs
   std::vector<ThreadLoss> readThreadLosses() const;
+  // The ledger entries of `losses` (those of a process let go, read for the last time) go: the map is shared
+  // by every thread the recording ever sees.
+  void forgetThreadLosses(const std::vector<ThreadLoss>& losses);
   SampleCostHistogram readSampleCosts() const;  // empty unless SamplerConfig::measureSampleCost
   int programFd() const;
 

@@ -23,9 +23,9 @@
 
 namespace jfrbpf::record {
 
-// What one JVM's model may hold of `limit`: an eighth. A larger share let one flooding agent raise the
-// loader's high-water mark by a quarter of the limit before its session ended.
-inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 8; }
+// What one JVM's model may hold of `limit`: a quarter. An eighth was not enough for a long-lived JVM that
+// defines and unloads a thousand classes a second (bench/soak), though it halves what a flooding agent costs.
+inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 4; }
 // What each JVM's agent session may hold of `limit`: its model's share.
 inline jvm::SessionLimits sessionLimitsOf(size_t limit) { return {.maxModelBytes = javaModelShareOf(limit)}; }
 // What the ELF symbol cache may hold of `limit`, and one object's symbol tables while they are read.

@@ -114,11 +114,11 @@ void SamplePipeline::applyChanges(bool withinDrain) {
     // Everything the rings still hold of this process goes to its output before it is let go.
     ring_.drain();
     if (traceRing_) traceRing_->drain();
+    std::vector<ThreadLoss> losses = sampler_.readThreadLosses();
+    std::erase_if(losses, [&](const ThreadLoss& loss) { return static_cast<pid_t>(loss.tgid) != change.pid; });
     auto route = routes_.find(change.pid);
     if (route != routes_.end()) {
       TargetOutput* output = route->second;
-      std::vector<ThreadLoss> losses = sampler_.readThreadLosses();
-      std::erase_if(losses, [&](const ThreadLoss& loss) { return static_cast<pid_t>(loss.tgid) != change.pid; });
       output->periodicWork(jfr::Recording::now(), losses);
       output->forgetProcess(change.pid);
       routes_.erase(route);
@@ -126,6 +126,7 @@ void SamplePipeline::applyChanges(bool withinDrain) {
     unwind_.forgetProcess(change.pid);
     nativeSymbols_.forgetProcess(change.pid);
     sampler_.forgetProcess(static_cast<uint32_t>(change.pid));
+    sampler_.forgetThreadLosses(losses);  // read above, the last time: no BPF program charges them any more
     if (change.retired) change.retired();
   }
 }
