@@ -3,26 +3,34 @@
 #include <malloc.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "base/number_text.h"
 
 namespace jfrbpf::record {
 
+size_t ownStatusBytes(std::initializer_list<std::string_view> fields) {
+  FILE* status = std::fopen("/proc/self/status", "re");
+  if (!status) return 0;
+  char line[256];
+  size_t bytes = 0;
+  while (std::fgets(line, sizeof line, status)) {
+    const std::string_view text(line);
+    for (std::string_view field : fields) {
+      if (text.size() > field.size() && text.starts_with(field) && text[field.size()] == ':') {
+        bytes += static_cast<size_t>(std::strtoul(line + field.size() + 1, nullptr, 10)) << 10;
+      }
+    }
+  }
+  std::fclose(status);
+  return bytes;
+}
+
 void measureHeapAndMappings(MemoryAccount& account) {
   const struct mallinfo2 info = mallinfo2();
   account.heapInUse = info.uordblks + info.hblkhd;  // chunks in use in the arenas, and those mmapped alone
   account.heapFree = info.fordblks;
-  FILE* status = std::fopen("/proc/self/status", "re");
-  if (!status) return;
-  char line[256];
-  unsigned long kib = 0;
-  account.residentMapped = 0;
-  while (std::fgets(line, sizeof line, status)) {
-    if (std::sscanf(line, "RssFile: %lu kB", &kib) == 1 || std::sscanf(line, "RssShmem: %lu kB", &kib) == 1) {
-      account.residentMapped += static_cast<size_t>(kib) << 10;
-    }
-  }
-  std::fclose(status);
+  account.residentMapped = ownStatusBytes({"RssFile", "RssShmem"});
 }
 
 std::vector<std::string> describe(const MemoryAccount& a) {

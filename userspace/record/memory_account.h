@@ -3,7 +3,9 @@
 // the soak, which logs it) sees what holds memory and what grows.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jfrbpf::record {
@@ -22,6 +24,9 @@ struct MemoryAccount {
   size_t heapInUse = 0;     // what the allocator has handed out: the above and the rest (writers, stacks, names)
   size_t heapFree = 0;      // freed and kept by the allocator, resident or not
 };
+
+// The sum of the /proc/self/status lines `fields` ("VmHWM", "RssFile": kB) in bytes, 0 if unreadable.
+size_t ownStatusBytes(std::initializer_list<std::string_view> fields);
 
 // The allocator's figures (mallinfo2) and the mapped part of the RSS (/proc/self/status) into `account`.
 void measureHeapAndMappings(MemoryAccount& account);

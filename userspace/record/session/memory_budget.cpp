@@ -21,17 +21,7 @@ size_t residentSetBytes() {
   return static_cast<size_t>(residentPages) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
-size_t peakResidentSetBytes() {
-  FILE* status = std::fopen("/proc/self/status", "re");
-  if (!status) return 0;
-  char line[256];
-  unsigned long kib = 0;
-  while (std::fgets(line, sizeof line, status)) {
-    if (std::sscanf(line, "VmHWM: %lu kB", &kib) == 1) break;
-  }
-  std::fclose(status);
-  return static_cast<size_t>(kib) << 10;
-}
+size_t peakResidentSetBytes() { return ownStatusBytes({"VmHWM"}); }
 
 MemoryBudget::MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes,
                            std::function<size_t()> peakBytes)
