@@ -104,7 +104,8 @@ const CompiledBlob* inlinedRootBlob(const JavaModel& model) {
     if (blob.methodId != root->methodId) return;
     for (size_t i = 0; i < blob.pcs.size(); ++i) {
       std::span<const InlineStep> chain = blob.chain(i);
-      if (chain.size() == 3 && chain[0].methodId == leaf->methodId && chain[1].methodId == middle->methodId) {
+      if (chain.size() == 3 && blob.methodIdOf(chain[0]) == leaf->methodId &&
+          blob.methodIdOf(chain[1]) == middle->methodId) {
         found = &blob;
       }
     }

@@ -104,19 +104,24 @@ TEST(JvmChannel, GarbageEndsTheSessionAndClosesTheChannel) {
   EXPECT_EQ(recv(agent.get(), &byte, 1, 0), 0);
 }
 
-TEST(JvmChannel, ModelMemoryIsBounded) {
+// An agent that describes methods without end, until the loader hangs up: how far its model got, and why the
+// session ended.
+struct Flooded {
+  SessionEnd end;
+  std::string error;
+  size_t modelBytes;
+};
+Flooded floodWithMethods(const SessionLimits& limits) {
   ChannelListener listener(getpid());
   UniqueFd agent = connectAsAgent(listener);
   StreamBuilder hello;
   hello.preamble().hello(1, listener.token());
   sendAll(agent.get(), hello.bytes());
-  SessionLimits limits;
-  limits.maxModelBytes = 64 * 1024;
   std::unique_ptr<JavaSession> session = JavaSession::accept(listener, 5s, limits);
 
   StreamBuilder b;
   b.record(RecordType::kClass, protocol::ClassInfo{1, 0, 0, 0, "C"});
-  for (uint64_t i = 0; i < 2000; ++i) {
+  for (uint64_t i = 0; i < 20000; ++i) {  // about 5 MiB of model
     protocol::MethodInfo m;
     m.methodId = 0x1000 + i;
     m.classId = 1;
@@ -124,7 +129,6 @@ TEST(JvmChannel, ModelMemoryIsBounded) {
     m.signature = "()V";
     b.method(m, {});
   }
-  // Sends until the loader hangs up on us.
   std::thread sender([&] {
     const std::vector<uint8_t>& bytes = b.bytes();
     for (size_t at = 0; at < bytes.size();) {
@@ -134,8 +138,42 @@ TEST(JvmChannel, ModelMemoryIsBounded) {
     }
   });
   EXPECT_FALSE(session->drainUntil([](const JavaModel&) { return false; }, 5s));
-  EXPECT_EQ(session->end(), SessionEnd::kMemoryLimit);
+  Flooded flooded{session->end(), session->error(), session->model().approximateBytes()};
+  agent.reset();
   sender.join();
+  return flooded;
+}
+
+TEST(JvmChannel, ModelMemoryIsBounded) {
+  SessionLimits limits;
+  limits.maxModelBytes = 64 * 1024;
+  Flooded flooded = floodWithMethods(limits);
+  EXPECT_EQ(flooded.end, SessionEnd::kMemoryLimit);
+  EXPECT_NE(flooded.error.find("a JVM's share"), std::string::npos) << flooded.error;
+}
+
+// Near the loader's ceiling a model may not grow past its floor: the loader's RSS stays under the ceiling
+// whatever one agent sends. With room under it, the model grows to its share.
+TEST(JvmChannel, AModelGrowsPastItsFloorOnlyWhileTheLoaderHasRoom) {
+  size_t resident = 0;
+  SessionLimits limits;
+  limits.maxModelBytes = 2 << 20;
+  limits.floorBytes = 256 << 10;
+  limits.ceilingBytes = 100 << 20;
+  limits.residentBytes = [&resident] { return resident; };
+
+  resident = limits.ceilingBytes + 1;
+  Flooded nearCeiling = floodWithMethods(limits);
+  EXPECT_EQ(nearCeiling.end, SessionEnd::kMemoryLimit);
+  EXPECT_NE(nearCeiling.error.find("near its ceiling"), std::string::npos) << nearCeiling.error;
+  // Stopped within one read (256 KiB of records) of the floor, far below the share.
+  EXPECT_LT(nearCeiling.modelBytes, size_t{1} << 20);
+
+  resident = 10 << 20;
+  Flooded withRoom = floodWithMethods(limits);
+  EXPECT_EQ(withRoom.end, SessionEnd::kMemoryLimit);
+  EXPECT_NE(withRoom.error.find("a JVM's share"), std::string::npos) << withRoom.error;
+  EXPECT_GT(withRoom.modelBytes, limits.maxModelBytes);
 }
 
 // Hostile or broken peers cannot hold the recorder up: one that connects and never says hello is given up on

@@ -33,7 +33,7 @@ ptrdiff_t CompiledBlob::pcIndexFor(uint64_t pc) const {
 
 size_t CodeMap::footprint(const CompiledBlob& blob) {
   return sizeof(CompiledBlob) + 64 + blob.pcs.capacity() * sizeof(CompiledBlob::PcRecord) +
-         blob.steps.capacity() * sizeof(InlineStep);
+         blob.steps.capacity() * sizeof(InlineStep) + blob.stepMethods.capacity() * sizeof(uint64_t);
 }
 
 void CodeMap::retire(std::map<uint64_t, std::unique_ptr<CompiledBlob>>::iterator it, uint64_t ticks) {

@@ -15,9 +15,10 @@ namespace jfrbpf::jvm {
 
 enum class CodeKind : uint8_t { kUnknown, kInterpreter, kCompiled, kStub, kAdapter };
 
-// One frame of an inline chain: the method by jmethodID (resolved against the method table later).
+// One frame of an inline chain: its method by index into its blob's jmethodIDs (resolved against the
+// method table later). Eight bytes: a class-churning JVM's model is mostly these.
 struct InlineStep {
-  uint64_t methodId = 0;
+  uint16_t methodIndex = 0;
   int32_t bci = 0;
 };
 
@@ -37,6 +38,9 @@ struct CompiledBlob {
   };
   std::vector<PcRecord> pcs;
   std::vector<InlineStep> steps;
+  std::vector<uint64_t> stepMethods;  // the jmethodIDs the steps name
+
+  uint64_t methodIdOf(const InlineStep& step) const { return stepMethods[step.methodIndex]; }
 
   std::span<const InlineStep> chain(size_t pcIndex) const {
     uint32_t first = pcs[pcIndex].firstStep;

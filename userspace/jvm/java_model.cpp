@@ -269,6 +269,8 @@ bool JavaModel::applyCompiledLoad(std::span<const uint8_t> payload) {
   blob->blob = r.blob;
   blob->inlineTruncated = (r.flags & protocol::kCompiledInlineTruncated) != 0;
 
+  blob->stepMethods.reserve(r.methodCount);
+  for (uint16_t i = 0; i < r.methodCount; ++i) blob->stepMethods.push_back(r.methodIdAt(i));
   std::vector<CompiledBlob::PcRecord> pcs;
   std::vector<InlineStep> steps;
   pcs.reserve(r.pcCount);
@@ -281,7 +283,7 @@ bool JavaModel::applyCompiledLoad(std::span<const uint8_t> payload) {
     pcs.push_back({offset, static_cast<uint32_t>(steps.size())});
     for (uint16_t i = 0; i < frames; ++i) {
       protocol::InlineFrame f = cursor.frame(i);
-      steps.push_back({r.methodIdAt(f.methodIndex), f.bci});
+      steps.push_back({f.methodIndex, f.bci});
     }
   }
   if (sorted) {
@@ -339,8 +341,8 @@ size_t JavaModel::compiledFrames(const CompiledBlob& blob, uint64_t pc, uint64_t
   size_t n = std::min(chain.size(), out.size());
   for (size_t i = 0; i < n; ++i) {
     JavaFrame& f = out[i];
-    f.methodId = chain[i].methodId;
-    f.method = methods_.byId(chain[i].methodId, ticks);
+    f.methodId = blob.methodIdOf(chain[i]);
+    f.method = methods_.byId(f.methodId, ticks);
     f.bci = chain[i].bci;
     f.line = f.method != nullptr ? f.method->lineForBci(chain[i].bci) : -1;
     f.type = i + 1 == chain.size() ? jfr::FrameType::JitCompiled : jfr::FrameType::Inlined;

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -60,6 +61,17 @@ void JavaSession::dropJavaFrames(std::string why) {
 bool JavaSession::onRecord(protocol::RecordType type, std::span<const uint8_t> payload) {
   bool hadAgent = model_.agent().has_value();
   if (!model_.apply(type, payload)) return false;
+  if (allowance_ == 0) allowance_ = modelAllowance();
+  if (model_.approximateBytes() > allowance_) {
+    finish(SessionEnd::kMemoryLimit,
+           allowance_ == limits_.maxModelBytes
+               ? "the JVM agent sent more than " + std::to_string(allowance_ >> 20) +
+                     " MiB of metadata, a JVM's share of jfrbpf's --memory-limit"
+               : "the JVM agent sent more than " + std::to_string(allowance_ >> 20) +
+                     " MiB of metadata while jfrbpf's memory was near its ceiling, " +
+                     std::to_string(limits_.ceilingBytes >> 20) + " MiB of its --memory-limit");
+    return false;
+  }
   if (!hadAgent && model_.agent().has_value() && model_.agent()->token != token_) {
     finish(SessionEnd::kProtocolError, "the agent on the channel did not present this session's token");
     return false;
@@ -67,9 +79,17 @@ bool JavaSession::onRecord(protocol::RecordType type, std::span<const uint8_t> p
   return true;
 }
 
+size_t JavaSession::modelAllowance() const {
+  if (!limits_.residentBytes) return limits_.maxModelBytes;
+  const size_t resident = limits_.residentBytes();
+  const size_t room = resident < limits_.ceilingBytes ? limits_.ceilingBytes - resident : 0;
+  return std::clamp(model_.approximateBytes() + room, limits_.floorBytes, limits_.maxModelBytes);
+}
+
 bool JavaSession::drain(size_t maxBytes) {
   if (!running()) return false;
   tids_.allowRescan();
+  allowance_ = 0;  // read once records come
   size_t total = 0;
   while (total < maxBytes) {
     ssize_t n = recv(channel_.get(), buffer_.data(), buffer_.size(), MSG_DONTWAIT);
@@ -98,11 +118,7 @@ bool JavaSession::drain(size_t maxBytes) {
       }
       return false;
     }
-    if (model_.approximateBytes() > limits_.maxModelBytes) {
-      finish(SessionEnd::kMemoryLimit, "the JVM agent sent more than " + std::to_string(limits_.maxModelBytes >> 20) +
-                                           " MiB of metadata, a JVM's share of jfrbpf's --memory-limit");
-      return false;
-    }
+    if (!running()) return false;
   }
   return true;
 }

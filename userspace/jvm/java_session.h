@@ -27,6 +27,12 @@ namespace jfrbpf::jvm {
 struct SessionLimits {
   uint32_t maxRecordPayload = protocol::kMaxPayload;
   size_t maxModelBytes = size_t{512} << 20;
+  // With residentBytes (the loader's RSS): a model may grow past floorBytes only while the loader is under
+  // ceilingBytes, and by no more than the room left under it, so that no one agent takes the loader past
+  // its ceiling (floorBytes <= maxModelBytes).
+  std::function<size_t()> residentBytes;
+  size_t ceilingBytes = SIZE_MAX;
+  size_t floorBytes = 0;
 };
 
 enum class SessionEnd {
@@ -79,6 +85,8 @@ class JavaSession {
 
  private:
   bool onRecord(protocol::RecordType type, std::span<const uint8_t> payload);
+  // What the model may hold during this drain (SessionLimits).
+  size_t modelAllowance() const;
   void finish(SessionEnd end, std::string error = {});
 
   UniqueFd channel_;
@@ -90,6 +98,7 @@ class JavaSession {
   RecordStreamParser parser_;
   RecordStreamParser::Sink sink_;
   std::vector<uint8_t> buffer_;
+  size_t allowance_ = 0;  // modelAllowance() in this drain, 0 until records came
   SessionEnd end_ = SessionEnd::kRunning;
   std::string error_;
   uint64_t bytesReceived_ = 0;

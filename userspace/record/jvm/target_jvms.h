@@ -30,6 +30,8 @@ class TargetJvms {
 
   // Drains the agents' channels and keeps the walker's tables of each JVM current. Returns the JVMs whose
   // session ended at its memory limit, with why: their Java frames are to be dropped (TargetOutput).
+  // What the JVMs unloaded is forgotten once every record older than the previous call is resolved: the
+  // caller drains the sample rings between two calls.
   std::vector<std::pair<pid_t, std::string>> service(jfr::Ticks now);
   // Hands `write` the waits of virtual threads each JVM's agent sent since the last call, with its pid.
   void takeVirtualThreadWaits(const std::function<void(pid_t, jvm::JavaModel::VirtualThreadWaitInfo&)>& write);
@@ -64,6 +66,7 @@ class TargetJvms {
   std::vector<JvmConnection*> jvms_;
   bool layoutWarned_ = false;
   jfr::Ticks nextForgetGone_ = 0;
+  jfr::Ticks lastServiced_ = 0;  // the consumer drained the rings since
   std::vector<pid_t> probePathsReported_;
   std::unordered_map<pid_t, size_t> timingSkipsReported_;  // per JVM: skips already in notes
 };

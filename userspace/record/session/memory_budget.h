@@ -6,9 +6,8 @@
 // dropped (they refill as samples need them) and the freed memory goes back to the kernel. If that is not
 // enough, the JVM the loader holds the most for (its model and its records waiting for its agent's) loses
 // its Java frames (its samples go on with native frames) rather than the loader growing: the other targets
-// are never taken down with it. One
-// JVM's model alone may not outgrow its share (javaModelShareOf): its session ends as its records arrive
-// (jvm::SessionLimits), with the same outcome.
+// are never taken down with it. One JVM's model alone may not outgrow its share (javaModelShareOf, less
+// near the ceiling): its session ends as its records arrive (jvm::SessionLimits), with the same outcome.
 #include <sys/types.h>
 
 #include <cstddef>
@@ -23,18 +22,27 @@
 
 namespace jfrbpf::record {
 
-// What one JVM's model may hold of `limit`: a quarter. An eighth was not enough for a long-lived JVM that
-// defines and unloads a thousand classes a second (bench/soak), though it halves what a flooding agent costs.
-inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 4; }
-// What each JVM's agent session may hold of `limit`: its model's share.
-inline jvm::SessionLimits sessionLimitsOf(size_t limit) { return {.maxModelBytes = javaModelShareOf(limit)}; }
-// What the ELF symbol cache may hold of `limit`, and one object's symbol tables while they are read.
-inline constexpr size_t symbolCacheShareOf(size_t limit) { return limit / 4; }
-
 // The loader's resident set size now (/proc/self/statm), 0 if it cannot be read.
 size_t residentSetBytes();
 // Its high-water mark (VmHWM of /proc/self/status), 0 if it cannot be read.
 size_t peakResidentSetBytes();
+
+// What one JVM's model may hold of `limit`: a quarter, while the loader's RSS leaves it room under 5/8 of the
+// limit, and a sixteenth in any case. A long-lived JVM that defines and unloads a thousand classes a second
+// needs more than an eighth (bench/soak); an agent flooding the loader with metadata takes it to its ceiling,
+// not past: the high-water mark stays under two thirds of the limit.
+inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 4; }
+inline constexpr size_t javaModelFloorOf(size_t limit) { return limit / 16; }
+inline constexpr size_t javaModelCeilingOf(size_t limit) { return limit / 8 * 5; }
+// What each JVM's agent session may hold of `limit`.
+inline jvm::SessionLimits sessionLimitsOf(size_t limit) {
+  return {.maxModelBytes = javaModelShareOf(limit),
+          .residentBytes = residentSetBytes,
+          .ceilingBytes = javaModelCeilingOf(limit),
+          .floorBytes = javaModelFloorOf(limit)};
+}
+// What the ELF symbol cache may hold of `limit`, and one object's symbol tables while they are read.
+inline constexpr size_t symbolCacheShareOf(size_t limit) { return limit / 4; }
 
 class MemoryBudget {
  public:
