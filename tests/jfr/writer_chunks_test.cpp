@@ -316,6 +316,38 @@ TEST(JfrWriterChunks, ContinueInFinishesTheFileAndGoesOnInANewOne) {
   }
 }
 
+// `dump --check` shows what a file being written holds: its constants and what its chunks wrote, not the
+// chunk buffer reserved up front, which stays unwritten (and not resident) until events fill it.
+TEST(JfrWriterChunks, MemoryIsWhatTheChunksWroteAndTheConstantsHold) {
+  test::TempDir dir;
+  Recording r({.path = dir.file("a.jfr")});
+  const Recording::Memory empty = r.memory();
+  EXPECT_GT(empty.unwritten, size_t{8} << 20) << "a whole chunk (12 MiB by default) is reserved";
+  EXPECT_LT(empty.held, size_t{1} << 20);
+
+  std::vector<std::vector<StackFrame>> stacks;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string name = "com/example/AClassWithAFairlyLongName" + std::to_string(i);
+    stacks.push_back({{r.internMethod(r.internClass(name), "run", "()V"), i, 0, FrameType::JitCompiled}});
+  }
+  const ThreadId thread = r.internThread({"worker", 5, "worker", 5});
+  const Recording::Memory interned = r.memory();
+  EXPECT_GT(interned.held, empty.held + 5000 * 40) << "each class's name and its method";
+
+  for (const auto& frames : stacks) r.cpuTimeSample(Recording::now(), frames, false, thread, false, kMs, false);
+  const Recording::Memory written = r.memory();
+  EXPECT_GT(written.held, interned.held + 5000 * 10) << "the events and their stack traces";
+  EXPECT_LT(written.unwritten, empty.unwritten) << "what the events took of the reserved buffer";
+
+  r.rotate();
+  const Recording::Memory rotated = r.memory();
+  EXPECT_LT(rotated.unwritten, empty.unwritten) << "a buffer once written to stays resident";
+  ASSERT_EQ(r.continueIn(dir.file("b.jfr")), std::nullopt);
+  // The next file's constants start afresh; the buffers keep their size.
+  EXPECT_LT(r.memory().held, rotated.held - (interned.held - empty.held) / 2);
+  r.close();
+}
+
 // The JDK reuses the previous chunk's thread constants by key, so renamed threads must still show their
 // new names in later chunks, and in the chunk where the rename happened.
 TEST(JfrWriterChunks, ThreadNamesLearntLaterShowUp) {

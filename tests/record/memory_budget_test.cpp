@@ -127,14 +127,17 @@ TEST(MemoryBudget, ThePeakIsTheHighWaterMarkNotTheLargestCheck) {
 TEST(MemoryAccount, NamesEachPartAndWhatIsNotItemized) {
   MemoryAccount a{.resident = 120 * kMiB, .residentMapped = 30 * kMiB, .peakResident = 150 * kMiB, .limit = 256 * kMiB, .sheds = 0,
                   .symbols = 10 * kMiB, .unwindTables = 5 * kMiB, .javaModels = 30 * kMiB, .jvms = 4,
-                  .waiting = 1 * kMiB, .heapInUse = 80 * kMiB, .heapFree = 10 * kMiB};
+                  .waiting = 1 * kMiB, .files = 7 * kMiB, .stackCaches = 2 * kMiB, .unwrittenChunkBytes = 24 * kMiB,
+                  .heapInUse = 100 * kMiB, .heapFree = 10 * kMiB};
   std::string text;
   for (const std::string& line : describe(a)) text += line + "\n";
   EXPECT_NE(text.find("memory   120 MiB resident, peak 150 MiB of --memory-limit 256 MiB, caches dropped 0 times"),
             std::string::npos) << text;
   EXPECT_NE(text.find("native symbols 10 MiB, unwind tables 5 MiB, Java models 30 MiB (4 JVMs)"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("heap 80 MiB in use (34 MiB of it"), std::string::npos) << text;  // 80 - 46 itemized
+  // 100 allocated - 79 itemized (the chunk buffers never written among them).
+  EXPECT_NE(text.find("files being written 7 MiB, stack caches 2 MiB, other heap 21 MiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("heap 100 MiB allocated (24 MiB of it chunk buffers never written)"), std::string::npos) << text;
   EXPECT_NE(text.find("10 MiB free in the allocator; 30 MiB of the resident memory is mapped"), std::string::npos)
       << text;
 }

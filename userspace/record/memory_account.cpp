@@ -34,7 +34,8 @@ void measureHeapAndMappings(MemoryAccount& account) {
 }
 
 std::vector<std::string> describe(const MemoryAccount& a) {
-  const size_t itemized = a.symbols + a.unwindTables + a.javaModels + a.waiting;
+  const size_t itemized =
+      a.symbols + a.unwindTables + a.javaModels + a.waiting + a.files + a.stackCaches + a.unwrittenChunkBytes;
   std::vector<std::string> lines;
   lines.push_back("memory   " + mebibytes(a.resident) + " resident, peak " + mebibytes(a.peakResident) +
                   " of --memory-limit " + mebibytes(a.limit) + ", caches dropped " + std::to_string(a.sheds) +
@@ -42,12 +43,12 @@ std::vector<std::string> describe(const MemoryAccount& a) {
   lines.push_back("  native symbols " + mebibytes(a.symbols) + ", unwind tables " + mebibytes(a.unwindTables) +
                   ", Java models " + mebibytes(a.javaModels) + " (" + std::to_string(a.jvms) +
                   (a.jvms == 1 ? " JVM" : " JVMs") + "), records waiting for metadata " + mebibytes(a.waiting));
-  // In use counts what was allocated, resident or not (a buffer reserved and not yet filled).
-  lines.push_back("  heap " + mebibytes(a.heapInUse) + " in use (" +
-                  mebibytes(a.heapInUse > itemized ? a.heapInUse - itemized : 0) +
-                  " of it files being written, stack caches, thread names), " + mebibytes(a.heapFree) +
-                  " free in the allocator; " + mebibytes(a.residentMapped) +
-                  " of the resident memory is mapped code and BPF rings");
+  lines.push_back("  files being written " + mebibytes(a.files) + ", stack caches " + mebibytes(a.stackCaches) +
+                  ", other heap " + mebibytes(a.heapInUse > itemized ? a.heapInUse - itemized : 0));
+  // Allocated counts what was handed out, resident or not: a chunk's buffer is reserved whole up front.
+  lines.push_back("  heap " + mebibytes(a.heapInUse) + " allocated (" + mebibytes(a.unwrittenChunkBytes) +
+                  " of it chunk buffers never written), " + mebibytes(a.heapFree) + " free in the allocator; " +
+                  mebibytes(a.residentMapped) + " of the resident memory is mapped code and BPF rings");
   return lines;
 }
 

@@ -21,6 +21,9 @@ struct MemoryAccount {
   size_t javaModels = 0;    // the JVMs' models (methods, code, classes, threads)
   size_t jvms = 0;          // ... of this many JVMs
   size_t waiting = 0;       // records waiting for their agent's metadata
+  size_t files = 0;         // the files being written: their chunks' buffers and constants
+  size_t stackCaches = 0;   // the resolvers' cached frames, and which virtual threads were named
+  size_t unwrittenChunkBytes = 0;  // of the chunks' buffers, reserved and never written: in use, not resident
   size_t heapInUse = 0;     // what the allocator has handed out: the above and the rest (writers, stacks, names)
   size_t heapFree = 0;      // freed and kept by the allocator, resident or not
 };

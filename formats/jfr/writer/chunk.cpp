@@ -26,12 +26,18 @@ FrameType normalized(FrameType type) {
 Chunk::Chunk(size_t expectedBytes) : events_(expectedBytes) {}
 
 void Chunk::start(ClockPair opened) {
+  eventsHighWater_ = eventsWritten();
   events_.clear();
   stackPool_.clear();
   std::swap(stacks_, previousStacks_);
   stacks_.clear();
   opened_ = opened;
   minTicks_ = maxTicks_ = opened.ticks;
+}
+
+size_t Chunk::memoryBytes() const {
+  return eventsWritten() + stackPool_.capacity() + stacks_.memoryBytes() + previousStacks_.memoryBytes() +
+         head_.capacity() + checkpointHead_.capacity() + pools_.capacity();
 }
 
 uint64_t Chunk::stackTraceKey(std::span<const StackFrame> frames, bool truncated, ConstantPools& pools,

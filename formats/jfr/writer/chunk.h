@@ -4,6 +4,7 @@
 // the chunk header, the metadata event and one checkpoint holding every constant the chunk references.
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -45,6 +46,10 @@ class Chunk {
 
   Ticks openedTicks() const { return opened_.ticks; }
   uint64_t bufferedBytes() const { return events_.size() + stackPool_.size(); }
+  // What its buffers hold in memory: the event buffer is reserved for a whole chunk up front, and only the
+  // part ever written to is resident; unwrittenBytes() is the rest.
+  size_t memoryBytes() const;
+  size_t unwrittenBytes() const { return events_.capacity() - eventsWritten(); }
   uint32_t stackTraceCount() const { return stacks_.size(); }
 
   // The complete chunk as pieces to write in order (valid until the next start()); the final chunk of a
@@ -53,7 +58,10 @@ class Chunk {
                                   bool finalChunk);
 
  private:
+  size_t eventsWritten() const { return std::max(eventsHighWater_, events_.size()); }
+
   ByteBuffer events_;
+  size_t eventsHighWater_ = 0;  // the most an earlier chunk wrote into events_
   ByteBuffer stackPool_;
   StackTraceTable stacks_;          // this chunk's
   StackTraceTable previousStacks_;  // the previous chunk's, whose keys carry over

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/heap_bytes.h"
 #include "formats/jfr/writer/type_ids.h"
 
 namespace jfrbpf::jfr {
@@ -172,6 +173,24 @@ void ConstantPools::markThreadSlow(ThreadId id) {
   thread.mark = generation_;
   markedThreads_.push_back(id);
   pendingBytes_ += thread.info.osName.size() + thread.info.javaName.size() + kThreadOverhead;
+}
+
+size_t ConstantPools::memoryBytes() const {
+  size_t bytes = mapBytes(symbolIds_) + mapBytes(packageIds_) + mapBytes(classIds_) + mapBytes(methodIds_) +
+                 mapBytes(threadIds_) + mapBytes(chunkStrings_) + mapBytes(virtualThreadKeys_) +
+                 mapBytes(virtualThreadNames_);
+  bytes += symbols_.capacity() * sizeof(Symbol) + packages_.capacity() * sizeof(Package) +
+           classes_.capacity() * sizeof(Class) + methods_.capacity() * sizeof(Method) +
+           threads_.capacity() * sizeof(Thread) + retiredThreadKeys_.capacity() * sizeof(RetiredThreadKey);
+  for (const std::vector<uint32_t>* marked :
+       {&markedSymbols_, &markedPackages_, &markedClasses_, &markedMethods_, &markedThreads_}) {
+    bytes += marked->capacity() * sizeof(uint32_t);
+  }
+  for (const auto& [text, id] : symbolIds_) bytes += heapBytes(text);
+  for (const auto& [text, key] : chunkStrings_) bytes += heapBytes(text);
+  for (const auto& [id, name] : virtualThreadNames_) bytes += heapBytes(name);
+  for (const Thread& thread : threads_) bytes += heapBytes(thread.info.osName) + heapBytes(thread.info.javaName);
+  return bytes;
 }
 
 uint32_t ConstantPools::writeReferencedPools(ByteBuffer& out) const {

@@ -67,6 +67,9 @@ class ConstantPools {
   // the chunk only, so that what they hold is bounded by the chunk's size.
   uint64_t markString(std::string_view text);
 
+  // What the constants hold in memory, roughly (maps' nodes and buckets, names).
+  size_t memoryBytes() const;
+
   // Upper estimate of the encoded size of this chunk's pools, for size-based rotation.
   uint64_t pendingBytes() const { return pendingBytes_; }
 

@@ -600,6 +600,10 @@ Recording::WrittenPart Recording::writtenPart() const {
   return {state_->file->temporaryPath(), state_->file->size()};
 }
 
+Recording::Memory Recording::memory() const {
+  return {state_->chunk.memoryBytes() + state_->pools.memoryBytes(), state_->chunk.unwrittenBytes()};
+}
+
 Recording::Stats Recording::stats() const { return state_->stats; }
 
 uint32_t Recording::constantsGeneration() const { return state_->constantsGeneration; }

@@ -152,6 +152,13 @@ class Recording {
     uint64_t stackTraces;   // stack traces written (deduplicated per chunk, summed over chunks)
   };
   Stats stats() const;
+  // What the recording holds in memory: the chunk being built and the constants. The event buffer is
+  // reserved for a whole chunk; `unwritten` is the part of it never written to (not resident).
+  struct Memory {
+    size_t held;
+    size_t unwritten;
+  };
+  Memory memory() const;
 
   static Ticks now();  // CLOCK_MONOTONIC nanoseconds
 

@@ -20,6 +20,7 @@ class StackTraceTable {
   void insert(std::span<const StackFrame> frames, bool truncated, uint64_t hash, uint64_t key);
   void clear();  // keeps the capacity for the next chunk
   uint32_t size() const { return count_; }
+  size_t memoryBytes() const { return slots_.capacity() * sizeof(Slot) + frames_.capacity() * sizeof(StoredFrame); }
 
  private:
   struct Slot {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "base/heap_bytes.h"
 #include "bpf/sampler_abi.h"
 #include "formats/jfr/writer/recording.h"
 #include "userspace/jvm/java_model.h"
@@ -26,6 +27,8 @@ class VirtualThreadNames {
   static constexpr uint8_t kMaxAttempts = 3;
   // Virtual threads remembered; past it, the memory starts over (a thread then read again is named again).
   static constexpr size_t kMaxRemembered = 1 << 16;
+  // What remembering them holds, roughly.
+  size_t memoryBytes() const { return mapBytes(attempts_); }
 
  private:
   struct Key {

@@ -29,6 +29,8 @@ class EventThreads {
   ResolvedStack stackOf(const jfrbpf_sample_record& record, StackStart start = StackStart::kLeaf) {
     return ownStack(record, stacks_.resolve(record, start));
   }
+  // What remembering which virtual threads were named holds.
+  size_t memoryBytes() const { return virtualThreadNames_.memoryBytes(); }
 
  private:
   // The Java id of the virtual thread a sample ran in (taken inside its continuation on a carrier); 0 when it

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "base/heap_bytes.h"
 #include "userspace/jvm/walked_frame.h"
 
 namespace jfrbpf::record {
@@ -268,6 +269,17 @@ jfr::MethodId StackResolver::javaMethod(Resolving& resolving, const jvm::JavaMet
 // Code the JVM generates at run time that is not a Java method: the interpreter, stubs, adapters.
 jfr::MethodId StackResolver::jvmCodeMethod(std::string_view name) {
   return out_.internMethod(out_.internClass("jvm"), name, jfr::kNativeMethodDescriptor);
+}
+
+size_t StackResolver::memoryBytes() const {
+  size_t bytes = mapBytes(kernelCache_) + mapBytes(nativeCache_) + mapBytes(jvmOwnPcs_) + mapBytes(javaCaches_);
+  for (const auto& [pid, pcs] : nativeCache_) bytes += mapBytes(pcs);
+  for (const auto& [pid, pcs] : jvmOwnPcs_) bytes += mapBytes(pcs);
+  for (const auto& [pid, caches] : javaCaches_) {
+    bytes += mapBytes(caches.methodIds) + mapBytes(caches.compiledPcs);
+    for (const auto& [pc, named] : caches.compiledPcs) bytes += named.frames.capacity() * sizeof(jfr::StackFrame);
+  }
+  return bytes;
 }
 
 void StackResolver::forgetMethodIds() {

@@ -74,6 +74,8 @@ class StackResolver {
   void dropJavaFrames(pid_t tgid);
   // Memory pressure: every cached answer goes (each is found again on its next use).
   void dropCaches();
+  // What the cached answers hold, roughly.
+  size_t memoryBytes() const;
 
  private:
   // The record being resolved: its process, and whether every Java frame so far was named.

@@ -137,6 +137,10 @@ std::vector<std::pair<pid_t, size_t>> TargetOutput::heldBytes() const {
 }
 
 void TargetOutput::accountMemory(MemoryAccount& account) const {
+  const jfr::Recording::Memory file = out_->memory();
+  account.files += file.held;
+  account.unwrittenChunkBytes += file.unwritten;
+  account.stackCaches += stacks_.memoryBytes() + eventThreads_.memoryBytes();
   account.waiting += waitingSamples_.bytes();
   for (const auto& [pid, bytes] : jvms_.modelBytes()) {
     account.javaModels += bytes;

@@ -60,7 +60,8 @@ class TargetOutput {
   // For --memory-limit: each JVM whose Java frames are resolved, with what the loader holds for it (its
   // model, and its records waiting for the agent's).
   std::vector<std::pair<pid_t, size_t>> heldBytes() const;
-  // The same, split into models and waiting records, into `account` (MemoryAccount, for `dump --check`).
+  // The same, split into models and waiting records, and what its file being written and its caches hold,
+  // into `account` (MemoryAccount, for `dump --check`).
   void accountMemory(MemoryAccount& account) const;
 
   // `jvm` (alive as long as this output) is a JVM of this output: its Java frames named, and the sources'

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <ctime>
 #include <cstdio>
 
 #include "base/number_text.h"
@@ -22,6 +24,20 @@ size_t residentSetBytes() {
 }
 
 size_t peakResidentSetBytes() { return ownStatusBytes({"VmHWM"}); }
+
+size_t residentSetBytesNear(size_t ceiling, size_t margin) {
+  constexpr int64_t kTrimEveryNs = 100'000'000;
+  static std::atomic<int64_t> lastTrim{0};
+  size_t resident = residentSetBytes();
+  if (resident + margin < ceiling) return resident;
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const int64_t nowNs = now.tv_sec * 1'000'000'000LL + now.tv_nsec;
+  int64_t last = lastTrim.load(std::memory_order_relaxed);
+  if (nowNs - last < kTrimEveryNs || !lastTrim.compare_exchange_strong(last, nowNs)) return resident;
+  malloc_trim(0);
+  return residentSetBytes();
+}
 
 MemoryBudget::MemoryBudget(size_t limitBytes, std::function<size_t()> residentBytes,
                            std::function<size_t()> peakBytes)

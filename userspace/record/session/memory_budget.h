@@ -27,18 +27,24 @@ size_t residentSetBytes();
 // Its high-water mark (VmHWM of /proc/self/status), 0 if it cannot be read.
 size_t peakResidentSetBytes();
 
-// What one JVM's model may hold of `limit`: a quarter, while the loader's RSS leaves it room under 5/8 of the
-// limit, and a sixteenth in any case. A long-lived JVM that defines and unloads a thousand classes a second
-// needs more than an eighth (bench/soak); an agent flooding the loader with metadata takes it to its ceiling,
-// not past: the high-water mark stays under two thirds of the limit.
+// What one JVM's model may hold of `limit`: an eighth in any case, and up to a quarter while the loader's RSS
+// leaves it room under 5/8 of the limit. A long-lived JVM that defines and unloads a thousand classes a
+// second peaks at an eighth (bench/soak); an agent flooding the loader with metadata costs at most an eighth
+// above the loader's steady state, or takes it to its ceiling, not past: at the soak's load the high-water
+// mark stays under two thirds of the limit.
 inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 4; }
-inline constexpr size_t javaModelFloorOf(size_t limit) { return limit / 16; }
+inline constexpr size_t javaModelFloorOf(size_t limit) { return limit / 8; }
 inline constexpr size_t javaModelCeilingOf(size_t limit) { return limit / 8 * 5; }
+// The RSS as a model's allowance reads it: within `margin` of `ceiling`, what the allocator holds free goes
+// back to the kernel first (at most every 100 ms), so that no JVM is cut for memory already freed (another
+// JVM's model just dropped, a burst over).
+size_t residentSetBytesNear(size_t ceiling, size_t margin);
 // What each JVM's agent session may hold of `limit`.
 inline jvm::SessionLimits sessionLimitsOf(size_t limit) {
+  const size_t ceiling = javaModelCeilingOf(limit);
   return {.maxModelBytes = javaModelShareOf(limit),
-          .residentBytes = residentSetBytes,
-          .ceilingBytes = javaModelCeilingOf(limit),
+          .residentBytes = [ceiling, limit] { return residentSetBytesNear(ceiling, limit / 16); },
+          .ceilingBytes = ceiling,
           .floorBytes = javaModelFloorOf(limit)};
 }
 // What the ELF symbol cache may hold of `limit`, and one object's symbol tables while they are read.
