@@ -63,6 +63,8 @@ bool JavaSession::onRecord(protocol::RecordType type, std::span<const uint8_t> p
   if (!model_.apply(type, payload)) return false;
   if (allowance_ == 0) allowance_ = modelAllowance();
   if (model_.approximateBytes() > allowance_) {
+    // What it held goes at once: other JVMs' allowances read the loader's RSS meanwhile.
+    model_.dropJavaFrames();
     finish(SessionEnd::kMemoryLimit,
            allowance_ == limits_.maxModelBytes
                ? "the JVM agent sent more than " + std::to_string(allowance_ >> 20) +
@@ -83,13 +85,15 @@ size_t JavaSession::modelAllowance() const {
   if (!limits_.residentBytes) return limits_.maxModelBytes;
   const size_t resident = limits_.residentBytes();
   const size_t room = resident < limits_.ceilingBytes ? limits_.ceilingBytes - resident : 0;
-  return std::clamp(model_.approximateBytes() + room, limits_.floorBytes, limits_.maxModelBytes);
+  const size_t entitled = std::min(std::max(limits_.floorBytes, heldBefore_), limits_.maxModelBytes);
+  return std::clamp(model_.approximateBytes() + room, entitled, limits_.maxModelBytes);
 }
 
 bool JavaSession::drain(size_t maxBytes) {
   if (!running()) return false;
   tids_.allowRescan();
   allowance_ = 0;  // read once records come
+  heldBefore_ = std::max(heldBefore_, model_.approximateBytes());
   size_t total = 0;
   while (total < maxBytes) {
     ssize_t n = recv(channel_.get(), buffer_.data(), buffer_.size(), MSG_DONTWAIT);

@@ -27,9 +27,11 @@ namespace jfrbpf::jvm {
 struct SessionLimits {
   uint32_t maxRecordPayload = protocol::kMaxPayload;
   size_t maxModelBytes = size_t{512} << 20;
-  // With residentBytes (the loader's RSS): a model may grow past floorBytes only while the loader is under
-  // ceilingBytes, and by no more than the room left under it, so that no one agent takes the loader past
-  // its ceiling (floorBytes <= maxModelBytes).
+  // With residentBytes (the loader's RSS): a model may grow past floorBytes, and past the most it held at the
+  // start of any earlier drain, only while the loader is under ceilingBytes, and by no more than the room
+  // left under it: no one agent takes the loader past its ceiling, and a JVM whose model regrows to the size
+  // it had before (a class-churning JVM between two class unloadings) is not cut because another agent
+  // floods the loader meanwhile (floorBytes <= maxModelBytes).
   std::function<size_t()> residentBytes;
   size_t ceilingBytes = SIZE_MAX;
   size_t floorBytes = 0;
@@ -99,6 +101,7 @@ class JavaSession {
   RecordStreamParser::Sink sink_;
   std::vector<uint8_t> buffer_;
   size_t allowance_ = 0;  // modelAllowance() in this drain, 0 until records came
+  size_t heldBefore_ = 0;  // the most the model held at the start of a drain
   SessionEnd end_ = SessionEnd::kRunning;
   std::string error_;
   uint64_t bytesReceived_ = 0;

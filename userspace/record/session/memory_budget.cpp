@@ -61,8 +61,9 @@ size_t MemoryBudget::resident() {
 void MemoryBudget::check(const Consumers& consumers) {
   const std::string limitText = "--memory-limit " + mebibytes(limit_);
   size_t now = resident();
-  if (now >= limit_ / 2) {
-    // What was freed since goes back to the kernel first: the allocator keeps free pages otherwise.
+  if (now >= limit_ / 4) {
+    // What was freed since goes back to the kernel first: the allocator keeps free pages otherwise, and the
+    // RSS is what the JVMs' allowances under the ceiling read (sessionLimitsOf).
     malloc_trim(0);
     now = resident();
   }

@@ -1,12 +1,12 @@
 #pragma once
 // --memory-limit: one ceiling for the loader's resident memory, whatever the targets do. What targets can
 // make the loader hold (ELF symbols of their libraries, unwind tables, their JVMs' models, the resolvers'
-// caches) is sized from it, and the consumer checks the loader's RSS once a second. From half the limit on
-// the allocator hands its free pages back to the kernel; from 7/8 of it on the loader sheds: every cache is
-// dropped (they refill as samples need them) and the freed memory goes back to the kernel. If that is not
-// enough, the JVM the loader holds the most for (its model and its records waiting for its agent's) loses
-// its Java frames (its samples go on with native frames) rather than the loader growing: the other targets
-// are never taken down with it. One JVM's model alone may not outgrow its share (javaModelShareOf, less
+// caches) is sized from it, and the consumer checks the loader's RSS once a second. From a quarter of the
+// limit on the allocator hands its free pages back to the kernel; from 7/8 of it on the loader sheds: every
+// cache is dropped (they refill as samples need them) and the freed memory goes back to the kernel. If that
+// is not enough, the JVM the loader holds the most for (its model and its records waiting for its agent's)
+// loses its Java frames (its samples go on with native frames) rather than the loader growing: the other
+// targets are never taken down with it. One JVM's model alone may not outgrow its share (javaModelShareOf, less
 // near the ceiling): its session ends as its records arrive (jvm::SessionLimits), with the same outcome.
 #include <sys/types.h>
 
@@ -27,13 +27,14 @@ size_t residentSetBytes();
 // Its high-water mark (VmHWM of /proc/self/status), 0 if it cannot be read.
 size_t peakResidentSetBytes();
 
-// What one JVM's model may hold of `limit`: an eighth in any case, and up to a quarter while the loader's RSS
-// leaves it room under 5/8 of the limit. A long-lived JVM that defines and unloads a thousand classes a
-// second peaks at an eighth (bench/soak); an agent flooding the loader with metadata costs at most an eighth
-// above the loader's steady state, or takes it to its ceiling, not past: at the soak's load the high-water
-// mark stays under two thirds of the limit.
+// What one JVM's model may hold of `limit`: 3/32, or as much as it held before, in any case, and up to a
+// quarter while the loader's RSS leaves it room under 5/8 of the limit. An agent flooding the loader with
+// metadata costs at most 3/32 above the loader's steady state, or takes it to its ceiling, not past: at the
+// soak's load the high-water mark stays under two thirds of the limit (with an eighth it passed it). A
+// long-lived JVM that defines and unloads a thousand classes a second peaks at an eighth (bench/soak), which
+// the room under the ceiling leaves it, and once it held it, a flood meanwhile does not cut it.
 inline constexpr size_t javaModelShareOf(size_t limit) { return limit / 4; }
-inline constexpr size_t javaModelFloorOf(size_t limit) { return limit / 8; }
+inline constexpr size_t javaModelFloorOf(size_t limit) { return limit / 32 * 3; }
 inline constexpr size_t javaModelCeilingOf(size_t limit) { return limit / 8 * 5; }
 // The RSS as a model's allowance reads it: within `margin` of `ceiling`, what the allocator holds free goes
 // back to the kernel first (at most every 100 ms), so that no JVM is cut for memory already freed (another
