@@ -64,14 +64,12 @@ bool JavaSession::onRecord(protocol::RecordType type, std::span<const uint8_t> p
   if (allowance_ == 0) allowance_ = modelAllowance();
   if (model_.approximateBytes() > allowance_) {
     // What it held goes at once: other JVMs' allowances read the loader's RSS meanwhile.
-    model_.dropJavaFrames();
-    finish(SessionEnd::kMemoryLimit,
-           allowance_ == limits_.maxModelBytes
-               ? "the JVM agent sent more than " + std::to_string(allowance_ >> 20) +
-                     " MiB of metadata, a JVM's share of jfrbpf's --memory-limit"
-               : "the JVM agent sent more than " + std::to_string(allowance_ >> 20) +
-                     " MiB of metadata while jfrbpf's memory was near its ceiling, " +
-                     std::to_string(limits_.ceilingBytes >> 20) + " MiB of its --memory-limit");
+    dropJavaFrames(allowance_ == limits_.maxModelBytes
+                       ? "the JVM agent sent more than " + std::to_string(allowance_ >> 20) +
+                             " MiB of metadata, a JVM's share of jfrbpf's --memory-limit"
+                       : "the JVM agent sent more than " + std::to_string(allowance_ >> 20) +
+                             " MiB of metadata while jfrbpf's memory was near its ceiling, " +
+                             std::to_string(limits_.ceilingBytes >> 20) + " MiB of its --memory-limit");
     return false;
   }
   if (!hadAgent && model_.agent().has_value() && model_.agent()->token != token_) {
@@ -122,7 +120,6 @@ bool JavaSession::drain(size_t maxBytes) {
       }
       return false;
     }
-    if (!running()) return false;
   }
   return true;
 }

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <ctime>
 #include <cstdio>
 
 #include "base/number_text.h"
+#include "formats/jfr/writer/recording.h"
 
 namespace jfrbpf::record {
 
@@ -30,9 +30,7 @@ size_t residentSetBytesNear(size_t ceiling, size_t margin) {
   static std::atomic<int64_t> lastTrim{0};
   size_t resident = residentSetBytes();
   if (resident + margin < ceiling) return resident;
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  const int64_t nowNs = now.tv_sec * 1'000'000'000LL + now.tv_nsec;
+  const int64_t nowNs = jfr::Recording::now();
   int64_t last = lastTrim.load(std::memory_order_relaxed);
   if (nowNs - last < kTrimEveryNs || !lastTrim.compare_exchange_strong(last, nowNs)) return resident;
   malloc_trim(0);
